@@ -1,0 +1,205 @@
+import cookie from "@fastify/cookie";
+import cors from "@fastify/cors";
+import swagger from "@fastify/swagger";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import scalar from "@scalar/fastify-api-reference";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { sql } from "kysely";
+import client from "prom-client";
+import type { Config } from "./config.js";
+import { modules } from "./modules/index.js";
+import { createPrincipalResolver } from "./modules/workspace/service.js";
+import { authPlugin } from "./platform/auth/plugin.js";
+import { SecretBox } from "./platform/crypto.js";
+import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
+import { migrateToLatest } from "./platform/db/migrate.js";
+import { AppError, handleError } from "./platform/errors.js";
+import { EventBus } from "./platform/event-bus.js";
+import { JobRegistry, JobWorker } from "./platform/jobs.js";
+import { createLimit, registerRateLimit } from "./platform/rate-limit.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    config: Config;
+    db: Db;
+    dbHandle: DbHandle;
+    secrets: SecretBox;
+    jobs: JobRegistry;
+    worker: JobWorker;
+    metricsRegistry: client.Registry;
+    /** Processors run inside the events group-commit transaction (see platform/event-bus.ts). */
+    eventBus: EventBus;
+  }
+  interface FastifyRequest {
+    /** The body exactly as received (after any decompression), for signature checks. */
+    rawBody?: string;
+  }
+  interface FastifyContextConfig {
+    /** Accept `text/plain` bodies holding JSON (navigator.sendBeacon). */
+    allowTextPlain?: boolean;
+    /** Errors of this route use the transactional format. */
+    errorFormat?: "general" | "transactional";
+    /** Public endpoint: CORS open to any origin. */
+    publicCors?: boolean;
+  }
+}
+
+const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+export interface BuildOptions {
+  /** Use an already-open database (tests share nothing else). */
+  handle?: DbHandle;
+  logger?: FastifyServerOptions["logger"];
+}
+
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const handle = opts.handle ?? openDatabase(config);
+  await migrateToLatest(handle.db, handle.dialect);
+
+  const app = Fastify({
+    logger: opts.logger ?? {
+      level: config.logLevel,
+      redact: ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-api-key"]'],
+    },
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const secrets = new SecretBox(config.secretKey);
+  const registry = new JobRegistry();
+  const worker = new JobWorker(handle, registry, config, app.log, { pollMs: config.jobPollMs });
+  const metricsRegistry = new client.Registry();
+  client.collectDefaultMetrics({ register: metricsRegistry });
+  const httpDuration = new client.Histogram({
+    name: "http_request_duration_seconds",
+    help: "HTTP request duration",
+    labelNames: ["method", "route", "status"],
+    registers: [metricsRegistry],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+  });
+
+  app.decorate("config", config);
+  app.decorate("db", handle.db);
+  app.decorate("dbHandle", handle);
+  app.decorate("secrets", secrets);
+  app.decorate("jobs", registry);
+  app.decorate("worker", worker);
+  app.decorate("metricsRegistry", metricsRegistry);
+  app.decorate("eventBus", new EventBus());
+  app.decorateRequest("rawBody", undefined);
+
+  app.setErrorHandler((err, req, reply) => handleError(err, req, reply));
+  app.setNotFoundHandler((req, reply) =>
+    handleError(
+      new AppError("NOT_FOUND", `route ${req.method} ${req.url.split("?")[0]} not found`),
+      req,
+      reply,
+    ),
+  );
+
+  // JSON bodies are kept raw as well: incoming webhooks verify signatures over the exact bytes.
+  app.removeContentTypeParser(["application/json", "text/plain"]);
+  const parseJson = (
+    req: { rawBody?: string },
+    body: string,
+    done: (e: Error | null, v?: unknown) => void,
+  ) => {
+    req.rawBody = body;
+    if (body.length === 0) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body));
+    } catch {
+      done(new AppError("VALIDATION_ERROR", "body is not valid JSON"));
+    }
+  };
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) =>
+    parseJson(req, body as string, done),
+  );
+  app.addContentTypeParser("text/plain", { parseAs: "string" }, (req, body, done) =>
+    parseJson(req, body as string, done),
+  );
+
+  // Mutating requests with a body must be JSON: this is also the CSRF defence for cookie sessions,
+  // since a cross-site form cannot send application/json without a CORS preflight.
+  app.addHook("preValidation", async (req) => {
+    if (!MUTATING.has(req.method)) return;
+    const hasBody =
+      Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+    if (!hasBody) return;
+    const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type === "application/json") return;
+    if (type === "text/plain" && req.routeOptions.config?.allowTextPlain) return;
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
+  });
+
+  app.addHook("onResponse", async (req, reply) => {
+    httpDuration.observe(
+      { method: req.method, route: req.routeOptions.url ?? "unknown", status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(cookie);
+  await app.register(cors, {
+    delegator: (req, cb) => {
+      const publicRoute = (req as unknown as { routeOptions?: { config?: { publicCors?: boolean } } })
+        .routeOptions?.config?.publicCors;
+      cb(
+        null,
+        publicRoute ? { origin: "*", methods: ["GET", "POST", "OPTIONS"], maxAge: 86400 } : { origin: false },
+      );
+    },
+  });
+  const redis = await registerRateLimit(app, config.redisUrl);
+  await app.register(authPlugin, {
+    resolver: createPrincipalResolver(handle.db),
+    sessionKey: new Uint8Array(secrets.derive("session")),
+    limits: {
+      read: createLimit(app, { name: "reads", max: config.rateLimits.reads }),
+      write: createLimit(app, { name: "writes", max: config.rateLimits.writes }),
+    },
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Lift API",
+        version: "1.0.0",
+        description: "Growth analytics, experiments, webhooks and transactional email.",
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+          session: { type: "apiKey", in: "cookie", name: "svc_session" },
+        },
+      },
+    },
+  });
+
+  for (const m of modules) await m.register(app);
+
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  await app.register(scalar, { routePrefix: "/docs", configuration: { url: "/openapi.json" } });
+  app.get("/healthz", { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(handle.db);
+      return { status: "ok" };
+    } catch {
+      return reply.code(503).send({ status: "unavailable" });
+    }
+  });
+  app.get("/metrics", { schema: { hide: true } }, async (_req, reply) =>
+    reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
+  );
+
+  app.addHook("onClose", async () => {
+    await worker.stop();
+    await redis?.quit().catch(() => {});
+    if (!opts.handle) await handle.close();
+  });
+  return app;
+}

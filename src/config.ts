@@ -1,0 +1,117 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+
+/** Typed configuration read from the environment; every value has an embedded-mode default. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** undefined → SQLite file under dataDir; postgres://… → PostgreSQL. */
+  databaseUrl?: string;
+  /** SQLite file path (":memory:" allowed); only used when databaseUrl is not postgres. */
+  sqlitePath: string;
+  /** PostgreSQL schema to use (tests give each file its own). */
+  databaseSchema?: string;
+  redisUrl?: string;
+  secretKey: string;
+  publicUrl: string;
+  smtpUrl?: string;
+  sandboxDomain: string;
+  syncIntervalMs: number;
+  allowPrivateWebhookTargets: boolean;
+  adminEmail?: string;
+  adminPassword?: string;
+  rateLimits: { events: number; reads: number; writes: number };
+  /** Per-platform OAuth client config and base URLs, keyed by connector type in upper case. */
+  platforms: Record<string, { clientId?: string; clientSecret?: string; baseUrl?: string }>;
+  /** Job worker poll interval; tests lower it. */
+  jobPollMs: number;
+  /** Multiplier applied to retry schedules (webhooks, jobs); tests use a tiny value. */
+  retryScale: number;
+  logLevel: string;
+  /** Start background workers (jobs, schedulers) with the app. */
+  startWorkers: boolean;
+}
+
+const PLATFORM_KINDS = [
+  "SEARCH_ADS",
+  "WEB_ANALYTICS",
+  "CRM",
+  "PAYMENTS",
+  "SOCIAL_ADS",
+  "PROFESSIONAL_NETWORK_ADS",
+  "ACCOUNTING",
+];
+
+function num(v: string | undefined, dflt: number): number {
+  if (v === undefined || v === "") return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`invalid number in environment: ${v}`);
+  return n;
+}
+
+/** Parses durations like "6h", "30m", "45s", "500ms" or a bare number of milliseconds. */
+export function parseDuration(v: string | undefined, dflt: number): number {
+  if (!v) return dflt;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(v.trim());
+  if (!m) throw new Error(`invalid duration: ${v}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"] ?? 1;
+  return Number(m[1]) * unit;
+}
+
+/** The secret key encrypts credentials at rest; in embedded mode it is generated once into dataDir. */
+function resolveSecretKey(env: NodeJS.ProcessEnv, dataDir: string): string {
+  if (env.SECRET_KEY) return env.SECRET_KEY;
+  const file = path.join(dataDir, "secret.key");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString("base64url");
+  writeFileSync(file, key, { mode: 0o600 });
+  return key;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const dataDir = overrides.dataDir ?? env.DATA_DIR ?? "./data";
+  const platforms: Config["platforms"] = {};
+  for (const kind of PLATFORM_KINDS) {
+    platforms[kind] = {
+      clientId: env[`${kind}_CLIENT_ID`],
+      clientSecret: env[`${kind}_CLIENT_SECRET`],
+      baseUrl: env[`${kind}_BASE_URL`],
+    };
+  }
+  const port = num(env.PORT, 3000);
+  const base: Config = {
+    port,
+    host: env.HOST ?? "0.0.0.0",
+    dataDir,
+    databaseUrl: env.DATABASE_URL || undefined,
+    sqlitePath: path.join(dataDir, "lift.db"),
+    databaseSchema: undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    secretKey: overrides.secretKey ?? resolveSecretKey(env, dataDir),
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
+    smtpUrl: env.SMTP_URL || undefined,
+    sandboxDomain: env.SANDBOX_DOMAIN ?? "sandbox.svc.test",
+    syncIntervalMs: parseDuration(env.SYNC_INTERVAL, 6 * 3_600_000),
+    allowPrivateWebhookTargets: env.ALLOW_PRIVATE_WEBHOOK_TARGETS === "1",
+    adminEmail: env.ADMIN_EMAIL || undefined,
+    adminPassword: env.ADMIN_PASSWORD || undefined,
+    rateLimits: {
+      events: num(env.RATE_LIMIT_EVENTS, 1000),
+      reads: num(env.RATE_LIMIT_READS, 200),
+      writes: num(env.RATE_LIMIT_WRITES, 100),
+    },
+    platforms,
+    jobPollMs: num(env.JOB_POLL_MS, 500),
+    retryScale: num(env.RETRY_SCALE, 1),
+    logLevel: env.LOG_LEVEL ?? "info",
+    startWorkers: true,
+  };
+  return { ...base, ...overrides };
+}
+
+export function isPostgres(config: Pick<Config, "databaseUrl">): boolean {
+  return !!config.databaseUrl && /^postgres(ql)?:\/\//.test(config.databaseUrl);
+}

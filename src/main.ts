@@ -1,0 +1,40 @@
+import { buildApp } from "./app.js";
+import { loadConfig } from "./config.js";
+import { bootstrapIfEmpty } from "./modules/workspace/bootstrap.js";
+
+const config = loadConfig();
+const app = await buildApp(config);
+const created = await bootstrapIfEmpty(app.db, {
+  adminEmail: config.adminEmail,
+  adminPassword: config.adminPassword,
+});
+if (created) {
+  // Printed once, on the first start of an empty database; never logged afterwards.
+  process.stdout.write(
+    [
+      "",
+      "Lift is set up. Keep these credentials; they are not shown again.",
+      `  admin email:      ${created.admin.email}`,
+      `  admin password:   ${config.adminPassword ? "(from ADMIN_PASSWORD)" : created.password}`,
+      `  project id:       ${created.project.id}`,
+      `  public key:       ${created.project.publicKey}`,
+      `  project API key:  ${created.key.rawKey}`,
+      "",
+    ].join("\n"),
+  );
+}
+await app.listen({ port: config.port, host: config.host });
+if (config.startWorkers) app.worker.start();
+
+let closing = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, "shutting down");
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

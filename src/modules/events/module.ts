@@ -1,0 +1,6 @@
+import type { LiftModule } from "../index.js";
+
+export const eventsModule: LiftModule = {
+  name: "events",
+  async register(_app) {},
+};

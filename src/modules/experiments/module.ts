@@ -1,0 +1,6 @@
+import type { LiftModule } from "../index.js";
+
+export const experimentsModule: LiftModule = {
+  name: "experiments",
+  async register(_app) {},
+};

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from "fastify";
+import { workspaceModule } from "./workspace/module.js";
+import { goalsModule } from "./goals/module.js";
+import { beliefsModule } from "./beliefs/module.js";
+import { eventsModule } from "./events/module.js";
+import { identityModule } from "./identity/module.js";
+import { analyticsModule } from "./analytics/module.js";
+import { webhooksModule } from "./webhooks/module.js";
+import { experimentsModule } from "./experiments/module.js";
+import { emailModule } from "./email/module.js";
+import { connectorsModule } from "./connectors/module.js";
+
+/** A feature module: registers its routes, job definitions, service-event subscribers and schedules. */
+export interface LiftModule {
+  name: string;
+  register(app: FastifyInstance): Promise<void>;
+}
+
+export const modules: LiftModule[] = [
+  workspaceModule,
+  goalsModule,
+  beliefsModule,
+  eventsModule,
+  identityModule,
+  analyticsModule,
+  webhooksModule,
+  experimentsModule,
+  emailModule,
+  connectorsModule,
+];

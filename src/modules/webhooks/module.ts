@@ -1,0 +1,6 @@
+import type { LiftModule } from "../index.js";
+
+export const webhooksModule: LiftModule = {
+  name: "webhooks",
+  async register(_app) {},
+};

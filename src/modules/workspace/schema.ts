@@ -1,0 +1,71 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+export const TierSchema = Type.Union([
+  Type.Literal("free"),
+  Type.Literal("starter"),
+  Type.Literal("pro"),
+  Type.Literal("growth"),
+  Type.Literal("scale"),
+]);
+export const RoleSchema = Type.Union([Type.Literal("admin"), Type.Literal("member")]);
+const Email = Type.String({ format: "email", maxLength: 320 });
+
+export const LoginBody = Type.Object({
+  email: Email,
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+export const Workspace = Type.Object({ id: Type.String(), name: Type.String(), tier: TierSchema });
+export const PatchWorkspaceBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), tier: Type.Optional(TierSchema) },
+  { additionalProperties: false },
+);
+export const User = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: RoleSchema,
+  workspaceId: Type.String(),
+  createdAt: Type.String(),
+});
+export const Me = Type.Object({
+  user: User,
+  workspace: Workspace,
+});
+export const CreateUserBody = Type.Object({
+  email: Email,
+  role: RoleSchema,
+  password: Type.String({ minLength: 8, maxLength: 1024 }),
+});
+export const Project = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  publicKey: Type.String(),
+  createdAt: Type.String(),
+});
+export const CreateProjectBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+export const ProjectKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  createdAt: Type.String(),
+  lastUsedAt: Type.Union([Type.String(), Type.Null()]),
+});
+export const CreatedProjectKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  rawKey: Type.String(),
+  createdAt: Type.String(),
+});
+export const CreateKeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+export const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const ProjectKeyParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  keyId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
+
+export type WorkspaceT = Static<typeof Workspace>;
+export type UserT = Static<typeof User>;
+export type ProjectT = Static<typeof Project>;
+export type ProjectKeyT = Static<typeof ProjectKey>;
+export type CreatedProjectKeyT = Static<typeof CreatedProjectKey>;

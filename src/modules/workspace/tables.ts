@@ -1,0 +1,42 @@
+export type Tier = "free" | "starter" | "pro" | "growth" | "scale";
+export type Role = "admin" | "member";
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  tier: Tier;
+  created_at: string;
+}
+export interface UserTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: Role;
+  password_hash: string;
+  created_at: string;
+}
+export interface ProjectTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  public_key: string;
+  created_at: string;
+}
+export interface ProjectKeyTable {
+  id: string;
+  project_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+declare module "../../platform/db/types.js" {
+  interface Database {
+    workspaces: WorkspaceTable;
+    users: UserTable;
+    projects: ProjectTable;
+    project_keys: ProjectKeyTable;
+  }
+}

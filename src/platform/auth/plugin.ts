@@ -1,0 +1,124 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import fp from "fastify-plugin";
+import { AppError } from "../errors.js";
+import type { Principal, PrincipalResolver, ProjectRef } from "./principal.js";
+import { SESSION_COOKIE, verifySession } from "./session.js";
+
+export type Access = "read" | "write";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Session or project API key; sets `req.principal` and `req.project`; applies the read/write limit. */
+    requireProject(access: Access): preHandlerAsyncHookHandler;
+    /** Signed-in workspace admin (API keys and members get 403). */
+    requireAdmin(): preHandlerAsyncHookHandler;
+    /** Any signed-in user. */
+    requireSession(): preHandlerAsyncHookHandler;
+    principalResolver: PrincipalResolver;
+    sessionKey: Uint8Array;
+  }
+  interface FastifyRequest {
+    principal: Principal;
+    project: ProjectRef;
+    /** Set once the caller is known; the rate limiter keys on it. */
+    rateLimitKey?: string;
+  }
+}
+
+export interface AuthOptions {
+  resolver: PrincipalResolver;
+  sessionKey: Uint8Array;
+  /** Limit handlers by access, applied after authentication (keyed on `req.rateLimitKey`). */
+  limits: Record<Access, preHandlerAsyncHookHandler | null>;
+}
+
+/** Reads `x-api-key` or `Authorization: Bearer` with the given prefix. */
+export function bearerOrApiKey(req: FastifyRequest, prefix: string): string | undefined {
+  const header = req.headers["x-api-key"];
+  if (typeof header === "string" && header.startsWith(prefix)) return header;
+  const auth = req.headers.authorization;
+  if (typeof auth === "string" && /^bearer /i.test(auth)) {
+    const token = auth.slice(7).trim();
+    if (token.startsWith(prefix)) return token;
+  }
+  return undefined;
+}
+
+export const authPlugin = fp<AuthOptions>(async (app, opts) => {
+  app.decorate("principalResolver", opts.resolver);
+  app.decorate("sessionKey", opts.sessionKey);
+  app.decorateRequest("principal", null as never);
+  app.decorateRequest("project", null as never);
+
+  async function authenticate(req: FastifyRequest): Promise<Principal> {
+    const key = bearerOrApiKey(req, "svc_key_");
+    if (key) {
+      const p = await opts.resolver.resolveApiKey(key);
+      if (!p) throw new AppError("UNAUTHORIZED", "invalid API key");
+      return p;
+    }
+    if (req.headers["x-api-key"] || req.headers.authorization) {
+      throw new AppError("UNAUTHORIZED", "invalid credentials");
+    }
+    const token = req.cookies?.[SESSION_COOKIE];
+    if (token) {
+      const userId = await verifySession(opts.sessionKey, token);
+      const p = userId ? await opts.resolver.resolveUser(userId) : null;
+      if (!p) throw new AppError("UNAUTHORIZED", "session expired or invalid");
+      return p;
+    }
+    throw new AppError(
+      "UNAUTHORIZED",
+      "missing credentials: send x-api-key, Authorization: Bearer, or sign in",
+    );
+  }
+
+  async function runLimit(access: Access, req: FastifyRequest, reply: FastifyReply) {
+    const limit = opts.limits[access];
+    if (limit) await limit.call(app, req, reply);
+  }
+
+  app.decorate("requireProject", (access: Access) => {
+    return async function requireProject(req: FastifyRequest, reply: FastifyReply) {
+      const principal = await authenticate(req);
+      req.principal = principal;
+      if (principal.kind === "apiKey") {
+        req.project = { id: principal.projectId, workspaceId: principal.workspaceId };
+        req.rateLimitKey = `key:${principal.keyId}`;
+      } else {
+        const wanted = req.headers["x-project-id"];
+        const project = await opts.resolver.resolveSessionProject(
+          principal.workspaceId,
+          typeof wanted === "string" ? wanted : undefined,
+        );
+        if (!project) throw new AppError("NOT_FOUND", "project not found");
+        req.project = project;
+        req.rateLimitKey = `user:${principal.userId}:${project.id}`;
+      }
+      await runLimit(access, req, reply);
+    };
+  });
+
+  app.decorate("requireSession", () => {
+    return async function requireSession(req: FastifyRequest, reply: FastifyReply) {
+      const principal = await authenticate(req);
+      if (principal.kind !== "session")
+        throw new AppError("FORBIDDEN", "this endpoint needs a signed-in user");
+      req.principal = principal;
+      req.rateLimitKey = `user:${principal.userId}`;
+      await runLimit(req.method === "GET" ? "read" : "write", req, reply);
+    };
+  });
+
+  app.decorate("requireAdmin", () => {
+    return async function requireAdmin(req: FastifyRequest, reply: FastifyReply) {
+      const principal = await authenticate(req);
+      if (principal.kind !== "session" || principal.role !== "admin") {
+        throw new AppError("FORBIDDEN", "this endpoint needs a workspace admin");
+      }
+      req.principal = principal;
+      req.rateLimitKey = `user:${principal.userId}`;
+      await runLimit(req.method === "GET" ? "read" : "write", req, reply);
+    };
+  });
+});

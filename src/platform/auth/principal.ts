@@ -1,0 +1,29 @@
+import type { Role, Tier } from "../../modules/workspace/tables.js";
+
+/** Who is calling: a signed-in user (dashboard) or a project API key (server/SDK). */
+export type Principal =
+  | { kind: "session"; workspaceId: string; userId: string; role: Role; email: string }
+  | { kind: "apiKey"; workspaceId: string; projectId: string; keyId: string };
+
+/** The project a request acts on. */
+export interface ProjectRef {
+  id: string;
+  workspaceId: string;
+}
+
+export interface WorkspaceRef {
+  id: string;
+  tier: Tier;
+}
+
+/** Supplied by the workspace module: the lookups authentication needs, so platform code holds no tables. */
+export interface PrincipalResolver {
+  /** Returns the key's principal (and marks it used), or null for an unknown or deleted key. */
+  resolveApiKey(rawKey: string): Promise<Extract<Principal, { kind: "apiKey" }> | null>;
+  /** Returns the user's current principal, or null when the user no longer exists. */
+  resolveUser(userId: string): Promise<Extract<Principal, { kind: "session" }> | null>;
+  /** The project a session acts on: the given id if it is in the workspace, else the first project. */
+  resolveSessionProject(workspaceId: string, projectId: string | undefined): Promise<ProjectRef | null>;
+  /** Resolves a public project key (`svc_pk_…`) for public endpoints. */
+  resolvePublicKey(publicKey: string): Promise<ProjectRef | null>;
+}

@@ -1,0 +1,50 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from "kysely";
+import pg from "pg";
+import { type Config, isPostgres } from "../../config.js";
+import type { Database } from "./types.js";
+
+export type Dialect = "sqlite" | "postgres";
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** Either the root handle or a transaction: service functions that may join a caller's transaction take this. */
+export type DbOrTrx = Kysely<Database> | Transaction<Database>;
+
+export interface DbHandle {
+  db: Db;
+  dialect: Dialect;
+  /** Raw driver for hot paths (group-commit writer, benchmarks). */
+  sqlite?: SQLite.Database;
+  pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+// int8 and numeric come back as strings by default; our values fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export function openDatabase(config: Config): DbHandle {
+  if (isPostgres(config)) {
+    const pool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: 10,
+      options: config.databaseSchema ? `-c search_path=${config.databaseSchema}` : undefined,
+    });
+    // An idle client error (server restart) must not crash the process.
+    pool.on("error", () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: "postgres", pool, close: () => db.destroy() };
+  }
+  if (config.sqlitePath !== ":memory:") mkdirSync(path.dirname(config.sqlitePath), { recursive: true });
+  const sqlite = new SQLite(config.sqlitePath);
+  sqlite.pragma("journal_mode = WAL");
+  // NORMAL in WAL mode is durable against process crashes (the WAL is written before commit returns);
+  // only an OS crash or power loss can lose the last transactions.
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: "sqlite", sqlite, close: () => db.destroy() };
+}

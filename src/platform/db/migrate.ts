@@ -1,0 +1,48 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Dialect } from "./index.js";
+
+/**
+ * Migrations live in `src/platform/db/migrations/NNNN_name.ts`, ordered by name. Each exports
+ * `up(db, dialect)`; the dialect lets a migration pick an auto-increment type or a partial index,
+ * everything else is written once with the portable column types (text, integer, bigint,
+ * double precision).
+ */
+export type MigrationUp = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
+
+const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+class FolderProvider implements MigrationProvider {
+  constructor(private dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(dir)).filter((f) => /^\d{4}_.*\.(ts|js)$/.test(f) && !f.endsWith(".d.ts"));
+    const out: Record<string, Migration> = {};
+    for (const file of files.sort()) {
+      const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { up: MigrationUp };
+      out[file.replace(/\.(ts|js)$/, "")] = { up: (db) => mod.up(db, this.dialect) };
+    }
+    return out;
+  }
+}
+
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: new FolderProvider(dialect),
+    allowUnorderedMigrations: true,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(
+      `migration ${failed?.migrationName ?? ""} failed: ${String((error as Error)?.message ?? error)}`,
+    );
+  }
+}
+
+/** Auto-increment primary key column type for the dialect. */
+export function serialType(dialect: Dialect): "integer" | "bigserial" {
+  return dialect === "postgres" ? "bigserial" : "integer";
+}

@@ -1,0 +1,337 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import { sql } from "kysely";
+import type { Config } from "../config.js";
+import { newId } from "./crypto.js";
+import type { DbHandle, DbOrTrx } from "./db/index.js";
+import type { JobTable } from "./tables.js";
+import "./tables.js";
+
+export interface JobContext {
+  handle: DbHandle;
+  config: Config;
+  log: FastifyBaseLogger;
+  /** 1 on the first run. */
+  attempt: number;
+  jobId: string;
+  registry: JobRegistry;
+}
+
+export interface JobDefinition<P = unknown> {
+  type: string;
+  /** Seconds to wait before each retry; its length is the number of retries. */
+  retry: number[];
+  run(payload: P, ctx: JobContext): Promise<void>;
+}
+
+/** Thrown by a job to be retried no sooner than `delayMs` (e.g. a Retry-After header). */
+export class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
+/** Thrown by a job whose failure retrying cannot fix. */
+export class PermanentJobError extends Error {}
+
+export function defineJob<P>(def: JobDefinition<P>): JobDefinition<P> {
+  return def;
+}
+
+/** Exponential backoff: base·2^i seconds, `n` retries. */
+export function exponentialBackoff(n: number, baseSeconds = 1): number[] {
+  return Array.from({ length: n }, (_, i) => baseSeconds * 2 ** i);
+}
+
+export interface EnqueueOptions {
+  /** Delay before the first run. */
+  delayMs?: number;
+  runAt?: number;
+  /** While a queued or running job has this key, another enqueue with it is skipped. */
+  uniqueKey?: string;
+}
+
+/** Enqueues a job in the caller's transaction, so it exists if and only if the state change commits. */
+export async function enqueueJob(
+  db: DbOrTrx,
+  type: string,
+  payload: unknown,
+  opts: EnqueueOptions = {},
+): Promise<string | null> {
+  if (opts.uniqueKey) {
+    const existing = await db
+      .selectFrom("jobs")
+      .select("id")
+      .where("unique_key", "=", opts.uniqueKey)
+      .where("status", "in", ["queued", "running"])
+      .executeTakeFirst();
+    if (existing) return null;
+  }
+  const now = new Date();
+  const id = newId("job");
+  await db
+    .insertInto("jobs")
+    .values({
+      id,
+      type,
+      payload: JSON.stringify(payload ?? null),
+      status: "queued",
+      attempts: 0,
+      max_attempts: 0,
+      run_at: opts.runAt ?? now.getTime() + (opts.delayMs ?? 0),
+      locked_until: null,
+      locked_by: null,
+      last_error: null,
+      unique_key: opts.uniqueKey ?? null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    })
+    .execute();
+  return id;
+}
+
+export interface ServiceEvent {
+  id: string;
+  workspaceId: string;
+  projectId: string | null;
+  type: ServiceEventType;
+  data: unknown;
+  createdAt: string;
+}
+export const SERVICE_EVENT_TYPES = [
+  "lead.created",
+  "lead.updated",
+  "experiment.started",
+  "experiment.completed",
+  "goal.reached",
+  "connector.synced",
+  "connector.error",
+] as const;
+export type ServiceEventType = (typeof SERVICE_EVENT_TYPES)[number];
+export type ServiceEventSubscriber = (event: ServiceEvent, ctx: JobContext) => Promise<void>;
+
+/**
+ * Writes a service event in the caller's transaction (transactional outbox) and a job that hands it
+ * to the subscribers (webhook fan-out) after commit.
+ */
+export async function emitServiceEvent(
+  db: DbOrTrx,
+  scope: { workspaceId: string; projectId?: string | null },
+  type: ServiceEventType,
+  data: unknown,
+): Promise<string> {
+  const id = newId("evt");
+  await db
+    .insertInto("service_events")
+    .values({
+      id,
+      workspace_id: scope.workspaceId,
+      project_id: scope.projectId ?? null,
+      type,
+      data: JSON.stringify(data),
+      created_at: new Date().toISOString(),
+    })
+    .execute();
+  await enqueueJob(db, DISPATCH_JOB, { eventId: id });
+  return id;
+}
+
+const DISPATCH_JOB = "service-event.dispatch";
+
+export class JobRegistry {
+  private defs = new Map<string, JobDefinition<any>>();
+  private subscribers: ServiceEventSubscriber[] = [];
+
+  constructor() {
+    this.define(
+      defineJob<{ eventId: string }>({
+        type: DISPATCH_JOB,
+        retry: exponentialBackoff(8, 2),
+        run: async ({ eventId }, ctx) => {
+          const row = await ctx.handle.db
+            .selectFrom("service_events")
+            .selectAll()
+            .where("id", "=", eventId)
+            .executeTakeFirst();
+          if (!row) return;
+          const event: ServiceEvent = {
+            id: row.id,
+            workspaceId: row.workspace_id,
+            projectId: row.project_id,
+            type: row.type as ServiceEventType,
+            data: JSON.parse(row.data),
+            createdAt: row.created_at,
+          };
+          for (const s of this.subscribers) await s(event, ctx);
+        },
+      }),
+    );
+  }
+
+  define<P>(def: JobDefinition<P>): void {
+    this.defs.set(def.type, def as JobDefinition<any>);
+  }
+  get(type: string): JobDefinition<any> | undefined {
+    return this.defs.get(type);
+  }
+  /** Subscribers must be idempotent: a dispatch is retried as a whole when one of them throws. */
+  onServiceEvent(fn: ServiceEventSubscriber): void {
+    this.subscribers.push(fn);
+  }
+}
+
+export interface WorkerOptions {
+  pollMs: number;
+  batchSize?: number;
+  /** How long a claimed job is ours before another worker may take it over (crash recovery). */
+  leaseMs?: number;
+}
+
+interface Schedule {
+  type: string;
+  everyMs: number;
+  payload: () => unknown;
+  next: number;
+}
+
+/** Polls the jobs table, runs due jobs and reschedules failures with their definition's backoff. */
+export class JobWorker {
+  readonly id = `w_${randomUUID().slice(0, 8)}`;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private schedules: Schedule[] = [];
+
+  constructor(
+    private handle: DbHandle,
+    private registry: JobRegistry,
+    private config: Config,
+    private log: FastifyBaseLogger,
+    private opts: WorkerOptions,
+  ) {}
+
+  /** Enqueues `type` every `everyMs` (deduplicated across nodes by a unique key while queued). */
+  addSchedule(type: string, everyMs: number, payload: () => unknown = () => ({})): void {
+    this.schedules.push({ type, everyMs, payload, next: Date.now() + everyMs });
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.tick()
+        .catch((err) => this.log.error({ err }, "job worker tick failed"))
+        .finally(() => {
+          this.running = null;
+          if (!this.stopped) this.timer = setTimeout(tick, this.opts.pollMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  /** Stops polling and waits for the jobs in hand to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.running) await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    const now = Date.now();
+    for (const s of this.schedules) {
+      if (now >= s.next) {
+        s.next = now + s.everyMs;
+        await enqueueJob(this.handle.db, s.type, s.payload(), { uniqueKey: `schedule:${s.type}` });
+      }
+    }
+    while (!this.stopped && (await this.runDue()) > 0) {}
+  }
+
+  /** Claims and runs one batch of due jobs; returns how many ran. */
+  async runDue(): Promise<number> {
+    const jobs = await this.claim();
+    for (const job of jobs) await this.execute(job);
+    return jobs.length;
+  }
+
+  /** Runs due jobs until none is due (tests); jobs scheduled in the future are left alone. */
+  async drain(maxRounds = 1000): Promise<void> {
+    for (let i = 0; i < maxRounds; i++) if ((await this.runDue()) === 0) return;
+  }
+
+  private async claim(): Promise<JobTable[]> {
+    const now = Date.now();
+    const lease = now + (this.opts.leaseMs ?? 5 * 60_000);
+    const limit = this.opts.batchSize ?? 10;
+    const iso = new Date(now).toISOString();
+    const lock = this.handle.dialect === "postgres" ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+    const res = await sql<JobTable>`
+      UPDATE jobs SET status = 'running', locked_by = ${this.id}, locked_until = ${lease},
+        attempts = attempts + 1, updated_at = ${iso}
+      WHERE id IN (
+        SELECT id FROM jobs
+        WHERE (status = 'queued' AND run_at <= ${now}) OR (status = 'running' AND locked_until < ${now})
+        ORDER BY run_at LIMIT ${limit} ${lock}
+      )
+      RETURNING *`.execute(this.handle.db);
+    return res.rows.sort((a, b) => a.run_at - b.run_at);
+  }
+
+  private async execute(job: JobTable): Promise<void> {
+    const def = this.registry.get(job.type);
+    const ctx: JobContext = {
+      handle: this.handle,
+      config: this.config,
+      log: this.log,
+      attempt: job.attempts,
+      jobId: job.id,
+      registry: this.registry,
+    };
+    try {
+      if (!def) throw new PermanentJobError(`no job definition for type ${job.type}`);
+      await def.run(JSON.parse(job.payload), ctx);
+      await this.finish(job, "done", null, null);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const retries = def?.retry ?? [];
+      const maxAttempts = job.max_attempts > 0 ? job.max_attempts : retries.length + 1;
+      if (err instanceof PermanentJobError || job.attempts >= maxAttempts) {
+        this.log.warn(
+          { jobId: job.id, type: job.type, attempts: job.attempts, err: message },
+          "job failed for good",
+        );
+        await this.finish(job, "failed", message, null);
+        return;
+      }
+      const scheduled =
+        (retries[job.attempts - 1] ?? retries[retries.length - 1] ?? 1) * 1000 * this.config.retryScale;
+      const wanted = err instanceof RetryLater ? err.delayMs : 0;
+      await this.finish(job, "queued", message, Date.now() + Math.max(scheduled, wanted));
+    }
+  }
+
+  private async finish(
+    job: JobTable,
+    status: JobTable["status"],
+    error: string | null,
+    runAt: number | null,
+  ) {
+    await this.handle.db
+      .updateTable("jobs")
+      .set({
+        status,
+        last_error: error,
+        locked_by: null,
+        locked_until: null,
+        updated_at: new Date().toISOString(),
+        ...(runAt !== null ? { run_at: runAt } : {}),
+      })
+      .where("id", "=", job.id)
+      .where("locked_by", "=", this.id)
+      .execute();
+  }
+}
