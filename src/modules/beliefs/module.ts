@@ -1,6 +1,9 @@
 import type { LiftModule } from "../index.js";
+import { beliefRoutes } from "./routes.js";
 
 export const beliefsModule: LiftModule = {
   name: "beliefs",
-  async register(_app) {},
+  async register(app) {
+    await app.register(beliefRoutes);
+  },
 };

@@ -1,0 +1,35 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import { Belief, CreateBeliefBody, IdParam, UpdateConfidenceBody } from "./schema.js";
+import * as svc from "./service.js";
+
+const tags = ["beliefs"];
+
+export const beliefRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    "/api/beliefs",
+    { schema: { response: { 200: Type.Array(Belief) }, tags }, preHandler: app.requireProject("read") },
+    async (req) => svc.listBeliefs(app.db, req.project),
+  );
+  app.get(
+    "/api/beliefs/:id",
+    { schema: { params: IdParam, response: { 200: Belief }, tags }, preHandler: app.requireProject("read") },
+    async (req) => svc.getBelief(app.db, req.project, req.params.id),
+  );
+  app.post(
+    "/api/beliefs",
+    {
+      schema: { body: CreateBeliefBody, response: { 201: Belief }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req, reply) => reply.code(201).send(await svc.createBelief(app.db, req.project, req.body)),
+  );
+  app.post(
+    "/api/beliefs/:id/update-confidence",
+    {
+      schema: { params: IdParam, body: UpdateConfidenceBody, response: { 200: Belief }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => svc.appendEvidence(app.db, req.project, req.params.id, req.body),
+  );
+};

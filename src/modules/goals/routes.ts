@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import {
+  ConversionGoal,
+  CreateConversionGoalBody,
+  CreateGoalBody,
+  Deleted,
+  Goal,
+  IdQuery,
+  PatchGoalBody,
+} from "./schema.js";
+import * as svc from "./service.js";
+
+const tags = ["goals"];
+
+export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    "/api/goals",
+    { schema: { response: { 200: Type.Array(Goal) }, tags }, preHandler: app.requireProject("read") },
+    async (req) => svc.listGoals(app.db, req.project),
+  );
+  app.post(
+    "/api/goals",
+    {
+      schema: { body: CreateGoalBody, response: { 201: Goal }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req, reply) => reply.code(201).send(await svc.createGoal(app, req.project, req.body)),
+  );
+  app.patch(
+    "/api/goals",
+    {
+      schema: { body: PatchGoalBody, response: { 200: Goal }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => svc.updateGoal(app, req.project, req.body),
+  );
+  app.delete(
+    "/api/goals",
+    {
+      schema: { querystring: IdQuery, response: { 200: Deleted }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => svc.deleteGoal(app.db, req.project, req.query.id),
+  );
+
+  app.get(
+    "/api/conversion-goals",
+    {
+      schema: { response: { 200: Type.Array(ConversionGoal) }, tags },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => svc.listConversionGoals(app.db, req.project),
+  );
+  app.post(
+    "/api/conversion-goals",
+    {
+      schema: { body: CreateConversionGoalBody, response: { 201: ConversionGoal }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req, reply) => reply.code(201).send(await svc.createConversionGoal(app.db, req.project, req.body)),
+  );
+  app.delete(
+    "/api/conversion-goals",
+    {
+      schema: { querystring: IdQuery, response: { 200: Deleted }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => svc.deleteConversionGoal(app.db, req.project, req.query.id),
+  );
+};

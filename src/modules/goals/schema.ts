@@ -1,0 +1,86 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+export const GOAL_STATUSES = ["on_track", "at_risk", "behind", "completed"] as const;
+export type GoalStatus = (typeof GOAL_STATUSES)[number];
+export const GoalStatusSchema = Type.Union(
+  GOAL_STATUSES.map((s) => Type.Literal(s)) as [ReturnType<typeof Type.Literal<GoalStatus>>],
+);
+
+export const Goal = Type.Object({
+  id: Type.String(),
+  metric: Type.String(),
+  target: Type.Number(),
+  current: Type.Number(),
+  deadline: Type.String(),
+  status: GoalStatusSchema,
+  statusSource: Type.Union([Type.Literal("manual"), Type.Literal("pace")]),
+  description: Type.Union([Type.String(), Type.Null()]),
+  unit: Type.Union([Type.String(), Type.Null()]),
+  reachedAt: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+export type GoalT = Static<typeof Goal>;
+
+export const CreateGoalBody = Type.Object({
+  metric: Type.String({ minLength: 1, maxLength: 200 }),
+  target: Type.Number(),
+  deadline: Type.String({ minLength: 1, maxLength: 40 }),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  unit: Type.Optional(Type.String({ maxLength: 50 })),
+});
+export type CreateGoal = Static<typeof CreateGoalBody>;
+
+export const PatchGoalBody = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  target: Type.Optional(Type.Number()),
+  deadline: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+  status: Type.Optional(GoalStatusSchema),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  unit: Type.Optional(Type.String({ maxLength: 50 })),
+});
+export type PatchGoal = Static<typeof PatchGoalBody>;
+
+export const IdQuery = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
+
+const Scalar = Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean(), Type.Null()]);
+/** A condition on one `data` property: a literal (equality) or an operator object. */
+export const Condition = Type.Union([
+  Scalar,
+  Type.Object(
+    {
+      eq: Type.Optional(Scalar),
+      neq: Type.Optional(Scalar),
+      gt: Type.Optional(Type.Number()),
+      gte: Type.Optional(Type.Number()),
+      lt: Type.Optional(Type.Number()),
+      lte: Type.Optional(Type.Number()),
+      contains: Type.Optional(Type.String({ maxLength: 1000 })),
+      in: Type.Optional(Type.Array(Scalar, { maxItems: 100 })),
+      exists: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false, minProperties: 1 },
+  ),
+]);
+export type ConditionT = Static<typeof Condition>;
+
+export const ConversionGoal = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  eventType: Type.String(),
+  urlPattern: Type.Union([Type.String(), Type.Null()]),
+  conditions: Type.Union([Type.Record(Type.String(), Condition), Type.Null()]),
+  createdAt: Type.String(),
+});
+export type ConversionGoalT = Static<typeof ConversionGoal>;
+
+export const CreateConversionGoalBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  eventType: Type.String({ minLength: 1, maxLength: 200 }),
+  urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  conditions: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Condition, { maxProperties: 50 }),
+  ),
+});
+export type CreateConversionGoal = Static<typeof CreateConversionGoalBody>;

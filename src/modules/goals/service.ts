@@ -1,0 +1,288 @@
+import type { FastifyInstance } from "fastify";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { newId } from "../../platform/crypto.js";
+import type { Db, DbOrTrx } from "../../platform/db/index.js";
+import { AppError, notFound, validation } from "../../platform/errors.js";
+import { type JobRegistry, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { paceStatus, parseDeadline } from "./pace.js";
+import type { ConversionGoalT, CreateConversionGoal, CreateGoal, GoalT, PatchGoal } from "./schema.js";
+import type { ConversionGoalTable, GoalTable } from "./tables.js";
+import "./tables.js";
+
+/** Supplies a metric's value for a project over a range (epoch ms); undefined when it does not know the metric. */
+export type GoalMetricProvider = (
+  db: Db,
+  project: ProjectRef,
+  metric: string,
+  range: { from: number; to: number },
+) => Promise<number | undefined>;
+
+// Providers are per app (keyed by its job registry, which jobs also see), so test apps stay apart.
+const providers = new WeakMap<JobRegistry, GoalMetricProvider[]>();
+
+export function registerGoalMetricProvider(app: FastifyInstance, provider: GoalMetricProvider): void {
+  const list = providers.get(app.jobs) ?? [];
+  list.push(provider);
+  providers.set(app.jobs, list);
+}
+
+export const RECOMPUTE_JOB = "goals.recompute";
+
+/** Enqueues a recompute of the project's goals (deduplicated while one is pending). */
+export async function scheduleGoalRecompute(db: DbOrTrx, project: ProjectRef): Promise<void> {
+  await enqueueJob(
+    db,
+    RECOMPUTE_JOB,
+    { projectId: project.id, workspaceId: project.workspaceId },
+    {
+      uniqueKey: `${RECOMPUTE_JOB}:${project.id}`,
+    },
+  );
+}
+
+const nowIso = () => new Date().toISOString();
+
+function toGoal(r: GoalTable): GoalT {
+  return {
+    id: r.id,
+    metric: r.metric,
+    target: r.target,
+    current: r.current,
+    deadline: r.deadline,
+    status: r.status,
+    statusSource: r.status_manual ? "manual" : "pace",
+    description: r.description,
+    unit: r.unit,
+    reachedAt: r.reached_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function checkTarget(target: number): void {
+  if (!Number.isFinite(target)) throw validation("body.target must be a finite number");
+}
+function checkDeadline(deadline: string): number {
+  const t = parseDeadline(deadline);
+  if (t === null) throw validation("body.deadline must be an ISO 8601 date (YYYY-MM-DD or a date-time)");
+  return t;
+}
+
+async function measure(registry: JobRegistry, db: Db, project: ProjectRef, goal: GoalTable): Promise<number> {
+  const range = { from: Date.parse(goal.created_at), to: Date.now() };
+  for (const p of providers.get(registry) ?? []) {
+    const v = await p(db, project, goal.metric, range);
+    if (v !== undefined && Number.isFinite(v)) return v;
+  }
+  return goal.current;
+}
+
+/**
+ * Applies a new current value: status by pace unless set by hand, and goal.reached exactly once
+ * (reached_at is the guard) when the target is first hit.
+ */
+async function applyProgress(
+  trx: DbOrTrx,
+  project: ProjectRef,
+  row: GoalTable,
+  current: number,
+): Promise<GoalTable> {
+  const next: GoalTable = { ...row, current, updated_at: nowIso() };
+  if (!row.status_manual) {
+    next.status = paceStatus(
+      {
+        metric: row.metric,
+        target: row.target,
+        current,
+        startedAt: Date.parse(row.created_at),
+        deadline: parseDeadline(row.deadline) ?? 0,
+      },
+      Date.now(),
+    );
+  }
+  const reachedNow = !row.reached_at && current >= row.target;
+  if (reachedNow) next.reached_at = next.updated_at;
+  await trx
+    .updateTable("goals")
+    .set({
+      current: next.current,
+      status: next.status,
+      reached_at: next.reached_at,
+      updated_at: next.updated_at,
+    })
+    .where("id", "=", row.id)
+    .execute();
+  if (reachedNow) await emitServiceEvent(trx, project, "goal.reached", toGoal(next));
+  return next;
+}
+
+export async function listGoals(db: Db, project: ProjectRef): Promise<GoalT[]> {
+  const rows = await db
+    .selectFrom("goals")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return rows.map(toGoal);
+}
+
+async function findGoal(db: DbOrTrx, project: ProjectRef, id: string): Promise<GoalTable> {
+  const row = await db
+    .selectFrom("goals")
+    .selectAll()
+    .where("id", "=", id)
+    .where("project_id", "=", project.id)
+    .executeTakeFirst();
+  if (!row) throw notFound("goal", id);
+  return row;
+}
+
+export async function createGoal(
+  app: FastifyInstance,
+  project: ProjectRef,
+  input: CreateGoal,
+): Promise<GoalT> {
+  checkTarget(input.target);
+  checkDeadline(input.deadline);
+  const t = nowIso();
+  const row: GoalTable = {
+    id: newId("goal"),
+    workspace_id: project.workspaceId,
+    project_id: project.id,
+    metric: input.metric,
+    target: input.target,
+    current: 0,
+    deadline: input.deadline,
+    status: "on_track",
+    status_manual: 0,
+    description: input.description ?? null,
+    unit: input.unit ?? null,
+    reached_at: null,
+    created_at: t,
+    updated_at: t,
+  };
+  const current = await measure(app.jobs, app.db, project, row);
+  return app.db.transaction().execute(async (trx) => {
+    await trx.insertInto("goals").values(row).execute();
+    return toGoal(await applyProgress(trx, project, row, current));
+  });
+}
+
+/** A status given by PATCH wins over the pace rule from then on. */
+export async function updateGoal(
+  app: FastifyInstance,
+  project: ProjectRef,
+  patch: PatchGoal,
+): Promise<GoalT> {
+  if (patch.target !== undefined) checkTarget(patch.target);
+  if (patch.deadline !== undefined) checkDeadline(patch.deadline);
+  return app.db.transaction().execute(async (trx) => {
+    const row = await findGoal(trx, project, patch.id);
+    const next: GoalTable = {
+      ...row,
+      target: patch.target ?? row.target,
+      deadline: patch.deadline ?? row.deadline,
+      description: patch.description ?? row.description,
+      unit: patch.unit ?? row.unit,
+      status: patch.status ?? row.status,
+      status_manual: patch.status ? 1 : row.status_manual,
+      updated_at: nowIso(),
+    };
+    await trx
+      .updateTable("goals")
+      .set({
+        target: next.target,
+        deadline: next.deadline,
+        description: next.description,
+        unit: next.unit,
+        status: next.status,
+        status_manual: next.status_manual,
+        updated_at: next.updated_at,
+      })
+      .where("id", "=", row.id)
+      .execute();
+    return toGoal(await applyProgress(trx, project, next, next.current));
+  });
+}
+
+export async function deleteGoal(db: Db, project: ProjectRef, id: string) {
+  const res = await db
+    .deleteFrom("goals")
+    .where("id", "=", id)
+    .where("project_id", "=", project.id)
+    .executeTakeFirst();
+  if (Number(res.numDeletedRows) === 0) throw notFound("goal", id);
+  return { id, deleted: true };
+}
+
+/** Recomputes every goal's current value from the metric providers (the recompute job). */
+export async function recomputeGoals(registry: JobRegistry, db: Db, project: ProjectRef): Promise<void> {
+  const rows = await db.selectFrom("goals").selectAll().where("project_id", "=", project.id).execute();
+  for (const row of rows) {
+    const current = await measure(registry, db, project, row);
+    if (current === row.current && row.reached_at) continue;
+    await db.transaction().execute(async (trx) => {
+      const fresh = await findGoal(trx, project, row.id);
+      await applyProgress(trx, project, fresh, current);
+    });
+  }
+}
+
+function toConversionGoal(r: ConversionGoalTable): ConversionGoalT {
+  return {
+    id: r.id,
+    name: r.name,
+    eventType: r.event_type,
+    urlPattern: r.url_pattern,
+    conditions: r.conditions ? JSON.parse(r.conditions) : null,
+    createdAt: r.created_at,
+  };
+}
+
+export async function createConversionGoal(
+  db: Db,
+  project: ProjectRef,
+  input: CreateConversionGoal,
+): Promise<ConversionGoalT> {
+  const taken = await db
+    .selectFrom("conversion_goals")
+    .select("id")
+    .where("project_id", "=", project.id)
+    .where("name", "=", input.name)
+    .executeTakeFirst();
+  if (taken) throw new AppError("CONFLICT", `a conversion goal named ${input.name} already exists`);
+  const row: ConversionGoalTable = {
+    id: newId("cgoal"),
+    project_id: project.id,
+    name: input.name,
+    event_type: input.eventType,
+    url_pattern: input.urlPattern ?? null,
+    conditions: input.conditions ? JSON.stringify(input.conditions) : null,
+    created_at: nowIso(),
+  };
+  await db.insertInto("conversion_goals").values(row).execute();
+  return toConversionGoal(row);
+}
+
+/** The project's conversion goals, newest first. */
+export async function listConversionGoals(db: DbOrTrx, project: ProjectRef): Promise<ConversionGoalT[]> {
+  const rows = await db
+    .selectFrom("conversion_goals")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  return rows.map(toConversionGoal);
+}
+
+export async function deleteConversionGoal(db: Db, project: ProjectRef, id: string) {
+  const res = await db
+    .deleteFrom("conversion_goals")
+    .where("id", "=", id)
+    .where("project_id", "=", project.id)
+    .executeTakeFirst();
+  if (Number(res.numDeletedRows) === 0) throw notFound("conversion goal", id);
+  return { id, deleted: true };
+}
