@@ -3,6 +3,8 @@ import cors from "@fastify/cors";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import scalar from "@scalar/fastify-api-reference";
+import { Ajv } from "ajv";
+import formatsModule from "ajv-formats";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { sql } from "kysely";
 import client from "prom-client";
@@ -63,10 +65,26 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true, allErrors: false },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies are JSON and validated as typed (no "10" → 10); query strings and params are text and coerced.
+  const makeAjv = (coerceTypes: boolean | "array") => {
+    const ajv = new Ajv({
+      removeAdditional: false,
+      useDefaults: true,
+      coerceTypes,
+      allErrors: false,
+      strict: false,
+    });
+    // ajv-formats is CommonJS; its default export sits on `.default` under NodeNext.
+    (formatsModule as unknown as { default: (a: Ajv) => void }).default(ajv);
+    return ajv;
+  };
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv("array");
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === "body" ? bodyAjv : textAjv).compile(schema),
+  );
 
   const secrets = new SecretBox(config.secretKey);
   const registry = new JobRegistry();

@@ -118,17 +118,18 @@ export type ServiceEventSubscriber = (event: ServiceEvent, ctx: JobContext) => P
  */
 export async function emitServiceEvent(
   db: DbOrTrx,
-  scope: { workspaceId: string; projectId?: string | null },
+  scope: { workspaceId: string; projectId?: string | null } | { id: string; workspaceId: string },
   type: ServiceEventType,
   data: unknown,
 ): Promise<string> {
   const id = newId("evt");
+  const projectId = "id" in scope ? scope.id : (scope.projectId ?? null);
   await db
     .insertInto("service_events")
     .values({
       id,
       workspace_id: scope.workspaceId,
-      project_id: scope.projectId ?? null,
+      project_id: projectId,
       type,
       data: JSON.stringify(data),
       created_at: new Date().toISOString(),

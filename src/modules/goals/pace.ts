@@ -3,6 +3,7 @@ import type { GoalStatus } from "./schema.js";
 /** Metrics that are levels (a value now), not counts accumulated since the goal started. */
 const LEVEL_METRICS = new Set(["mrr", "conversion_rate"]);
 const MIN_ELAPSED_MS = 3_600_000;
+const DAY = 86_400_000;
 
 /**
  * Status from pace (DESIGN.md): the value projected at the deadline against the target —
@@ -14,6 +15,8 @@ export function paceStatus(
   now: number,
 ): GoalStatus {
   if (goal.current >= goal.target) return "completed";
+  // Too early to judge pace: the first tenth of the goal's duration, at most a day.
+  if (now - goal.startedAt < Math.min(DAY, (goal.deadline - goal.startedAt) / 10)) return "on_track";
   let projected = goal.current;
   if (!LEVEL_METRICS.has(goal.metric)) {
     const total = Math.max(goal.deadline - goal.startedAt, MIN_ELAPSED_MS);
