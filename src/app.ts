@@ -56,7 +56,7 @@ export interface BuildOptions {
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const handle = opts.handle ?? openDatabase(config);
-  await migrateToLatest(handle.db, handle.dialect);
+  await migrateToLatest(handle.db, handle.dialect, config.databaseSchema);
 
   const app = Fastify({
     logger: opts.logger ?? {

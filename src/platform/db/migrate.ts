@@ -27,8 +27,13 @@ class FolderProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+/**
+ * `schema` (PostgreSQL) pins Kysely's own bookkeeping tables to that schema: without it the
+ * migrator's existence check sees another schema's lock table and skips creating its own.
+ */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string): Promise<void> {
   const migrator = new Migrator({
+    migrationTableSchema: dialect === "postgres" ? (schema ?? "public") : undefined,
     db,
     provider: new FolderProvider(dialect),
     allowUnorderedMigrations: true,
