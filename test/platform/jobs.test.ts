@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/platform/db/index.js";
+import { JobWorker, RetryLater, defineJob, enqueueJob, exponentialBackoff } from "../../src/platform/jobs.js";
+import { type TestApp, startTestApp } from "../helpers/app.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+async function waitFor(cond: () => Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("condition not met in time");
+}
+
+describe("jobs", () => {
+  it("a job that fails twice then succeeds runs three times, with backoff between", async () => {
+    const runs: number[] = [];
+    t.app.jobs.define(
+      defineJob<{ n: number }>({
+        type: "test.flaky",
+        retry: exponentialBackoff(5, 1),
+        run: async () => {
+          runs.push(Date.now());
+          if (runs.length < 3) throw new Error(`failure ${runs.length}`);
+        },
+      }),
+    );
+    const id = await enqueueJob(t.app.db, "test.flaky", { n: 1 });
+    t.app.worker.start();
+    await waitFor(async () => {
+      const j = await t.app.db
+        .selectFrom("jobs")
+        .select("status")
+        .where("id", "=", id!)
+        .executeTakeFirstOrThrow();
+      return j.status === "done";
+    });
+    await t.app.worker.stop();
+    const job = await t.app.db.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    expect(runs).toHaveLength(3);
+    expect(job).toMatchObject({ status: "done", attempts: 3 });
+  });
+
+  it("gives up after the schedule and keeps the last error", async () => {
+    let runs = 0;
+    t.app.jobs.define(
+      defineJob({
+        type: "test.broken",
+        retry: [0, 0],
+        run: async () => {
+          runs++;
+          throw new Error("still broken");
+        },
+      }),
+    );
+    const id = await enqueueJob(t.app.db, "test.broken", {});
+    for (let i = 0; i < 5; i++) {
+      await t.app.worker.drain();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const job = await t.app.db.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    expect(runs).toBe(3);
+    expect(job).toMatchObject({ status: "failed", last_error: "still broken" });
+  });
+
+  it("RetryLater delays the next attempt by at least what it asks", async () => {
+    t.app.jobs.define(
+      defineJob({
+        type: "test.later",
+        retry: [0],
+        run: async () => {
+          throw new RetryLater("busy", 60_000);
+        },
+      }),
+    );
+    const id = await enqueueJob(t.app.db, "test.later", {});
+    await t.app.worker.drain();
+    const job = await t.app.db.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    expect(job.status).toBe("queued");
+    expect(job.run_at).toBeGreaterThan(Date.now() + 50_000);
+  });
+
+  it("a unique key skips a second enqueue while the first is pending", async () => {
+    const a = await enqueueJob(t.app.db, "test.unique", {}, { uniqueKey: "u1", delayMs: 60_000 });
+    const b = await enqueueJob(t.app.db, "test.unique", {}, { uniqueKey: "u1" });
+    expect(a).toBeTruthy();
+    expect(b).toBeNull();
+  });
+
+  it("two workers on separate connections never run the same job", async () => {
+    const seen: string[] = [];
+    t.app.jobs.define(
+      defineJob<{ i: number }>({
+        type: "test.once",
+        retry: [],
+        run: async ({ i }) => {
+          seen.push(String(i));
+          await new Promise((r) => setTimeout(r, 1));
+        },
+      }),
+    );
+    for (let i = 0; i < 60; i++) await enqueueJob(t.app.db, "test.once", { i });
+    // A second handle: its own pool (PostgreSQL) or its own connection to the file (SQLite).
+    const other = openDatabase(t.config);
+    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5, batchSize: 3 });
+    const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5, batchSize: 3 });
+    await Promise.all([w1.drain(), w2.drain(), w1.drain(), w2.drain()]);
+    await other.close();
+    expect(seen).toHaveLength(60);
+    expect(new Set(seen).size).toBe(60);
+    const left = await t.app.db
+      .selectFrom("jobs")
+      .select("id")
+      .where("type", "=", "test.once")
+      .where("status", "!=", "done")
+      .execute();
+    expect(left).toEqual([]);
+  });
+
+  it("service events are dispatched to subscribers after commit", async () => {
+    const got: string[] = [];
+    t.app.jobs.onServiceEvent(async (e) => {
+      got.push(`${e.type}:${(e.data as { id: string }).id}`);
+    });
+    const { emitServiceEvent } = await import("../../src/platform/jobs.js");
+    await t.app.db
+      .transaction()
+      .execute(async (trx) =>
+        emitServiceEvent(trx, { workspaceId: "ws_x", projectId: "prj_x" }, "lead.created", { id: "lead_1" }),
+      );
+    // A rolled-back transaction leaves no event behind.
+    await t.app.db
+      .transaction()
+      .execute(async (trx) => {
+        await emitServiceEvent(trx, { workspaceId: "ws_x", projectId: "prj_x" }, "lead.created", {
+          id: "lead_2",
+        });
+        throw new Error("rollback");
+      })
+      .catch(() => {});
+    await t.app.worker.drain();
+    expect(got).toEqual(["lead.created:lead_1"]);
+  });
+});

@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { isPostgres } from "../src/config.js";
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+let child: ChildProcess | undefined;
+const dataDir = mkdtempSync(path.join(tmpdir(), "lift-start-"));
+let dbName: string | undefined;
+afterAll(async () => {
+  child?.kill("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+  if (dbName) {
+    const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await c.end();
+  }
+});
+
+describe("npm start from a clean checkout", () => {
+  it("bootstraps, prints the credentials once and answers /healthz", async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+    };
+    if (isPostgres({ databaseUrl: process.env.DATABASE_URL })) {
+      dbName = `lift_start_${process.pid}`;
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await c.connect();
+      await c.query(`CREATE DATABASE ${dbName}`);
+      await c.end();
+      const u = new URL(process.env.DATABASE_URL!);
+      u.pathname = `/${dbName}`;
+      env.DATABASE_URL = u.toString();
+    } else {
+      delete env.DATABASE_URL;
+    }
+    child = spawn("npm", ["start"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+    });
+    child.stderr!.on("data", (d) => {
+      out += d;
+    });
+    const deadline = Date.now() + 45_000;
+    let health: Response | undefined;
+    while (Date.now() < deadline) {
+      health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      if (health?.ok) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(health?.status, out).toBe(200);
+    expect(await health!.json()).toEqual({ status: "ok" });
+    expect(out).toMatch(/admin password:\s+\S+/);
+    expect(out).toMatch(/project API key:\s+svc_key_/);
+    // The printed credentials work.
+    const email = /admin email:\s+(\S+)/.exec(out)![1];
+    const password = /admin password:\s+(\S+)/.exec(out)![1];
+    const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(login.status).toBe(200);
+  }, 60_000);
+});
