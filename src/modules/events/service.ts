@@ -1,0 +1,169 @@
+import type { FastifyInstance } from "fastify";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { AppError } from "../../platform/errors.js";
+import "./tables.js";
+import { FieldError, toIncoming, type IncomingEvent } from "./validate.js";
+import { EventWriter } from "./writer.js";
+
+// Keyed by the database handle, shared by every encapsulated child of one app: one writer per app.
+const writers = new WeakMap<object, EventWriter>();
+
+/** The app's group-commit writer (created by the events module at registration). */
+export function writerFor(app: FastifyInstance): EventWriter {
+  let w = writers.get(app.dbHandle);
+  if (!w) {
+    w = new EventWriter(app.dbHandle, app.eventBus, app.log);
+    writers.set(app.dbHandle, w);
+  }
+  return w;
+}
+
+/** Stores validated events through the group-commit writer; resolves after commit. */
+export function writeEvents(
+  app: FastifyInstance,
+  project: ProjectRef,
+  events: IncomingEvent[],
+  isBot: boolean,
+): Promise<number> {
+  return writerFor(app).write(project, events, isBot);
+}
+
+/** A server-side event (webhooks in, connectors): visitorId or leadId; url optional. */
+export interface ServerEvent {
+  type: string;
+  visitorId?: string;
+  leadId?: string;
+  url?: string;
+  data?: Record<string, unknown>;
+  /** epoch ms; defaults to now */
+  timestamp?: number;
+}
+
+/**
+ * Ingests server-side events through the same writer and processors as POST /api/events; an event
+ * with only a leadId gets the visitor id `lead:<leadId>`. Throws VALIDATION_ERROR naming the field.
+ */
+export async function ingestServerEvents(
+  app: FastifyInstance,
+  project: ProjectRef,
+  events: ServerEvent[],
+): Promise<number> {
+  const now = Date.now();
+  const incoming = events.map((e, i) => {
+    try {
+      return toIncoming(e, `events[${i}].`, { server: true }, now);
+    } catch (err) {
+      if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.message);
+      throw err;
+    }
+  });
+  return writeEvents(app, project, incoming, false);
+}
+
+/** A stored event as other modules read it. */
+export interface StoredEvent {
+  id: string;
+  visitorId: string;
+  leadId: string | null;
+  type: string;
+  url: string;
+  referrer: string | null;
+  data: Record<string, unknown>;
+  /** epoch ms */
+  timestamp: number;
+  sessionId: string;
+  channel: string;
+  source: string | null;
+  isBot: boolean;
+}
+
+/** Events of the given visitors in time order (oldest first), at most `limit`. */
+export async function listEventsForVisitors(
+  db: DbOrTrx,
+  project: ProjectRef,
+  visitorIds: string[],
+  limit: number,
+): Promise<StoredEvent[]> {
+  if (visitorIds.length === 0 || limit <= 0) return [];
+  const rows = await db
+    .selectFrom("events")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "in", visitorIds)
+    .orderBy("ts", "asc")
+    .orderBy("id", "asc")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    visitorId: r.visitor_id,
+    leadId: r.lead_id,
+    type: r.type,
+    url: r.url,
+    referrer: r.referrer,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+    timestamp: Number(r.ts),
+    sessionId: r.session_id,
+    channel: r.channel,
+    source: r.source,
+    isBot: Number(r.is_bot) === 1,
+  }));
+}
+
+/** A visitor's first touch: first session's channel, source and landing page. */
+export interface FirstTouch {
+  visitorId: string;
+  /** epoch ms */
+  firstSeen: number;
+  /** epoch ms of the latest event */
+  lastSeen: number;
+  channel: string;
+  source: string | null;
+  landingPage: string;
+}
+
+/** First touch of each given visitor that has events; the earliest of them comes first. */
+export async function firstTouchForVisitors(
+  db: DbOrTrx,
+  project: ProjectRef,
+  visitorIds: string[],
+): Promise<FirstTouch[]> {
+  if (visitorIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("event_visitors")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "in", visitorIds)
+    .orderBy("first_seen", "asc")
+    .execute();
+  return rows.map((r) => ({
+    visitorId: r.visitor_id,
+    firstSeen: Number(r.first_seen),
+    lastSeen: Number(r.last_seen),
+    channel: r.first_channel,
+    source: r.first_source,
+    landingPage: r.first_landing_page,
+  }));
+}
+
+interface CachedKey {
+  project: ProjectRef | null;
+  until: number;
+}
+const keyCaches = new WeakMap<object, Map<string, CachedKey>>();
+const KEY_TTL_MS = 60_000;
+const UNKNOWN_KEY_TTL_MS = 5_000;
+
+/** Resolves a public project key with a small TTL cache (unknown keys are cached briefly too). */
+export async function resolveProjectKey(app: FastifyInstance, key: string): Promise<ProjectRef | null> {
+  const cache = keyCaches.get(app.dbHandle) ?? new Map<string, CachedKey>();
+  keyCaches.set(app.dbHandle, cache);
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && hit.until > now) return hit.project;
+  const project = await app.principalResolver.resolvePublicKey(key);
+  if (cache.size >= 10_000) cache.clear();
+  cache.set(key, { project, until: now + (project ? KEY_TTL_MS : UNKNOWN_KEY_TTL_MS) });
+  return project;
+}

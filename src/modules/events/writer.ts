@@ -1,0 +1,233 @@
+import type { FastifyBaseLogger } from "fastify";
+import { sql } from "kysely";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbHandle, Trx } from "../../platform/db/index.js";
+import type { CommittedEvent, EventBus } from "../../platform/event-bus.js";
+import { timeOrderedId } from "./ids.js";
+import { SessionTracker } from "./sessions.js";
+import type { EventTable } from "./tables.js";
+import type { IncomingEvent } from "./validate.js";
+
+const COLUMNS = [
+  "id",
+  "project_id",
+  "visitor_id",
+  "lead_id",
+  "type",
+  "url",
+  "referrer",
+  "data",
+  "ts",
+  "received_at",
+  "session_id",
+  "channel",
+  "source",
+  "is_bot",
+] as const satisfies readonly (keyof EventTable)[];
+const PG_TYPES = [
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "text",
+  "bigint",
+  "bigint",
+  "text",
+  "text",
+  "text",
+  "integer",
+];
+// 14 columns × 200 rows = 2800 parameters, far under SQLite's 32766.
+const SQLITE_CHUNK = 200;
+
+export interface WriterOptions {
+  /** flush as soon as this many events wait */
+  maxEvents: number;
+  /** otherwise flush this long after the first waiting event */
+  maxDelayMs: number;
+}
+
+interface Item {
+  project: ProjectRef;
+  events: IncomingEvent[];
+  isBot: boolean;
+  receivedAt: number;
+  resolve: (n: number) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * Group commit: requests hand their events to `write`, which resolves only after the transaction
+ * holding them commits. One flush runs at a time; whatever arrives meanwhile forms the next one, so
+ * under load a single transaction (one WAL sync) carries many requests.
+ */
+export class EventWriter {
+  private queue: Item[] = [];
+  private queued = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private sessions = new SessionTracker();
+  private insertMany?: (rows: unknown[][]) => void;
+
+  constructor(
+    private handle: DbHandle,
+    private bus: EventBus,
+    private log: FastifyBaseLogger,
+    private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 2 },
+  ) {
+    if (handle.sqlite) this.insertMany = sqliteInserter(handle);
+  }
+
+  /** Queues events of one request; resolves with their count once they are committed. */
+  write(project: ProjectRef, events: IncomingEvent[], isBot: boolean): Promise<number> {
+    if (events.length === 0) return Promise.resolve(0);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ project, events, isBot, receivedAt: Date.now(), resolve, reject });
+      this.queued += events.length;
+      this.schedule();
+    });
+  }
+
+  /** Flushes what is queued and waits for it (shutdown). */
+  async close(): Promise<void> {
+    while (this.running || this.queue.length > 0) {
+      if (!this.running) this.kick();
+      await this.running;
+    }
+  }
+
+  private schedule(): void {
+    if (this.running) return; // the running flush picks the queue up when it ends
+    if (this.queued >= this.opts.maxEvents) this.kick();
+    else if (!this.timer) this.timer = setTimeout(() => this.kick(), this.opts.maxDelayMs);
+  }
+
+  private kick(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.running || this.queue.length === 0) return;
+    const items = this.queue;
+    this.queue = [];
+    this.queued = 0;
+    this.running = this.flush(items).finally(() => {
+      this.running = null;
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  private async flush(items: Item[]): Promise<void> {
+    try {
+      await this.commit(items);
+      for (const it of items) it.resolve(it.events.length);
+    } catch (err) {
+      if (items.length === 1) {
+        items[0]!.reject(err);
+        return;
+      }
+      // One bad request must not fail the others that shared its transaction: retry each alone.
+      this.log.warn({ err }, "event group commit failed; retrying requests one by one");
+      for (const it of items) {
+        try {
+          await this.commit([it]);
+          it.resolve(it.events.length);
+        } catch (e) {
+          it.reject(e);
+        }
+      }
+    }
+  }
+
+  private async commit(items: Item[]): Promise<void> {
+    try {
+      await this.handle.db.transaction().execute(async (trx) => {
+        const visitors = new Map<string, Set<string>>();
+        for (const it of items) {
+          const set = visitors.get(it.project.id) ?? new Set<string>();
+          visitors.set(it.project.id, set);
+          for (const e of it.events) set.add(e.visitorId);
+        }
+        await this.sessions.load(trx, visitors);
+        const rows: unknown[][] = [];
+        const committed: CommittedEvent[] = [];
+        for (const it of items) {
+          const bot = it.isBot ? 1 : 0;
+          for (const e of it.events) {
+            const s = this.sessions.assign(it.project.id, e.visitorId, e.ts, e.url, e.referrer);
+            const id = timeOrderedId("ev", it.receivedAt);
+            rows.push([
+              id,
+              it.project.id,
+              e.visitorId,
+              e.leadId,
+              e.type,
+              e.url,
+              e.referrer,
+              e.dataJson,
+              e.ts,
+              it.receivedAt,
+              s.sessionId,
+              s.channel,
+              s.source,
+              bot,
+            ]);
+            committed.push({
+              id,
+              workspaceId: it.project.workspaceId,
+              projectId: it.project.id,
+              visitorId: e.visitorId,
+              leadId: e.leadId,
+              type: e.type,
+              url: e.url,
+              data: e.data,
+              referrer: e.referrer,
+              timestamp: e.ts,
+              sessionId: s.sessionId,
+              channel: s.channel,
+              source: s.source,
+              isBot: it.isBot,
+            });
+          }
+        }
+        await this.insert(trx, rows);
+        await this.sessions.persist(trx);
+        await this.bus.process(trx, committed);
+      });
+    } catch (err) {
+      this.sessions.rollback();
+      throw err;
+    }
+    this.sessions.commit();
+  }
+
+  private async insert(trx: Trx, rows: unknown[][]): Promise<void> {
+    if (this.insertMany) {
+      // Same connection and transaction as `trx` (better-sqlite3 has one connection), without
+      // Kysely's per-statement compile cost.
+      this.insertMany(rows);
+      return;
+    }
+    const cols = COLUMNS.map((_, i) => rows.map((r) => r[i]));
+    const list = sql.join(COLUMNS.map((c) => sql.ref(c)));
+    const arrays = sql.join(cols.map((values, i) => sql`${values}::${sql.raw(PG_TYPES[i]!)}[]`));
+    await sql`insert into events (${list}) select * from unnest(${arrays})`.execute(trx);
+  }
+}
+
+function sqliteInserter(handle: DbHandle): (rows: unknown[][]) => void {
+  const db = handle.sqlite!;
+  const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
+  const head = `insert into events (${COLUMNS.join(",")}) values `;
+  const one = db.prepare(head + tuple);
+  const many = db.prepare(head + Array(SQLITE_CHUNK).fill(tuple).join(","));
+  return (rows) => {
+    let i = 0;
+    for (; i + SQLITE_CHUNK <= rows.length; i += SQLITE_CHUNK)
+      many.run(rows.slice(i, i + SQLITE_CHUNK).flat());
+    for (; i < rows.length; i++) one.run(rows[i]!);
+  };
+}
