@@ -311,7 +311,7 @@ export class JobWorker {
       const scheduled =
         (retries[job.attempts - 1] ?? retries[retries.length - 1] ?? 1) * 1000 * this.config.retryScale;
       const wanted = err instanceof RetryLater ? err.delayMs : 0;
-      await this.finish(job, "queued", message, Date.now() + Math.max(scheduled, wanted));
+      await this.finish(job, "queued", message, Date.now() + Math.ceil(Math.max(scheduled, wanted)));
     }
   }
 
