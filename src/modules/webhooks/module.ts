@@ -1,6 +1,14 @@
 import type { LiftModule } from "../index.js";
+import { deliverJob, fanOut } from "./delivery.js";
+import { incomingRoutes } from "./incoming/routes.js";
+import { webhookRoutes } from "./routes.js";
 
 export const webhooksModule: LiftModule = {
   name: "webhooks",
-  async register(_app) {},
+  async register(app) {
+    app.jobs.define(deliverJob(app.db, app.secrets));
+    app.jobs.onServiceEvent((event) => fanOut(app.db, event));
+    await app.register(webhookRoutes);
+    await app.register(incomingRoutes);
+  },
 };

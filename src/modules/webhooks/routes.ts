@@ -1,0 +1,83 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import { retryDelivery } from "./delivery.js";
+import {
+  CreatedWebhook,
+  CreateWebhookBody,
+  DeleteWebhookBody,
+  Deleted,
+  DeliveriesQuery,
+  DeliveryPage,
+  DeliveryParams,
+  IdParam,
+  PatchWebhookBody,
+  Webhook,
+} from "./schema.js";
+import * as svc from "./service.js";
+
+const tags = ["webhooks"];
+
+/** Outgoing subscriptions: project-scoped CRUD, the delivery log and manual re-send. */
+export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = () => ({
+    db: app.db,
+    secrets: app.secrets,
+    allowPrivateTargets: app.config.allowPrivateWebhookTargets,
+  });
+
+  app.get(
+    "/api/webhooks",
+    { schema: { response: { 200: Type.Array(Webhook) }, tags }, preHandler: app.requireProject("read") },
+    async (req) => svc.listWebhooks(app.db, req.project),
+  );
+
+  app.post(
+    "/api/webhooks",
+    {
+      schema: { body: CreateWebhookBody, response: { 201: CreatedWebhook }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req, reply) => reply.code(201).send(await svc.createWebhook(deps(), req.project, req.body)),
+  );
+
+  app.patch(
+    "/api/webhooks",
+    {
+      schema: { body: PatchWebhookBody, response: { 200: Webhook }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => svc.patchWebhook(deps(), req.project, req.body),
+  );
+
+  app.delete(
+    "/api/webhooks",
+    {
+      schema: { body: DeleteWebhookBody, response: { 200: Deleted }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => svc.deleteWebhook(app.db, req.project, req.body.id),
+  );
+
+  app.get(
+    "/api/webhooks/:id/deliveries",
+    {
+      schema: { params: IdParam, querystring: DeliveriesQuery, response: { 200: DeliveryPage }, tags },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => svc.listDeliveries(app.db, req.project, req.params.id, req.query),
+  );
+
+  app.post(
+    "/api/webhooks/:id/deliveries/:deliveryId/retry",
+    {
+      schema: {
+        params: DeliveryParams,
+        response: { 202: Type.Object({ id: Type.String(), status: Type.Literal("pending") }) },
+        tags,
+      },
+      preHandler: app.requireProject("write"),
+    },
+    async (req, reply) =>
+      reply.code(202).send(await retryDelivery(app.db, req.project, req.params.id, req.params.deliveryId)),
+  );
+};
