@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { computeResults, decideWinner, thompsonWeights } from "./results.js";
+import {
+  betaDraw,
+  chanceToBeat,
+  chiSquareSurvival,
+  differenceInterval,
+  logGamma,
+  mulberry32,
+  normalCdf,
+  srmPValue,
+  twoProportionPValue,
+} from "./stats.js";
+
+// Reference values below were computed by hand from the textbook formulas (and cross-checked with
+// scipy.stats: beta.pdf·beta.cdf integrated by quad, chi2.sf, norm.cdf).
+describe("special functions", () => {
+  it("matches known values", () => {
+    expect(logGamma(1)).toBeCloseTo(0, 12);
+    expect(logGamma(5)).toBeCloseTo(Math.log(24), 12);
+    expect(logGamma(0.5)).toBeCloseTo(Math.log(Math.sqrt(Math.PI)), 12);
+    expect(normalCdf(0)).toBeCloseTo(0.5, 7);
+    expect(normalCdf(1.959963984540054)).toBeCloseTo(0.975, 6);
+    // Critical values of the chi-square table.
+    expect(chiSquareSurvival(3.841458820694124, 1)).toBeCloseTo(0.05, 7);
+    expect(chiSquareSurvival(5.991464547107979, 2)).toBeCloseTo(0.05, 7);
+    expect(chiSquareSurvival(10.827566170662733, 1)).toBeCloseTo(0.001, 7);
+    expect(chiSquareSurvival(12.3, 2)).toBeCloseTo(0.0021334818, 8);
+  });
+});
+
+describe("two-proportion tests", () => {
+  // Control 100/1000 (10%), variant 130/1000 (13%).
+  it("pooled z-test: z = 0.03 / sqrt(0.115·0.885·(2/1000)) = 2.1027, p = 0.03549", () => {
+    expect(twoProportionPValue(1000, 100, 1000, 130)).toBeCloseTo(0.0354885, 5);
+    expect(twoProportionPValue(1000, 100, 1000, 100)).toBeCloseTo(1, 7);
+    expect(twoProportionPValue(0, 0, 10, 1)).toBe(1);
+  });
+
+  it("Wald interval of the difference: 0.03 ± 1.96·sqrt(.1·.9/1000 + .13·.87/1000)", () => {
+    const [lo, hi] = differenceInterval(1000, 100, 1000, 130)!;
+    expect(lo).toBeCloseTo(0.00206793, 7);
+    expect(hi).toBeCloseTo(0.05793207, 7);
+  });
+
+  it("chance to beat control: closed form equals the exact integral", () => {
+    // Beta(1,1) vs Beta(2,1): P(B > A) = E[p_B] = 2/3.
+    expect(chanceToBeat({ exposures: 0, conversions: 0 }, { exposures: 1, conversions: 1 })).toBeCloseTo(2 / 3, 10);
+    expect(chanceToBeat({ exposures: 50, conversions: 5 }, { exposures: 50, conversions: 5 })).toBeCloseTo(0.5, 10);
+    expect(chanceToBeat({ exposures: 1000, conversions: 100 }, { exposures: 1000, conversions: 130 })).toBeCloseTo(
+      0.98216507,
+      6,
+    );
+    expect(chanceToBeat({ exposures: 100, conversions: 15 }, { exposures: 100, conversions: 10 })).toBeCloseTo(
+      0.14671621,
+      6,
+    );
+  });
+
+  it("closed form agrees with 100k seeded Monte Carlo draws, and the large-count approximation is continuous", () => {
+    const rand = mulberry32(42);
+    let wins = 0;
+    for (let i = 0; i < 100_000; i++) if (betaDraw(131, 871, rand) > betaDraw(101, 901, rand)) wins++;
+    expect(wins / 100_000).toBeCloseTo(0.9822, 2);
+    const exact = chanceToBeat({ exposures: 200_000, conversions: 19_990 }, { exposures: 200_000, conversions: 19_998 });
+    const approx = chanceToBeat({ exposures: 200_000, conversions: 20_100 }, { exposures: 200_000, conversions: 20_108 });
+    expect(Math.abs(exact - approx)).toBeLessThan(0.01);
+  });
+
+  it("sample ratio mismatch: chi-square of 5000 vs 5200 at 50/50 = 3.92, p = 0.0477", () => {
+    expect(srmPValue([5000, 5200], [0.5, 0.5])).toBeCloseTo(0.04767038, 6);
+    expect(srmPValue([5000, 5600], [0.5, 0.5])).toBeLessThan(0.001);
+    expect(srmPValue([2000, 8000], [0.2, 0.8])).toBeCloseTo(1, 7);
+  });
+});
+
+describe("results and the decision rule", () => {
+  const counts = [
+    { name: "control", exposures: 1000, conversions: 100 },
+    { name: "b", exposures: 1000, conversions: 130 },
+  ];
+
+  it("reports per-variant rate, relative uplift with interval, chance, p-value and confidence", () => {
+    const { results, confidence } = computeResults(counts, [0.5, 0.5], "ab");
+    const b = results.variants[1]!;
+    expect(b.conversionRate).toBeCloseTo(0.13, 12);
+    expect(b.uplift).toBeCloseTo(0.3, 12);
+    expect(b.upliftInterval![0]).toBeCloseTo(0.0206793, 6);
+    expect(b.upliftInterval![1]).toBeCloseTo(0.5793207, 6);
+    expect(b.pValue).toBeCloseTo(0.0354885, 5);
+    expect(confidence).toBeCloseTo(0.98216507, 6);
+    expect(results.variants[0]!.chanceToBeatControl).toBeNull();
+    expect(results.srm).toEqual({ checked: true, pValue: 1, mismatch: false });
+  });
+
+  it("declares a winner at ≥ 0.95, the control at ≤ 0.05, nothing below the minimum sample or with SRM", () => {
+    expect(decideWinner(computeResults(counts, [0.5, 0.5], "ab").results, 100)).toBe(1);
+    expect(decideWinner(computeResults(counts, [0.5, 0.5], "ab").results, 1001)).toBeNull();
+    const reversed = [counts[1]!, { ...counts[0]!, name: "b" }];
+    expect(decideWinner(computeResults(reversed, [0.5, 0.5], "ab").results, 100)).toBe(0);
+    const close = [counts[0]!, { name: "b", exposures: 1000, conversions: 105 }];
+    expect(decideWinner(computeResults(close, [0.5, 0.5], "ab").results, 100)).toBeNull();
+    const srm = [counts[0]!, { name: "b", exposures: 1300, conversions: 169 }];
+    const r = computeResults(srm, [0.5, 0.5], "ab").results;
+    expect(r.srm.mismatch).toBe(true);
+    expect(decideWinner(r, 100)).toBeNull();
+  });
+});
+
+describe("Thompson sampling (bandit simulation)", () => {
+  it("sends most traffic to the best arm after convergence, keeping a 1% floor", () => {
+    // Known true conversion rates; rounds of 500 visitors allocated by the current weights.
+    const truth = [0.04, 0.06, 0.1];
+    const rand = mulberry32(7);
+    const counts = truth.map((_, i) => ({ name: `arm${i}`, exposures: 0, conversions: 0 }));
+    let weights = [1 / 3, 1 / 3, 1 / 3];
+    for (let round = 0; round < 40; round++) {
+      for (let v = 0; v < 500; v++) {
+        const u = rand();
+        let arm = 0;
+        let cum = weights[0]!;
+        while (u >= cum && arm < weights.length - 1) cum += weights[++arm]!;
+        counts[arm]!.exposures++;
+        if (rand() < truth[arm]!) counts[arm]!.conversions++;
+      }
+      // Burn-in of 100 exposures per arm, as the job does.
+      if (counts.every((c) => c.exposures >= 100)) weights = thompsonWeights(counts, { draws: 2000 });
+    }
+    expect(weights[2]).toBeGreaterThan(0.9);
+    expect(Math.min(...weights)).toBeGreaterThanOrEqual(0.01 - 1e-12);
+    expect(weights.reduce((s, w) => s + w, 0)).toBeCloseTo(1, 12);
+    const share = counts[2]!.exposures / counts.reduce((s, c) => s + c.exposures, 0);
+    expect(share).toBeGreaterThan(0.6);
+  });
+});

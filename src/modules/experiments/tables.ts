@@ -1,0 +1,55 @@
+export type ExperimentStatus = "draft" | "running" | "paused" | "completed";
+export type ExperimentMode = "ab" | "multivariate" | "bandit";
+
+export interface ExperimentTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  status: ExperimentStatus;
+  mode: ExperimentMode;
+  target_url: string;
+  traffic_split: number;
+  /** JSON: Array<{name, css?, js?}> */
+  variants: string;
+  /** JSON: number[] summing to 1 */
+  weights: string;
+  belief_id: string | null;
+  /** JSON: string[]; null = every conversion goal of the project */
+  conversion_goal_ids: string | null;
+  min_sample_per_variant: number;
+  /** 1 once the experiment has been running; variants are frozen from then on. */
+  has_run: number;
+  winner: string | null;
+  completion_reason: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExperimentExposureTable {
+  experiment_id: string;
+  visitor_id: string;
+  project_id: string;
+  variant: string;
+  /** epoch ms */
+  exposed_at: number;
+  /** epoch ms of the first conversion after exposure */
+  converted_at: number | null;
+}
+
+export interface ExperimentVariantStatsTable {
+  experiment_id: string;
+  variant: string;
+  exposures: number;
+  conversions: number;
+}
+
+declare module "../../platform/db/types.js" {
+  interface Database {
+    experiments: ExperimentTable;
+    experiment_exposures: ExperimentExposureTable;
+    experiment_variant_stats: ExperimentVariantStatsTable;
+  }
+}
