@@ -9,6 +9,7 @@ import { webhooksModule } from "./webhooks/module.js";
 import { experimentsModule } from "./experiments/module.js";
 import { emailModule } from "./email/module.js";
 import { connectorsModule } from "./connectors/module.js";
+import { dashboardModule } from "./dashboard/module.js";
 
 /** A feature module: registers its routes, job definitions, service-event subscribers and schedules. */
 export interface LiftModule {
@@ -27,4 +28,5 @@ export const modules: LiftModule[] = [
   experimentsModule,
   emailModule,
   connectorsModule,
+  dashboardModule,
 ];
