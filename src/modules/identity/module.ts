@@ -1,6 +1,13 @@
 import type { LiftModule } from "../index.js";
+import { processIdentityEvents } from "./processor.js";
+import { identityRoutes } from "./routes.js";
+
+export { getLead, upsertLeadByEmail } from "./leads.js";
 
 export const identityModule: LiftModule = {
   name: "identity",
-  async register(_app) {},
+  async register(app) {
+    app.eventBus.register("identity", processIdentityEvents);
+    await app.register(identityRoutes);
+  },
 };

@@ -1,0 +1,90 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { Db } from "../../platform/db/index.js";
+import { listConversionGoals } from "../goals/service.js";
+import { countUnion } from "./hll.js";
+import { SIGNUP_EVENT_TYPES, SIGNUP_KEY } from "./processor.js";
+import { dayOf } from "./rollup-store.js";
+import "./tables.js";
+
+type Range = { from: number; to: number };
+
+/** Visitors over whole UTC days touching the range (the rollup's grain). */
+async function visitors(db: Db, project: ProjectRef, range: Range): Promise<number> {
+  const rows = await db
+    .selectFrom("analytics_daily")
+    .select("visitors_sketch")
+    .where("project_id", "=", project.id)
+    .where("day", ">=", dayOf(range.from))
+    .where("day", "<=", dayOf(range.to))
+    .execute();
+  return countUnion(rows.map((r) => r.visitors_sketch));
+}
+
+async function leads(db: Db, project: ProjectRef, range: Range): Promise<number> {
+  const row = await db
+    .selectFrom("analytics_daily")
+    .select((eb) => eb.fn.sum<number>("leads").as("n"))
+    .where("project_id", "=", project.id)
+    .where("day", ">=", dayOf(range.from))
+    .where("day", "<=", dayOf(range.to))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+async function conversions(
+  db: Db,
+  project: ProjectRef,
+  range: Range,
+): Promise<{ count: number; revenue: number }> {
+  const row = await db
+    .selectFrom("analytics_conversions")
+    .select((eb) => [eb.fn.sum<number>("counted").as("n"), eb.fn.sum<number>("revenue").as("r")])
+    .where("project_id", "=", project.id)
+    .where("ts", ">=", range.from)
+    .where("ts", "<=", range.to)
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), revenue: Number(row?.r ?? 0) };
+}
+
+async function hits(db: Db, project: ProjectRef, key: string, range: Range): Promise<number> {
+  const row = await db
+    .selectFrom("analytics_goal_hits")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("project_id", "=", project.id)
+    .where("goal_key", "=", key)
+    .where("ts", ">=", range.from)
+    .where("ts", "<=", range.to)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The goal metrics analytics knows: visitors, leads, conversions, revenue, conversion_rate,
+ * signups (events named signup/sign_up or a conversion goal of that name), and any conversion
+ * goal by its name (case-insensitive). Unknown metrics are left to other providers.
+ */
+export async function goalMetric(
+  db: Db,
+  project: ProjectRef,
+  metric: string,
+  range: Range,
+): Promise<number | undefined> {
+  const m = metric.trim().toLowerCase();
+  switch (m) {
+    case "visitors":
+      return visitors(db, project, range);
+    case "leads":
+      return leads(db, project, range);
+    case "conversions":
+      return (await conversions(db, project, range)).count;
+    case "revenue":
+      return (await conversions(db, project, range)).revenue;
+    case "conversion_rate": {
+      const v = await visitors(db, project, range);
+      return v > 0 ? (await conversions(db, project, range)).count / v : 0;
+    }
+  }
+  if (SIGNUP_EVENT_TYPES.has(m) || m === "signups") return hits(db, project, SIGNUP_KEY, range);
+  const goal = (await listConversionGoals(db, project)).find((g) => g.name.trim().toLowerCase() === m);
+  return goal ? hits(db, project, goal.id, range) : undefined;
+}

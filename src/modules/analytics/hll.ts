@@ -1,0 +1,103 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Distinct-visitor counts that merge across days and channels without storing visitor ids per day.
+ *
+ * A sketch is exact while small (a sorted set of 32-bit visitor hashes, "sparse") and becomes a
+ * HyperLogLog with 2^12 registers ("dense", standard error ≈ 1.6%) past SPARSE_LIMIT hashes.
+ * A union of sparse sketches is an exact count (up to 32-bit hash collisions, negligible below
+ * millions); a union involving a dense one is the HLL estimate with linear counting for small
+ * cardinalities. Serialized as text (portable column type): "s" + hex hashes or "d" + base64.
+ */
+const P = 12;
+const M = 1 << P;
+const SPARSE_LIMIT = 512;
+const ALPHA = 0.7213 / (1 + 1.079 / M);
+
+export function visitorHash(visitorId: string): number {
+  return createHash("sha1").update(visitorId).digest().readUInt32BE(0);
+}
+
+export class VisitorSketch {
+  private sparse: Set<number> | null = new Set();
+  private registers: Uint8Array | null = null;
+
+  static parse(text: string): VisitorSketch {
+    const s = new VisitorSketch();
+    if (text.startsWith("d")) {
+      s.sparse = null;
+      s.registers = new Uint8Array(Buffer.from(text.slice(1), "base64"));
+    } else {
+      for (let i = 1; i + 8 <= text.length; i += 8) s.sparse!.add(Number.parseInt(text.slice(i, i + 8), 16));
+    }
+    return s;
+  }
+
+  get isExact(): boolean {
+    return this.sparse !== null;
+  }
+
+  add(hash: number): void {
+    if (this.sparse) {
+      this.sparse.add(hash >>> 0);
+      if (this.sparse.size > SPARSE_LIMIT) this.densify();
+    } else {
+      setRegister(this.registers!, hash);
+    }
+  }
+
+  merge(other: VisitorSketch): void {
+    if (other.sparse) {
+      for (const h of other.sparse) this.add(h);
+      return;
+    }
+    if (this.sparse) this.densify();
+    const r = this.registers!;
+    const o = other.registers!;
+    for (let i = 0; i < M; i++) if (o[i]! > r[i]!) r[i] = o[i]!;
+  }
+
+  count(): number {
+    if (this.sparse) return this.sparse.size;
+    const r = this.registers!;
+    let sum = 0;
+    let zeros = 0;
+    for (let i = 0; i < M; i++) {
+      sum += 2 ** -r[i]!;
+      if (r[i] === 0) zeros++;
+    }
+    const raw = (ALPHA * M * M) / sum;
+    if (raw <= 2.5 * M && zeros > 0) return Math.round(M * Math.log(M / zeros));
+    return Math.round(raw);
+  }
+
+  serialize(): string {
+    if (this.sparse) {
+      let out = "s";
+      for (const h of [...this.sparse].sort((a, b) => a - b)) out += h.toString(16).padStart(8, "0");
+      return out;
+    }
+    return `d${Buffer.from(this.registers!).toString("base64")}`;
+  }
+
+  private densify(): void {
+    const r = new Uint8Array(M);
+    for (const h of this.sparse!) setRegister(r, h);
+    this.sparse = null;
+    this.registers = r;
+  }
+}
+
+function setRegister(r: Uint8Array, hash: number): void {
+  const idx = hash >>> (32 - P);
+  const rest = (hash << P) >>> 0;
+  const rank = rest === 0 ? 32 - P + 1 : Math.clz32(rest) + 1;
+  if (rank > r[idx]!) r[idx] = rank;
+}
+
+/** Distinct visitors across many stored sketches. */
+export function countUnion(texts: Iterable<string>): number {
+  const acc = new VisitorSketch();
+  for (const t of texts) acc.merge(VisitorSketch.parse(t));
+  return acc.count();
+}

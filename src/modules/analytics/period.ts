@@ -1,0 +1,50 @@
+import { validation } from "../../platform/errors.js";
+import { DAY_MS, dayOf } from "./rollup-store.js";
+
+export interface Period {
+  fromDay: number;
+  toDay: number;
+  /** ISO dates (YYYY-MM-DD), both inclusive */
+  from: string;
+  to: string;
+}
+
+const PRESETS: Record<string, number> = { "7d": 7, "30d": 30, "90d": 90 };
+/** A custom range longer than this is refused: the rollup read grows with days. */
+const MAX_CUSTOM_DAYS = 3660;
+const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+function parseIsoDay(value: string, field: string): number {
+  const ms = ISO.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw validation(`query.${field} must be an ISO 8601 date (YYYY-MM-DD)`);
+  return dayOf(ms);
+}
+
+/**
+ * Presets end today (UTC) and count whole UTC days: 7d = today and the 6 days before it.
+ * `custom` takes `from` and `to` (ISO dates, both inclusive, from ≤ to); `from`/`to` without a
+ * period mean custom too.
+ */
+export function resolvePeriod(
+  q: { period?: string; from?: string; to?: string },
+  now: number = Date.now(),
+): Period {
+  const period = q.period ?? (q.from !== undefined || q.to !== undefined ? "custom" : "30d");
+  if (period === "custom") {
+    if (q.from === undefined) throw validation("query.from is required when period is custom");
+    if (q.to === undefined) throw validation("query.to is required when period is custom");
+    const fromDay = parseIsoDay(q.from, "from");
+    const toDay = parseIsoDay(q.to, "to");
+    if (fromDay > toDay) throw validation("query.from must not be after query.to");
+    if (toDay - fromDay + 1 > MAX_CUSTOM_DAYS)
+      throw validation(`query.from: a custom period spans at most ${MAX_CUSTOM_DAYS} days`);
+    return { fromDay, toDay, from: isoDay(fromDay), to: isoDay(toDay) };
+  }
+  const days = PRESETS[period];
+  if (days === undefined) throw validation("query.period must be one of 7d, 30d, 90d, custom");
+  const toDay = dayOf(now);
+  const fromDay = toDay - days + 1;
+  return { fromDay, toDay, from: isoDay(fromDay), to: isoDay(toDay) };
+}

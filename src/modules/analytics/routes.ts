@@ -1,0 +1,33 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { attributionSummary } from "./attribution.js";
+import { resolvePeriod } from "./period.js";
+import { AnalyticsSummary, AttributionQuery, AttributionSummary, SummaryQuery } from "./schema.js";
+import { analyticsSummary } from "./summary.js";
+
+const tags = ["analytics"];
+
+export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    "/api/analytics/summary",
+    {
+      schema: { querystring: SummaryQuery, response: { 200: AnalyticsSummary }, tags },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => analyticsSummary(app.db, req.project, resolvePeriod(req.query)),
+  );
+
+  app.get(
+    "/api/attribution/summary",
+    {
+      schema: { querystring: AttributionQuery, response: { 200: AttributionSummary }, tags },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) =>
+      attributionSummary(
+        app.db,
+        req.project,
+        req.query.model ?? "position_based",
+        resolvePeriod({ period: req.query.period ?? "30d" }),
+      ),
+  );
+};

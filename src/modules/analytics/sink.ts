@@ -1,0 +1,51 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { Trx } from "../../platform/db/index.js";
+import { scheduleGoalRecompute } from "../goals/service.js";
+import { RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
+import "./tables.js";
+
+/**
+ * What identity tells analytics, in identity's transaction. Analytics never reads identity's
+ * tables: it keeps the visitor → lead links it needs to key touchpoints and conversions by person.
+ */
+export const personKey = (visitorId: string, leadId: string | null | undefined): string =>
+  leadId ? `l:${leadId}` : `v:${visitorId}`;
+
+/** A new lead counts in the daily rollup of its creation day under its first-touch channel. */
+export async function recordLeadCreated(
+  trx: Trx,
+  project: ProjectRef,
+  lead: { channel: string | null; createdAt: number },
+): Promise<void> {
+  const deltas = new RollupDeltas();
+  deltas.get(project.id, lead.createdAt, lead.channel ?? "direct").leads++;
+  await applyRollupDeltas(trx, deltas);
+  await scheduleGoalRecompute(trx, project);
+}
+
+/** The visitor's sessions and conversions now belong to the lead's journey (merged history). */
+export async function recordVisitorLinked(
+  trx: Trx,
+  project: ProjectRef,
+  visitorId: string,
+  leadId: string,
+): Promise<void> {
+  await trx
+    .insertInto("analytics_links")
+    .values({ project_id: project.id, visitor_id: visitorId, lead_id: leadId })
+    .onConflict((oc) => oc.columns(["project_id", "visitor_id"]).doUpdateSet({ lead_id: leadId }))
+    .execute();
+  const key = personKey(visitorId, leadId);
+  await trx
+    .updateTable("analytics_touchpoints")
+    .set({ person_key: key })
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "=", visitorId)
+    .execute();
+  await trx
+    .updateTable("analytics_conversions")
+    .set({ person_key: key, lead_id: leadId })
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "=", visitorId)
+    .execute();
+}

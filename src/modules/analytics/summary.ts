@@ -1,0 +1,62 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { VisitorSketch } from "./hll.js";
+import type { Period } from "./period.js";
+import "./tables.js";
+
+export interface AnalyticsSummary {
+  visitors: number;
+  leads: number;
+  conversions: number;
+  conversionRate: number;
+  topChannels: { channel: string; visitors: number; conversions: number }[];
+  period: { from: string; to: string };
+}
+
+const TOP_CHANNELS = 10;
+
+/** Reads only the daily rollup: cost grows with days × channels, not with events. */
+export async function analyticsSummary(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: Period,
+): Promise<AnalyticsSummary> {
+  const rows = await db
+    .selectFrom("analytics_daily")
+    .select(["channel", "visitors_sketch", "conversions", "leads"])
+    .where("project_id", "=", project.id)
+    .where("day", ">=", period.fromDay)
+    .where("day", "<=", period.toDay)
+    .execute();
+  const all = new VisitorSketch();
+  const channels = new Map<string, { sketch: VisitorSketch; conversions: number }>();
+  let leads = 0;
+  let conversions = 0;
+  for (const r of rows) {
+    const sketch = VisitorSketch.parse(r.visitors_sketch);
+    all.merge(sketch);
+    leads += Number(r.leads);
+    conversions += Number(r.conversions);
+    const c = channels.get(r.channel) ?? { sketch: new VisitorSketch(), conversions: 0 };
+    c.sketch.merge(sketch);
+    c.conversions += Number(r.conversions);
+    channels.set(r.channel, c);
+  }
+  const visitors = all.count();
+  const topChannels = [...channels]
+    .map(([channel, c]) => ({ channel, visitors: c.sketch.count(), conversions: c.conversions }))
+    .filter((c) => c.visitors > 0 || c.conversions > 0)
+    .sort(
+      (a, b) =>
+        b.visitors - a.visitors || b.conversions - a.conversions || a.channel.localeCompare(b.channel),
+    )
+    .slice(0, TOP_CHANNELS);
+  return {
+    visitors,
+    leads,
+    conversions,
+    conversionRate: visitors > 0 ? conversions / visitors : 0,
+    topChannels,
+    period: { from: period.from, to: period.to },
+  };
+}

@@ -1,0 +1,55 @@
+export interface TouchpointTable {
+  project_id: string;
+  session_id: string;
+  visitor_id: string;
+  person_key: string;
+  channel: string;
+  ts: number;
+}
+
+export interface ConversionTable {
+  event_id: string;
+  project_id: string;
+  visitor_id: string;
+  person_key: string;
+  lead_id: string | null;
+  goal_id: string | null;
+  type: string;
+  revenue: number;
+  counted: number;
+  channel: string;
+  ts: number;
+}
+
+export interface GoalHitTable {
+  project_id: string;
+  goal_key: string;
+  event_id: string;
+  ts: number;
+}
+
+export interface DailyRollupTable {
+  project_id: string;
+  day: number;
+  channel: string;
+  visitors_sketch: string;
+  conversions: number;
+  revenue: number;
+  leads: number;
+}
+
+export interface AnalyticsLinkTable {
+  project_id: string;
+  visitor_id: string;
+  lead_id: string;
+}
+
+declare module "../../platform/db/types.js" {
+  interface Database {
+    analytics_touchpoints: TouchpointTable;
+    analytics_conversions: ConversionTable;
+    analytics_goal_hits: GoalHitTable;
+    analytics_daily: DailyRollupTable;
+    analytics_links: AnalyticsLinkTable;
+  }
+}

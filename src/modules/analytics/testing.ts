@@ -1,0 +1,39 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import type { CommittedEvent } from "../../platform/event-bus.js";
+import { forgetCachedGoals } from "./processor.js";
+
+/** Test support: committed events as the events writer hands them to processors. */
+export interface Scope {
+  projectId: string;
+  workspaceId: string;
+}
+
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
+
+export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId: string }): CommittedEvent {
+  const timestamp = e.timestamp ?? Date.now();
+  return {
+    id: e.id ?? `ev_${randomUUID()}`,
+    workspaceId: scope.workspaceId,
+    projectId: scope.projectId,
+    leadId: null,
+    type: "pageview",
+    url: "https://shop.example.com/",
+    data: {},
+    referrer: null,
+    sessionId: e.sessionId ?? `s_${e.visitorId}_${timestamp}`,
+    channel: "direct",
+    source: null,
+    isBot: false,
+    ...e,
+    timestamp,
+  };
+}
+
+/** Runs every registered processor over the events in one transaction, as the writer does. */
+export async function commitEvents(app: FastifyInstance, events: CommittedEvent[]): Promise<void> {
+  for (const id of new Set(events.map((e) => e.projectId))) forgetCachedGoals(id);
+  await app.db.transaction().execute((trx) => app.eventBus.process(trx, events));
+}

@@ -1,0 +1,195 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { newId } from "../../platform/crypto.js";
+import type { Db, DbOrTrx, Trx } from "../../platform/db/index.js";
+import { notFound, validation } from "../../platform/errors.js";
+import { emitServiceEvent } from "../../platform/jobs.js";
+import { recordLeadCreated } from "../analytics/sink.js";
+import type { IdentityLeadTable } from "./tables.js";
+import "./tables.js";
+
+export interface Attribution {
+  channel: string | null;
+  source: string | null;
+  landingPage: string | null;
+}
+
+export interface Lead {
+  id: string;
+  email: string;
+  name: string | null;
+  source: string;
+  properties: Record<string, unknown>;
+  /** The lead's first touch: the earliest first touch among its visitors. */
+  attribution: Attribution;
+  firstSeen: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface LeadInput {
+  email: string;
+  name?: string;
+  /** How the lead became known (stitch, crm, payments, …); kept from the first sighting. */
+  source: string;
+  properties?: Record<string, unknown>;
+}
+
+/** A first touch, as a visitor row holds it. */
+export interface FirstTouch {
+  firstSeen: number;
+  channel: string | null;
+  source: string | null;
+  landingPage: string | null;
+}
+
+/** Emails compare case-insensitively and trimmed; stored that way so a unique index enforces it. */
+export function normalizeEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw validation("email must be an email address");
+  return email;
+}
+
+export function toLead(r: IdentityLeadTable): Lead {
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    source: r.source,
+    properties: JSON.parse(r.properties) as Record<string, unknown>,
+    attribution: { channel: r.channel, source: r.attr_source, landingPage: r.landing_page },
+    firstSeen: r.first_seen === null ? null : new Date(Number(r.first_seen)).toISOString(),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Runs `fn` in the caller's transaction, or in a new one. */
+export function inTransaction<T>(db: DbOrTrx, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db as Trx) : (db as Db).transaction().execute(fn);
+}
+
+export async function findLead(
+  db: DbOrTrx,
+  project: ProjectRef,
+  id: string,
+): Promise<IdentityLeadTable | undefined> {
+  return db
+    .selectFrom("identity_leads")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+/** A lead of the project; another project's lead is NOT_FOUND. */
+export async function getLead(db: DbOrTrx, project: ProjectRef, id: string): Promise<Lead> {
+  const row = await findLead(db, project, id);
+  if (!row) throw notFound("lead", id);
+  return toLead(row);
+}
+
+/**
+ * Finds the lead by email (case-insensitive, trimmed) or creates it. A new lead fires lead.created
+ * once (the unique index makes a concurrent duplicate fall into the update path); a change of name
+ * or properties fires lead.updated. Both in the same transaction as the change.
+ */
+export async function upsertLeadByEmail(
+  db: DbOrTrx,
+  project: ProjectRef,
+  input: LeadInput,
+): Promise<{ lead: Lead; created: boolean }> {
+  return inTransaction(db, (trx) => upsertLead(trx, project, input, null));
+}
+
+export async function upsertLead(
+  trx: Trx,
+  project: ProjectRef,
+  input: LeadInput,
+  firstTouch: FirstTouch | null,
+): Promise<{ lead: Lead; created: boolean }> {
+  const email = normalizeEmail(input.email);
+  const now = new Date().toISOString();
+  const inserted = await trx
+    .insertInto("identity_leads")
+    .values({
+      id: newId("lead"),
+      project_id: project.id,
+      workspace_id: project.workspaceId,
+      email,
+      name: input.name ?? null,
+      source: input.source,
+      properties: JSON.stringify(input.properties ?? {}),
+      first_seen: firstTouch?.firstSeen ?? null,
+      channel: firstTouch?.channel ?? null,
+      attr_source: firstTouch?.source ?? null,
+      landing_page: firstTouch?.landingPage ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(["project_id", "email"]).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) {
+    const lead = toLead(inserted);
+    await emitServiceEvent(trx, project, "lead.created", lead);
+    await recordLeadCreated(trx, project, { channel: inserted.channel, createdAt: Date.parse(now) });
+    return { lead, created: true };
+  }
+  const row = await trx
+    .selectFrom("identity_leads")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .where("email", "=", email)
+    .executeTakeFirstOrThrow();
+  const changed: string[] = [];
+  const patch: Partial<IdentityLeadTable> = {};
+  if (input.name !== undefined && input.name !== row.name) {
+    patch.name = input.name;
+    changed.push("name");
+  }
+  if (input.properties) {
+    const merged = { ...(JSON.parse(row.properties) as Record<string, unknown>), ...input.properties };
+    const text = JSON.stringify(merged);
+    if (text !== row.properties) {
+      patch.properties = text;
+      changed.push("properties");
+    }
+  }
+  if (changed.length === 0) return { lead: toLead(row), created: false };
+  const updated = await trx
+    .updateTable("identity_leads")
+    .set({ ...patch, updated_at: now })
+    .where("id", "=", row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const lead = toLead(updated);
+  await emitServiceEvent(trx, project, "lead.updated", { ...lead, changed });
+  return { lead, created: false };
+}
+
+/** Moves the lead's first touch earlier when a visitor with an earlier first touch joins it. */
+export async function adoptFirstTouch(
+  trx: Trx,
+  project: ProjectRef,
+  leadId: string,
+  touch: FirstTouch,
+): Promise<void> {
+  if (touch.channel === null) return;
+  const row = await findLead(trx, project, leadId);
+  if (!row) return;
+  if (row.channel !== null && row.first_seen !== null && Number(row.first_seen) <= touch.firstSeen) return;
+  const updated = await trx
+    .updateTable("identity_leads")
+    .set({
+      first_seen: touch.firstSeen,
+      channel: touch.channel,
+      attr_source: touch.source,
+      landing_page: touch.landingPage,
+      updated_at: new Date().toISOString(),
+    })
+    .where("id", "=", leadId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await emitServiceEvent(trx, project, "lead.updated", { ...toLead(updated), changed: ["attribution"] });
+}

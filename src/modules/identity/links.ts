@@ -1,0 +1,155 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { Trx } from "../../platform/db/index.js";
+import { AppError, notFound } from "../../platform/errors.js";
+import { recordVisitorLinked } from "../analytics/sink.js";
+import { type FirstTouch, adoptFirstTouch, findLead, normalizeEmail, upsertLead } from "./leads.js";
+import type { IdentityVisitorTable } from "./tables.js";
+import "./tables.js";
+
+export interface LinkResult {
+  visitorId: string;
+  leadId: string;
+  source: string;
+  linkedAt: string;
+  /** false when the visitor was already linked to this lead (idempotent repeat). */
+  linked: boolean;
+}
+
+export function visitorFirstTouch(v: IdentityVisitorTable): FirstTouch {
+  return {
+    firstSeen: Number(v.first_seen),
+    channel: v.channel,
+    source: v.source,
+    landingPage: v.landing_page,
+  };
+}
+
+async function findVisitor(trx: Trx, project: ProjectRef, visitorId: string) {
+  return trx
+    .selectFrom("identity_visitors")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "=", visitorId)
+    .executeTakeFirst();
+}
+
+/**
+ * The visitor row, created as a placeholder (no first touch yet) when identity hears of the
+ * visitor before any of its events: its first event then fills first/last seen and attribution.
+ */
+async function ensureVisitor(
+  trx: Trx,
+  project: ProjectRef,
+  visitorId: string,
+): Promise<IdentityVisitorTable> {
+  const now = Date.now();
+  await trx
+    .insertInto("identity_visitors")
+    .values({
+      project_id: project.id,
+      visitor_id: visitorId,
+      workspace_id: project.workspaceId,
+      lead_id: null,
+      link_source: null,
+      linked_at: null,
+      first_seen: now,
+      last_seen: now,
+      channel: null,
+      source: null,
+      landing_page: null,
+    })
+    .onConflict((oc) => oc.columns(["project_id", "visitor_id"]).doNothing())
+    .execute();
+  return (await findVisitor(trx, project, visitorId))!;
+}
+
+const conflict = (visitorId: string) =>
+  new AppError("CONFLICT", `visitor ${visitorId} is already linked to another lead`);
+
+/**
+ * Links a visitor to a lead: a visitor belongs to at most one lead, so a link to a different lead
+ * is refused (409), as PostHog refuses merging two identified persons; linking again to the same
+ * lead is a no-op. The visitor's history joins the lead's journey and attribution.
+ * `onConflict: "skip"` is for batch userIds, where a refusal must not fail the events commit.
+ */
+export async function linkVisitor(
+  trx: Trx,
+  project: ProjectRef,
+  visitorId: string,
+  leadId: string,
+  source: string,
+  onConflict: "throw" | "skip" = "throw",
+): Promise<LinkResult | null> {
+  if (!(await findLead(trx, project, leadId))) throw notFound("lead", leadId);
+  const visitor = await ensureVisitor(trx, project, visitorId);
+  if (visitor.lead_id === leadId) {
+    return {
+      visitorId,
+      leadId,
+      source: visitor.link_source ?? source,
+      linkedAt: visitor.linked_at!,
+      linked: false,
+    };
+  }
+  if (visitor.lead_id !== null) {
+    if (onConflict === "skip") return null;
+    throw conflict(visitorId);
+  }
+  const linkedAt = new Date().toISOString();
+  const res = await trx
+    .updateTable("identity_visitors")
+    .set({ lead_id: leadId, link_source: source, linked_at: linkedAt })
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "=", visitorId)
+    .where("lead_id", "is", null)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) {
+    // Linked concurrently by another transaction: same rule as above.
+    const now = await findVisitor(trx, project, visitorId);
+    if (now?.lead_id === leadId)
+      return {
+        visitorId,
+        leadId,
+        source: now.link_source ?? source,
+        linkedAt: now.linked_at!,
+        linked: false,
+      };
+    if (onConflict === "skip") return null;
+    throw conflict(visitorId);
+  }
+  await recordVisitorLinked(trx, project, visitorId, leadId);
+  if (visitor.channel !== null) await adoptFirstTouch(trx, project, leadId, visitorFirstTouch(visitor));
+  return { visitorId, leadId, source, linkedAt, linked: true };
+}
+
+export interface StitchResult {
+  visitorId: string;
+  leadId: string;
+  email: string;
+  /** whether the lead was created by this stitch */
+  created: boolean;
+  /** false on an idempotent repeat */
+  linked: boolean;
+}
+
+/**
+ * Email stitching from the browser: the lead with this email (case-insensitive, trimmed) or a new
+ * one carrying the visitor's first touch, then the visitor → lead link. A visitor already linked to
+ * a lead with another email is refused before any lead is created.
+ */
+export async function stitchVisitor(
+  trx: Trx,
+  project: ProjectRef,
+  input: { visitorId: string; email: string },
+): Promise<StitchResult> {
+  const email = normalizeEmail(input.email);
+  const visitor = await ensureVisitor(trx, project, input.visitorId);
+  if (visitor.lead_id !== null) {
+    const current = await findLead(trx, project, visitor.lead_id);
+    if (current && current.email !== email) throw conflict(input.visitorId);
+  }
+  const touch = visitor.channel !== null ? visitorFirstTouch(visitor) : null;
+  const { lead, created } = await upsertLead(trx, project, { email, source: "stitch" }, touch);
+  const link = await linkVisitor(trx, project, input.visitorId, lead.id, "stitch");
+  return { visitorId: input.visitorId, leadId: lead.id, email, created, linked: link?.linked ?? false };
+}

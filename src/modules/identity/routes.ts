@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { AppError } from "../../platform/errors.js";
+import { createLimit } from "../../platform/rate-limit.js";
+import { getJourney } from "./journey.js";
+import { linkVisitor, stitchVisitor } from "./links.js";
+import { Journey, JourneyQuery, LinkBody, LinkResult, StitchBody, StitchResult } from "./schema.js";
+
+const tags = ["identity"];
+
+export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    "/api/identity",
+    {
+      schema: { querystring: JourneyQuery, response: { 200: Journey }, tags },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => getJourney(app.db, req.project, req.query.visitorId),
+  );
+
+  app.post(
+    "/api/identity",
+    {
+      schema: { body: LinkBody, response: { 200: LinkResult }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => {
+      const { visitorId, leadId, source } = req.body;
+      return app.db
+        .transaction()
+        .execute(async (trx) => (await linkVisitor(trx, req.project, visitorId, leadId, source ?? "api"))!);
+    },
+  );
+
+  // Public (browser snippet): the project's public key in the body; the write limit per key.
+  const stitchLimit = createLimit(app, {
+    name: "stitch",
+    max: app.config.rateLimits.writes,
+    key: (req) => `pk:${(req.body as { projectKey?: string } | undefined)?.projectKey ?? req.ip}`,
+  });
+  // Preflight of a cross-origin JSON stitch: answered here so it carries this route's open CORS.
+  app.options(
+    "/api/identity/stitch",
+    { schema: { hide: true }, config: { publicCors: true } },
+    async (_req, reply) => reply.code(204).send(),
+  );
+  app.post(
+    "/api/identity/stitch",
+    {
+      schema: { body: StitchBody, response: { 200: StitchResult }, tags },
+      config: { publicCors: true, allowTextPlain: true },
+      preHandler: async (req, reply) => {
+        const project = await app.principalResolver.resolvePublicKey(req.body.projectKey);
+        if (!project) throw new AppError("UNAUTHORIZED", "unknown project key");
+        req.project = project;
+        if (stitchLimit) await stitchLimit.call(app, req, reply);
+      },
+    },
+    async (req) => {
+      const { visitorId, email } = req.body;
+      return app.db.transaction().execute((trx) => stitchVisitor(trx, req.project, { visitorId, email }));
+    },
+  );
+};

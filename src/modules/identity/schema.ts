@@ -1,0 +1,50 @@
+import { Type } from "@sinclair/typebox";
+
+const VisitorId = Type.String({ minLength: 1, maxLength: 200 });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const JourneyQuery = Type.Object({ visitorId: VisitorId });
+
+export const Attribution = Type.Object({
+  channel: Nullable(Type.String()),
+  source: Nullable(Type.String()),
+  landingPage: Nullable(Type.String()),
+});
+
+export const Journey = Type.Object({
+  visitorId: Type.String(),
+  leadId: Nullable(Type.String()),
+  visitorIds: Type.Array(Type.String()),
+  firstSeen: Type.String(),
+  lastSeen: Type.String(),
+  events: Type.Array(Type.Object({ type: Type.String(), url: Type.String(), timestamp: Type.String() })),
+  attribution: Attribution,
+});
+
+export const LinkBody = Type.Object({
+  visitorId: VisitorId,
+  leadId: Type.String({ minLength: 1, maxLength: 100 }),
+  source: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export const LinkResult = Type.Object({
+  visitorId: Type.String(),
+  leadId: Type.String(),
+  source: Type.String(),
+  linkedAt: Type.String(),
+  linked: Type.Boolean(),
+});
+
+export const StitchBody = Type.Object({
+  visitorId: VisitorId,
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  projectKey: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const StitchResult = Type.Object({
+  visitorId: Type.String(),
+  leadId: Type.String(),
+  email: Type.String(),
+  created: Type.Boolean(),
+  linked: Type.Boolean(),
+});

@@ -1,0 +1,3 @@
+/** The identity module's contract for other modules (webhooks in, connectors). */
+export { type Lead, type LeadInput, getLead, upsertLeadByEmail } from "./leads.js";
+export { type Journey, getJourney } from "./journey.js";

@@ -1,0 +1,38 @@
+export interface IdentityVisitorTable {
+  project_id: string;
+  visitor_id: string;
+  workspace_id: string;
+  lead_id: string | null;
+  link_source: string | null;
+  linked_at: string | null;
+  /** epoch ms */
+  first_seen: number;
+  last_seen: number;
+  channel: string | null;
+  source: string | null;
+  landing_page: string | null;
+}
+
+export interface IdentityLeadTable {
+  id: string;
+  project_id: string;
+  workspace_id: string;
+  email: string;
+  name: string | null;
+  source: string;
+  /** JSON object */
+  properties: string;
+  first_seen: number | null;
+  channel: string | null;
+  attr_source: string | null;
+  landing_page: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+declare module "../../platform/db/types.js" {
+  interface Database {
+    identity_visitors: IdentityVisitorTable;
+    identity_leads: IdentityLeadTable;
+  }
+}
