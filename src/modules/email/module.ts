@@ -1,6 +1,44 @@
 import type { LiftModule } from "../index.js";
+import { deliveryJob } from "./delivery/job.js";
+import { type Mailer, outboxMailer, smtpMailer } from "./delivery/transport.js";
+import { txAdminRoutes } from "./routes-admin.js";
+import { communicationRoutes } from "./routes-communications.js";
+import { txSendRoutes } from "./routes-send.js";
+import { trackingRoutes } from "./routes-tracking.js";
+import type { SendDeps } from "./send.js";
+import { Tracker } from "./tracking.js";
 
+/** Transactional email: keys, templates, send, idempotency, delivery, tracking, suppressions. */
 export const emailModule: LiftModule = {
   name: "email",
-  async register(_app) {},
+  async register(app) {
+    const { config } = app;
+    let mailer: Mailer | null = null;
+    // Created on first use: the SMTP pool opens connections only when mail is actually sent.
+    const getMailer = () => {
+      mailer ??= config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(config.dataDir);
+      return mailer;
+    };
+    app.addHook("onClose", async () => mailer?.close());
+
+    const tracker = new Tracker(app.secrets.derive("email-tracking"), config.publicUrl);
+    const host = new URL(config.publicUrl).hostname || "localhost";
+    const deps: SendDeps = {
+      db: app.db,
+      secrets: app.secrets,
+      mailer: getMailer,
+      tracker,
+      sandboxDomain: config.sandboxDomain,
+      // The spec has no sender field; EMAIL_FROM sets the envelope sender for a deployment.
+      from: process.env.EMAIL_FROM || `Lift <no-reply@${host.includes(".") ? host : `${host}.localdomain`}>`,
+      messageDomain: host,
+      inRequestDelays: config.retryScale < 1 ? [0, 20, 50] : undefined,
+    };
+
+    app.jobs.define(deliveryJob(getMailer, app.secrets));
+    await app.register(txSendRoutes, { deps });
+    await app.register(txAdminRoutes);
+    await app.register(communicationRoutes);
+    await app.register(trackingRoutes, { tracker });
+  },
 };

@@ -1,0 +1,45 @@
+import { defineJob, PermanentJobError } from "../../../platform/jobs.js";
+import type { SecretBox } from "../../../platform/crypto.js";
+import { addEvent, getSendRow, updateSend } from "../records.js";
+import { DELIVER_JOB, recordOutcome, recordPermanentFailure } from "../send.js";
+import { classify, type Mailer, type OutgoingMessage } from "./transport.js";
+
+/** Seconds between background attempts after the in-request ones (about 15 hours in all). */
+export const DELIVERY_RETRY = [30, 120, 600, 1800, 3600, 7200, 14_400, 28_800];
+
+/** Retries a transiently failed send; safe to run twice (it acts only on a queued record). */
+export function deliveryJob(mailer: () => Mailer, secrets: SecretBox) {
+  return defineJob<{ sendId: string }>({
+    type: DELIVER_JOB,
+    retry: DELIVERY_RETRY,
+    async run({ sendId }, ctx) {
+      const db = ctx.handle.db;
+      const rec = await getSendRow(db, sendId);
+      if (!rec || rec.status !== "queued" || !rec.pending_message) return;
+      const msg = JSON.parse(secrets.decrypt(rec.pending_message)) as OutgoingMessage;
+      const attempts = rec.attempts + 1;
+      try {
+        const reply = await mailer().send(msg);
+        await recordOutcome(db, sendId, "sent", { attempts, pending_message: null }, [
+          { type: "sent", detail: { reply } },
+        ]);
+        return;
+      } catch (err) {
+        const o = classify(err);
+        if (!o.transient) {
+          await recordPermanentFailure(db, rec, o.reply, o.hardBounce, attempts);
+          throw new PermanentJobError(o.reply);
+        }
+        if (ctx.attempt > DELIVERY_RETRY.length) {
+          await recordOutcome(db, sendId, "failed", { attempts, pending_message: null, error: o.reply }, [
+            { type: "failed", detail: { reply: o.reply, gaveUp: true } },
+          ]);
+          return;
+        }
+        await updateSend(db, sendId, { attempts });
+        await addEvent(db, sendId, "deferred", { reply: o.reply });
+        throw new Error(`transient SMTP failure: ${o.reply}`);
+      }
+    },
+  });
+}

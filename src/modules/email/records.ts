@@ -1,0 +1,186 @@
+import type { Db, DbOrTrx } from "../../platform/db/index.js";
+import { notFound } from "../../platform/errors.js";
+import type { SendStatus, TxSendTable, TxSuppressionTable } from "./tables.js";
+import "./tables.js";
+
+/** The send log: one record per send, and its delivery timeline. */
+export type TimelineType =
+  | "queued"
+  | "sent"
+  | "delivered"
+  | "opened"
+  | "clicked"
+  | "bounced"
+  | "complained"
+  | "failed"
+  | "deferred"
+  | "suppressed";
+
+export interface SendSummary {
+  id: string;
+  status: SendStatus;
+  to: string;
+  subject: string;
+  commId: string | null;
+  tags: Record<string, string>;
+  sandbox: boolean;
+  messageId: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const toSummary = (r: TxSendTable): SendSummary => ({
+  id: r.id,
+  status: r.status,
+  to: r.to_addr,
+  subject: r.subject,
+  commId: r.comm_id,
+  tags: JSON.parse(r.tags),
+  sandbox: r.sandbox === 1,
+  messageId: r.message_id,
+  error: r.error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export interface TimelineEvent {
+  type: TimelineType;
+  detail?: unknown;
+}
+
+export async function insertSend(db: DbOrTrx, row: TxSendTable, events: TimelineEvent[]) {
+  await db.insertInto("tx_sends").values(row).execute();
+  const at = Date.now();
+  await db
+    .insertInto("tx_send_events")
+    .values(
+      events.map((e) => ({
+        send_id: row.id,
+        type: e.type,
+        at,
+        detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+      })) as never,
+    )
+    .execute();
+}
+
+export async function addEvent(
+  db: DbOrTrx,
+  sendId: string,
+  type: TimelineType,
+  detail?: unknown,
+): Promise<void> {
+  await db
+    .insertInto("tx_send_events")
+    .values({
+      send_id: sendId,
+      type,
+      at: Date.now(),
+      detail: detail === undefined ? null : JSON.stringify(detail),
+    } as never)
+    .execute();
+}
+
+export async function updateSend(db: DbOrTrx, id: string, set: Partial<TxSendTable>): Promise<void> {
+  await db
+    .updateTable("tx_sends")
+    .set({ ...set, updated_at: new Date().toISOString() })
+    .where("id", "=", id)
+    .execute();
+}
+
+export async function getSendRow(db: Db, id: string): Promise<TxSendTable | undefined> {
+  return db.selectFrom("tx_sends").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function listRecent(db: Db, workspaceId: string, limit: number): Promise<SendSummary[]> {
+  const rows = await db
+    .selectFrom("tx_sends")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map(toSummary);
+}
+
+export async function getSendWithTimeline(db: Db, workspaceId: string, id: string) {
+  const row = await db
+    .selectFrom("tx_sends")
+    .selectAll()
+    .where("id", "=", id)
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
+  if (!row) throw notFound("send", id);
+  const events = await db
+    .selectFrom("tx_send_events")
+    .selectAll()
+    .where("send_id", "=", id)
+    .orderBy("id")
+    .execute();
+  return {
+    ...toSummary(row),
+    attempts: row.attempts,
+    timeline: events.map((e) => ({
+      type: e.type,
+      at: new Date(Number(e.at)).toISOString(),
+      ...(e.detail ? { detail: JSON.parse(e.detail) } : {}),
+    })),
+  };
+}
+
+// ---- suppression list (per workspace, addresses lower-cased) ----
+
+export const normAddr = (e: string) => e.trim().toLowerCase();
+
+export async function isSuppressed(db: Db, workspaceId: string, email: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("tx_suppressions")
+    .select("email")
+    .where("workspace_id", "=", workspaceId)
+    .where("email", "=", normAddr(email))
+    .executeTakeFirst();
+  return !!row;
+}
+
+export async function suppress(
+  db: DbOrTrx,
+  workspaceId: string,
+  email: string,
+  reason: TxSuppressionTable["reason"],
+  detail: string | null,
+): Promise<void> {
+  await db
+    .insertInto("tx_suppressions")
+    .values({
+      workspace_id: workspaceId,
+      email: normAddr(email),
+      reason,
+      detail,
+      created_at: new Date().toISOString(),
+    })
+    .onConflict((oc) => oc.columns(["workspace_id", "email"]).doNothing())
+    .execute();
+}
+
+export async function listSuppressions(db: Db, workspaceId: string) {
+  const rows = await db
+    .selectFrom("tx_suppressions")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .orderBy("created_at", "desc")
+    .execute();
+  return rows.map((r) => ({ email: r.email, reason: r.reason, detail: r.detail, createdAt: r.created_at }));
+}
+
+export async function liftSuppression(db: Db, workspaceId: string, email: string) {
+  const res = await db
+    .deleteFrom("tx_suppressions")
+    .where("workspace_id", "=", workspaceId)
+    .where("email", "=", normAddr(email))
+    .executeTakeFirst();
+  if (Number(res.numDeletedRows) === 0) throw notFound("suppression", email);
+  return { id: normAddr(email), deleted: true };
+}

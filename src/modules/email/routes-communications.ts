@@ -1,0 +1,61 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import * as svc from "./communications.js";
+import {
+  Communication,
+  CreateCommunicationBody,
+  Deleted,
+  IdParam,
+  PatchCommunicationBody,
+  Preview,
+  PreviewBody,
+} from "./schema.js";
+import type { Variables } from "./template/engine.js";
+
+const tags = ["communications"];
+
+/** Workspace templates: any session or project key reads; admins write. */
+export const communicationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const read = app.requireProject("read");
+  const admin = app.requireAdmin();
+  app.get(
+    "/api/communications",
+    { schema: { response: { 200: Type.Array(Communication) }, tags }, preHandler: read },
+    async (req) => svc.listCommunications(app.db, req.project.workspaceId),
+  );
+  app.get(
+    "/api/communications/:id",
+    { schema: { params: IdParam, response: { 200: Communication }, tags }, preHandler: read },
+    async (req) => svc.getCommunication(app.db, req.project.workspaceId, req.params.id),
+  );
+  app.post(
+    "/api/communications",
+    { schema: { body: CreateCommunicationBody, response: { 201: Communication }, tags }, preHandler: admin },
+    async (req, reply) =>
+      reply.code(201).send(await svc.createCommunication(app.db, req.principal.workspaceId, req.body)),
+  );
+  app.patch(
+    "/api/communications/:id",
+    {
+      schema: { params: IdParam, body: PatchCommunicationBody, response: { 200: Communication }, tags },
+      preHandler: admin,
+    },
+    async (req) => svc.updateCommunication(app.db, req.principal.workspaceId, req.params.id, req.body),
+  );
+  app.delete(
+    "/api/communications/:id",
+    { schema: { params: IdParam, response: { 200: Deleted }, tags }, preHandler: admin },
+    async (req) => svc.deleteCommunication(app.db, req.principal.workspaceId, req.params.id),
+  );
+  app.post(
+    "/api/communications/:id/preview",
+    { schema: { params: IdParam, body: PreviewBody, response: { 200: Preview }, tags }, preHandler: read },
+    async (req) =>
+      svc.previewCommunication(
+        app.db,
+        req.project.workspaceId,
+        req.params.id,
+        (req.body?.variables ?? {}) as Variables,
+      ),
+  );
+};

@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { bearerOrApiKey } from "../../platform/auth/plugin.js";
+import { TxError } from "../../platform/errors.js";
+import { resolveTxKey, TX_KEY_PREFIX } from "./keys.js";
+import { txRateLimit } from "./limits.js";
+import { handleSend, type SendDeps } from "./send.js";
+
+/** Reads `Authorization: Bearer svc_tx_…` or `X-Api-Key: svc_tx_…`; anything else is 401. */
+export async function authenticateTx(app: { db: SendDeps["db"] }, req: FastifyRequest) {
+  const raw = bearerOrApiKey(req, TX_KEY_PREFIX);
+  if (!raw)
+    throw new TxError(
+      401,
+      "unauthorized",
+      "missing or invalid svc_tx credential: send Authorization: Bearer svc_tx_…",
+    );
+  const who = await resolveTxKey(app.db, raw);
+  if (!who) throw new TxError(401, "unauthorized", "invalid or revoked transactional API key");
+  return who;
+}
+
+export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps }> = async (app, { deps }) => {
+  const limit = txRateLimit(app);
+  app.post(
+    "/api/v1/transactional/send",
+    {
+      config: { errorFormat: "transactional" },
+      schema: {
+        tags: ["transactional"],
+        summary: "Render and deliver one transactional email (inline or template shape)",
+      },
+      // Authentication and the per-key limit run first, so a bad body never hides a 401 or 429.
+      onRequest: [
+        async (req: FastifyRequest) => {
+          req.txPrincipal = await authenticateTx(app, req);
+        },
+        limit,
+      ],
+    },
+    async (req, reply: FastifyReply) => {
+      const res = await handleSend(deps, req.txPrincipal!, {
+        body: req.body,
+        idempotencyKey: req.headers["idempotency-key"],
+        mode: req.headers["x-svc-mode"],
+      });
+      if (res.replayed) reply.header("idempotent-replayed", "true");
+      return reply.code(res.status).type("application/json; charset=utf-8").send(res.body);
+    },
+  );
+};

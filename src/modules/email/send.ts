@@ -1,0 +1,297 @@
+import { convert } from "html-to-text";
+import { newId, randomBase62, type SecretBox } from "../../platform/crypto.js";
+import type { Db } from "../../platform/db/index.js";
+import { enqueueJob } from "../../platform/jobs.js";
+import { TxError } from "../../platform/errors.js";
+import { resolveForSend } from "./communications.js";
+import { deliverNow, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
+import * as idem from "./idempotency.js";
+import type { TxPrincipal } from "./keys.js";
+import { insertSend, isSuppressed, suppress, type TimelineEvent, updateSend } from "./records.js";
+import type { SendStatus, TxSendTable } from "./tables.js";
+import { renderTemplate } from "./template/compile.js";
+import type { Tracker } from "./tracking.js";
+import { parseSendBody, type SendRequest } from "./validate.js";
+
+export const DELIVER_JOB = "email.deliver";
+
+export interface SendDeps {
+  db: Db;
+  secrets: SecretBox;
+  mailer: () => Mailer;
+  tracker: Tracker;
+  sandboxDomain: string;
+  from: string;
+  /** Domain of generated Message-IDs. */
+  messageDomain: string;
+  /** Delays of the in-request attempts (tests shorten them). */
+  inRequestDelays?: number[];
+}
+
+export interface SendInput {
+  body: unknown;
+  idempotencyKey: string | string[] | undefined;
+  mode: string | string[] | undefined;
+}
+
+/** What the endpoint answers: the exact bytes, so an idempotent replay is byte-identical. */
+export interface SendResponse {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+const okBody = (sendId: string, messageId: string | null, status: SendStatus, sandbox: boolean) =>
+  JSON.stringify({ send_id: sendId, message_id: messageId, status, sandbox });
+const errBody = (code: string, message: string) => JSON.stringify({ error: { code, message } });
+
+export async function handleSend(deps: SendDeps, who: TxPrincipal, input: SendInput): Promise<SendResponse> {
+  const key = idem.checkKey(input.idempotencyKey);
+  const mode = input.mode;
+  if (mode !== undefined && mode !== "sandbox" && mode !== "live") {
+    throw new TxError(400, "validation_error", "X-Svc-Mode must be sandbox (or live)");
+  }
+  const req = parseSendBody(input.body);
+  const sandbox = mode === "sandbox" || domainOf(req.to) === deps.sandboxDomain.toLowerCase();
+  if (!key) return { ...(await perform(deps, who, req, sandbox, null)), replayed: false };
+
+  const got = await idem.acquire(deps.db, who.workspaceId, key, idem.requestHash(input.body, sandbox), (id) =>
+    responseFromRecord(deps.db, id),
+  );
+  if (got.kind === "replay") return { status: got.status, body: got.body, replayed: true };
+  let res: { status: number; body: string };
+  try {
+    res = await perform(deps, who, req, sandbox, key);
+  } catch (err) {
+    // Nothing was sent (validation, template errors, internal failure): the key is free again.
+    await idem.release(deps.db, who.workspaceId, key);
+    throw err;
+  }
+  await idem.finalize(deps.db, who.workspaceId, key, res);
+  return { ...res, replayed: false };
+}
+
+const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
+const localOf = (email: string) => email.slice(0, email.lastIndexOf("@")).toLowerCase();
+
+interface Content {
+  subject: string;
+  html?: string;
+  text: string;
+  commId: string | null;
+}
+
+/** Rules 1–8 of the template shape, or the inline fields with text derived from html. */
+async function renderContent(db: Db, workspaceId: string, req: SendRequest): Promise<Content> {
+  if (req.kind === "inline") {
+    const text = req.text ?? convert(req.html!, { wordwrap: 100 });
+    return { subject: req.subject, html: req.html, text, commId: null };
+  }
+  const t = await resolveForSend(db, workspaceId, req.commId);
+  if (!t) throw new TxError(404, "comm_not_found", `no communication ${req.commId} in this workspace`);
+  if (t.commType !== "transactional") {
+    throw new TxError(
+      400,
+      "comm_type_mismatch",
+      `communication ${req.commId} has commType ${t.commType}; only transactional can be sent here`,
+    );
+  }
+  const missing = new Set<string>();
+  const r = renderTemplate(t.compiled, req.variables, missing);
+  if (req.strict && missing.size) {
+    const keys = [...missing].sort();
+    throw new TxError(400, "missing_variables", `variables not provided: ${keys.join(", ")}`, keys);
+  }
+  return { ...r, commId: req.commId };
+}
+
+function newRecord(
+  who: TxPrincipal,
+  req: SendRequest,
+  c: Content,
+  sandbox: boolean,
+  key: string | null,
+): TxSendTable {
+  const now = new Date().toISOString();
+  return {
+    id: newId("snd"),
+    workspace_id: who.workspaceId,
+    key_id: who.keyId,
+    to_addr: req.to,
+    subject: c.subject,
+    comm_id: c.commId,
+    tags: JSON.stringify(req.tags),
+    sandbox: sandbox ? 1 : 0,
+    status: "queued",
+    message_id: null,
+    error: null,
+    idempotency_key: key,
+    pending_message: null,
+    attempts: 0,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+async function perform(
+  deps: SendDeps,
+  who: TxPrincipal,
+  req: SendRequest,
+  sandbox: boolean,
+  key: string | null,
+): Promise<{ status: number; body: string }> {
+  const content = await renderContent(deps.db, who.workspaceId, req);
+  const rec = newRecord(who, req, content, sandbox, key);
+  if (sandbox) return simulate(deps, rec, req.to);
+
+  if (await isSuppressed(deps.db, who.workspaceId, req.to)) {
+    rec.status = "suppressed";
+    rec.error = "recipient is on the suppression list";
+    await insertSend(deps.db, rec, [{ type: "queued" }, { type: "suppressed" }]);
+    return { status: 422, body: errBody("suppressed", `${req.to} is on the workspace suppression list`) };
+  }
+
+  rec.message_id = `${rec.id}.${randomBase62(6)}@${deps.messageDomain}`;
+  await insertSend(deps.db, rec, [{ type: "queued" }]);
+  if (key) await idem.attachSend(deps.db, who.workspaceId, key, rec.id);
+
+  const msg: OutgoingMessage = {
+    from: deps.from,
+    to: req.to,
+    subject: content.subject,
+    html: content.html === undefined ? undefined : deps.tracker.instrument(content.html, rec.id),
+    text: content.text,
+    messageId: rec.message_id,
+    headers: { "X-Lift-Send-Id": rec.id },
+  };
+  const { outcome, attempts } = await deliverNow(deps.mailer(), msg, deps.inRequestDelays);
+  if (outcome.ok) {
+    await recordOutcome(deps.db, rec.id, "sent", { attempts }, [
+      { type: "sent", detail: { reply: outcome.reply } },
+    ]);
+    return { status: 200, body: okBody(rec.id, rec.message_id, "sent", false) };
+  }
+  if (!outcome.transient) {
+    await recordPermanentFailure(deps.db, rec, outcome.reply, outcome.hardBounce, attempts);
+    return {
+      status: 422,
+      body: errBody("send_failed", `the mail server refused the message: ${outcome.reply}`),
+    };
+  }
+  // Still failing after the in-request attempts: a job keeps trying; the sealed message is kept
+  // only until then (rule 8: no code or token outlives the delivery).
+  await deps.db.transaction().execute(async (trx) => {
+    await updateSend(trx, rec.id, { attempts, pending_message: deps.secrets.encrypt(JSON.stringify(msg)) });
+    await trx
+      .insertInto("tx_send_events")
+      .values({
+        send_id: rec.id,
+        type: "deferred",
+        at: Date.now(),
+        detail: JSON.stringify({ reply: outcome.reply }),
+      } as never)
+      .execute();
+    await enqueueJob(
+      trx,
+      DELIVER_JOB,
+      { sendId: rec.id },
+      { delayMs: 0, uniqueKey: `email.deliver:${rec.id}` },
+    );
+  });
+  return { status: 200, body: okBody(rec.id, rec.message_id, "queued", false) };
+}
+
+/** Sandbox: deterministic outcomes by local part, a record tagged sandbox, nothing delivered. */
+async function simulate(
+  deps: SendDeps,
+  rec: TxSendTable,
+  to: string,
+): Promise<{ status: number; body: string }> {
+  const local = localOf(to);
+  const events: TimelineEvent[] = [{ type: "queued", detail: { sandbox: true } }];
+  let res: { status: number; body: string };
+  if (local.includes("bounce")) {
+    rec.status = "bounced";
+    rec.error = "simulated bounce (sandbox)";
+    events.push({ type: "bounced", detail: { sandbox: true } });
+    res = { status: 422, body: errBody("bounce", `simulated bounce for ${to} (sandbox)`) };
+  } else if (local.includes("suppress") || (await isSuppressed(deps.db, rec.workspace_id, to))) {
+    rec.status = "suppressed";
+    rec.error = "simulated suppression (sandbox)";
+    events.push({ type: "suppressed", detail: { sandbox: true } });
+    res = { status: 422, body: errBody("suppressed", `${to} is suppressed (sandbox)`) };
+  } else {
+    rec.status = "sent";
+    rec.message_id = `sbx_${randomBase62(16)}`;
+    events.push({ type: "sent", detail: { sandbox: true } });
+    res = { status: 200, body: okBody(rec.id, rec.message_id, "sent", true) };
+  }
+  await deps.db.transaction().execute((trx) => insertSend(trx, rec, events));
+  return res;
+}
+
+export async function recordOutcome(
+  db: Db,
+  sendId: string,
+  status: SendStatus,
+  extra: Partial<TxSendTable>,
+  events: TimelineEvent[],
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await updateSend(trx, sendId, { status, ...extra });
+    for (const e of events) {
+      await trx
+        .insertInto("tx_send_events")
+        .values({
+          send_id: sendId,
+          type: e.type,
+          at: Date.now(),
+          detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+        } as never)
+        .execute();
+    }
+  });
+}
+
+/** 5xx: failed; a hard bounce also puts the address on the workspace suppression list. */
+export async function recordPermanentFailure(
+  db: Db,
+  rec: Pick<TxSendTable, "id" | "workspace_id" | "to_addr">,
+  reply: string,
+  hardBounce: boolean,
+  attempts: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await updateSend(trx, rec.id, {
+      status: hardBounce ? "bounced" : "failed",
+      error: reply,
+      attempts,
+      pending_message: null,
+    });
+    await trx
+      .insertInto("tx_send_events")
+      .values({
+        send_id: rec.id,
+        type: hardBounce ? "bounced" : "failed",
+        at: Date.now(),
+        detail: JSON.stringify({ reply }),
+      } as never)
+      .execute();
+    if (hardBounce) await suppress(trx, rec.workspace_id, rec.to_addr, "hard_bounce", reply);
+  });
+}
+
+/** The final response of a send whose request holder crashed, rebuilt from its record. */
+async function responseFromRecord(db: Db, sendId: string): Promise<{ status: number; body: string } | null> {
+  const r = await db.selectFrom("tx_sends").selectAll().where("id", "=", sendId).executeTakeFirst();
+  if (!r) return null;
+  if (r.status === "sent" || r.status === "queued" || r.status === "delivered") {
+    return { status: 200, body: okBody(r.id, r.message_id, r.status, r.sandbox === 1) };
+  }
+  if (r.status === "suppressed")
+    return { status: 422, body: errBody("suppressed", `${r.to_addr} is on the workspace suppression list`) };
+  return {
+    status: 422,
+    body: errBody("send_failed", `the mail server refused the message: ${r.error ?? ""}`),
+  };
+}
