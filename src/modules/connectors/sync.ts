@@ -1,0 +1,367 @@
+import type { FastifyInstance } from "fastify";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { newId } from "../../platform/crypto.js";
+import type { Trx } from "../../platform/db/index.js";
+import { AppError } from "../../platform/errors.js";
+import { type JobContext, RetryLater, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { bridge } from "./bridge.js";
+import { PlatformError } from "./http.js";
+import { platformContext } from "./oauth.js";
+import { platforms } from "./platforms/index.js";
+import { httpClient } from "./service.js";
+import { openCredentials, sealCredentials, setStatus } from "./store.js";
+import {
+  type ConnectorType,
+  type DailyRow,
+  NeedsReauth,
+  type RevenueItem,
+  type SyncResult,
+  isoDay,
+} from "./types.js";
+import "./tables.js";
+
+export const SYNC_JOB = "connectors.sync";
+export const SYNC_ALL_JOB = "connectors.sync-all";
+/** Seconds between attempts of a sync the platform rate-limited beyond what the client waits out. */
+export const SYNC_RETRY = [60, 300, 900];
+
+export interface SyncStarted {
+  status: "started";
+  syncId: string;
+  connectors: string[];
+}
+
+/** Enqueues one job per connected connector; a connector already syncing is not synced twice. */
+export async function startSync(app: FastifyInstance, project: ProjectRef): Promise<SyncStarted> {
+  const syncId = newId("sync");
+  const types: string[] = [];
+  await app.db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom("connectors")
+      .select(["id", "type"])
+      .where("project_id", "=", project.id)
+      .where("status", "!=", "needs_reauth")
+      .orderBy("type")
+      .execute();
+    const now = new Date().toISOString();
+    for (const r of rows) {
+      const jobId = await enqueueJob(
+        trx,
+        SYNC_JOB,
+        { connectorId: r.id, syncId },
+        { uniqueKey: `connector-sync:${r.id}` },
+      );
+      await trx
+        .insertInto("connector_sync_runs")
+        .values({
+          sync_id: syncId,
+          project_id: project.id,
+          connector_id: r.id,
+          connector_type: r.type,
+          status: jobId ? "queued" : "already_running",
+          rows: 0,
+          error: null,
+          created_at: now,
+          started_at: null,
+          finished_at: null,
+        })
+        .execute();
+      types.push(r.type);
+    }
+  });
+  return { status: "started", syncId, connectors: types };
+}
+
+export async function getSync(app: FastifyInstance, project: ProjectRef, syncId: string) {
+  const runs = await app.db
+    .selectFrom("connector_sync_runs")
+    .selectAll()
+    .where("sync_id", "=", syncId)
+    .where("project_id", "=", project.id)
+    .orderBy("connector_type")
+    .execute();
+  if (runs.length === 0) throw new AppError("NOT_FOUND", `sync ${syncId} not found`);
+  const pending = runs.some((r) => r.status === "queued" || r.status === "running");
+  const failed = runs.some((r) => r.status === "error");
+  return {
+    syncId,
+    status: pending ? "running" : failed ? "completed_with_errors" : "completed",
+    createdAt: runs[0]!.created_at,
+    connectors: runs.map((r) => ({
+      type: r.connector_type,
+      status: r.status,
+      rows: r.rows,
+      error: r.error,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+    })),
+  };
+}
+
+/** The scheduled sync: every project with a usable connector. */
+export async function syncAllProjects(app: FastifyInstance): Promise<void> {
+  const projects = await app.db
+    .selectFrom("connectors")
+    .select(["project_id", "workspace_id"])
+    .where("status", "!=", "needs_reauth")
+    .distinct()
+    .execute();
+  for (const p of projects) await startSync(app, { id: p.project_id, workspaceId: p.workspace_id });
+}
+
+const SOURCES: Partial<Record<ConnectorType, { id: string; name: string }>> = {
+  payments: { id: "charges", name: "Charges and refunds" },
+  crm: { id: "won_deals", name: "Won deals" },
+};
+
+async function upsertRows(trx: Trx, projectId: string, type: string, rows: DailyRow[]) {
+  const now = new Date().toISOString();
+  for (const r of rows) {
+    const values = {
+      spend: r.spend ?? 0,
+      impressions: r.impressions ?? 0,
+      clicks: r.clicks ?? 0,
+      conversions: r.conversions ?? 0,
+      revenue: r.revenue ?? 0,
+      sessions: r.sessions ?? 0,
+      campaign_name: r.campaignName,
+      updated_at: now,
+    };
+    await trx
+      .insertInto("connector_daily")
+      .values({
+        project_id: projectId,
+        connector_type: type,
+        campaign_id: r.campaignId,
+        day: r.day,
+        ...values,
+      })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "connector_type", "campaign_id", "day"]).doUpdateSet(values),
+      )
+      .execute();
+  }
+}
+
+/** Stores new revenue items and rebuilds the daily rows of the days they touch from all items. */
+async function storeRevenue(trx: Trx, projectId: string, type: ConnectorType, items: RevenueItem[]) {
+  const days = new Set<string>();
+  for (const it of items) {
+    const res = await trx
+      .insertInto("connector_revenue")
+      .values({
+        project_id: projectId,
+        external_id: it.externalId,
+        connector_type: type,
+        amount: it.amount,
+        currency: it.currency,
+        occurred_at: it.occurredAt,
+        email: it.email ?? null,
+        ingested: 0,
+      })
+      .onConflict((oc) => oc.columns(["project_id", "external_id"]).doNothing())
+      .executeTakeFirst();
+    if (Number(res.numInsertedOrUpdatedRows ?? 0) > 0) days.add(isoDay(it.occurredAt));
+  }
+  const source = SOURCES[type]!;
+  const rows: DailyRow[] = [];
+  for (const day of days) {
+    const from = Date.parse(`${day}T00:00:00Z`);
+    const all = await trx
+      .selectFrom("connector_revenue")
+      .select(["amount"])
+      .where("project_id", "=", projectId)
+      .where("connector_type", "=", type)
+      .where("occurred_at", ">=", from)
+      .where("occurred_at", "<", from + 86_400_000)
+      .execute();
+    rows.push({
+      campaignId: source.id,
+      campaignName: source.name,
+      day,
+      revenue: all.reduce((s, r) => s + Number(r.amount), 0),
+      conversions: all.filter((r) => Number(r.amount) > 0).length,
+    });
+  }
+  await upsertRows(trx, projectId, type, rows);
+  return days.size;
+}
+
+function scrub(message: string, secrets: Array<string | undefined>): string {
+  let out = message;
+  for (const s of secrets) if (s && s.length >= 6) out = out.split(s).join("[redacted]");
+  return out.slice(0, 500);
+}
+
+/** The sync job: one connector, one run. Never overlaps itself (enqueue uniqueKey per connector). */
+export async function runSync(
+  app: FastifyInstance,
+  payload: { connectorId: string; syncId: string },
+  job: Pick<JobContext, "attempt">,
+): Promise<void> {
+  const { connectorId, syncId } = payload;
+  const row = await app.db
+    .selectFrom("connectors")
+    .selectAll()
+    .where("id", "=", connectorId)
+    .executeTakeFirst();
+  const runs = app.db
+    .updateTable("connector_sync_runs")
+    .where("sync_id", "=", syncId)
+    .where("connector_id", "=", connectorId);
+  if (!row) {
+    await runs
+      .set({ status: "error", error: "connector was removed", finished_at: new Date().toISOString() })
+      .execute();
+    return;
+  }
+  const type = row.type as ConnectorType;
+  const project = { id: row.project_id, workspaceId: row.workspace_id };
+  await runs.set({ status: "running", started_at: new Date().toISOString() }).execute();
+  await setStatus(app.db, row.id, "syncing");
+
+  const adapter = platforms[type];
+  const creds = openCredentials(app, row.credentials);
+  const ctx = platformContext({
+    adapter,
+    config: app.config,
+    http: httpClient(app),
+    credentials: creds,
+    persist: async (c) => {
+      await app.db
+        .updateTable("connectors")
+        .set({ credentials: sealCredentials(app, c) })
+        .where("id", "=", row.id)
+        .execute();
+    },
+  });
+
+  let result: SyncResult;
+  try {
+    result = await adapter.sync({ ...ctx, cursor: JSON.parse(row.cursor) as Record<string, unknown> });
+  } catch (err) {
+    if (err instanceof PlatformError && err.status === 429 && job.attempt <= SYNC_RETRY.length) {
+      await runs.set({ status: "queued", error: "rate limited by the platform; retrying" }).execute();
+      await setStatus(app.db, row.id, "connected");
+      throw new RetryLater("rate limited", err.retryAfterMs ?? 0);
+    }
+    const reauth = err instanceof NeedsReauth;
+    const raw = err instanceof PlatformError ? err.platformMessage : (err as Error).message;
+    const message = scrub(raw, [creds.accessToken, creds.refreshToken, creds.apiKey]);
+    app.log.warn({ connector: type, syncId, reauth }, "connector sync failed");
+    await app.db.transaction().execute(async (trx) => {
+      await setStatus(trx, row.id, reauth ? "needs_reauth" : "error", { last_error: message });
+      await trx
+        .updateTable("connector_sync_runs")
+        .set({ status: "error", error: message, finished_at: new Date().toISOString() })
+        .where("sync_id", "=", syncId)
+        .where("connector_id", "=", connectorId)
+        .execute();
+      await emitServiceEvent(trx, project, "connector.error", {
+        type,
+        syncId,
+        accountName: row.account_name,
+        status: reauth ? "needs_reauth" : "error",
+        error: message,
+      });
+    });
+    return;
+  }
+
+  const summary = { ...(JSON.parse(row.summary) as Record<string, number>), ...(result.summary ?? {}) };
+  const recompute = await bridge.scheduleGoalRecompute();
+  await app.db.transaction().execute(async (trx) => {
+    await upsertRows(trx, project.id, type, result.rows);
+    const revenueDays = result.revenue?.length
+      ? await storeRevenue(trx, project.id, type, result.revenue)
+      : 0;
+    const count = result.rows.length + revenueDays;
+    const now = new Date().toISOString();
+    await setStatus(trx, row.id, "connected", {
+      last_sync: now,
+      last_error: null,
+      cursor: JSON.stringify(result.cursor),
+      summary: JSON.stringify(summary),
+    });
+    await trx
+      .updateTable("connector_sync_runs")
+      .set({ status: "done", rows: count, error: null, finished_at: now })
+      .where("sync_id", "=", syncId)
+      .where("connector_id", "=", connectorId)
+      .execute();
+    await emitServiceEvent(trx, project, "connector.synced", {
+      type,
+      syncId,
+      accountName: row.account_name,
+      rows: count,
+      revenueItems: result.revenue?.length ?? 0,
+    });
+    if (recompute) await recompute(trx, project);
+  });
+  await forwardLeads(app, project, type, result.leads ?? []);
+  await forwardRevenue(app, project, type);
+}
+
+async function forwardLeads(
+  app: FastifyInstance,
+  project: ProjectRef,
+  type: string,
+  leads: SyncResult["leads"] & {},
+) {
+  if (leads.length === 0) return;
+  const upsert = await bridge.upsertLeadByEmail();
+  if (!upsert) return;
+  for (const l of leads) {
+    await upsert(app.db, project, {
+      email: l.email,
+      name: l.name,
+      source: type,
+      properties: { externalId: l.externalId },
+    });
+  }
+}
+
+/** Hands not-yet-forwarded revenue to the events module as `$revenue` events (see bridge.ts). */
+async function forwardRevenue(app: FastifyInstance, project: ProjectRef, type: ConnectorType) {
+  if (!SOURCES[type]) return;
+  const ingest = await bridge.ingestServerEvents();
+  if (!ingest) return;
+  const upsert = await bridge.upsertLeadByEmail();
+  const pending = await app.db
+    .selectFrom("connector_revenue")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .where("connector_type", "=", type)
+    .where("ingested", "=", 0)
+    .orderBy("occurred_at")
+    .limit(5000)
+    .execute();
+  for (let i = 0; i < pending.length; i += 500) {
+    const batch = pending.slice(i, i + 500);
+    const events = [];
+    for (const r of batch) {
+      const leadId =
+        r.email && upsert
+          ? (await upsert(app.db, project, { email: r.email, source: type })).lead.id
+          : undefined;
+      events.push({
+        type: "$revenue",
+        leadId,
+        visitorId: leadId ? undefined : `${type}:${r.external_id}`,
+        data: { revenue: Number(r.amount), currency: r.currency, source: type, externalId: r.external_id },
+        timestamp: Number(r.occurred_at),
+      });
+    }
+    await ingest(app, project, events);
+    await app.db
+      .updateTable("connector_revenue")
+      .set({ ingested: 1 })
+      .where("project_id", "=", project.id)
+      .where(
+        "external_id",
+        "in",
+        batch.map((r) => r.external_id),
+      )
+      .execute();
+  }
+}
