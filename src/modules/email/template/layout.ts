@@ -57,7 +57,7 @@ export function toMjml(blocks: BlockT[], commType: CommTypeT): string {
       return b.showIf ? `<mj-raw>{{#${b.showIf}}}</mj-raw>${m}<mj-raw>{{/${b.showIf}}}</mj-raw>` : m;
     })
     .join("\n");
-  return `<mjml>
+  return `<mjml lang="en">
 <mj-head>
 <mj-title>{{subject}}</mj-title>
 <mj-attributes><mj-all font-family="-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif" /></mj-attributes>
