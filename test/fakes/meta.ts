@@ -58,7 +58,8 @@ export async function startMetaFake(client = { id: "meta-client", secret: "meta-
     }
     if (q.get("grant_type") === "fb_exchange_token") {
       const t = q.get("fb_exchange_token") ?? "";
-      if (!fake.accessTokens.has(t)) {
+      // Only a still-valid token can be extended; an expired one means a new consent.
+      if ((fake.accessTokens.get(t) ?? 0) <= Date.now()) {
         return res.send(400, {
           error: { message: "Invalid OAuth access token.", type: "OAuthException", code: 190 },
         });
