@@ -49,7 +49,7 @@ describe("bucketing", () => {
           key: c.seed,
           seed: c.seed,
           hashVersion: 2,
-          variations: c.weights.map((_, k) => k),
+          variations: c.weights.map((_, k) => k) as [number, number, ...number[]],
           weights: c.weights,
           coverage: c.trafficSplit / 100,
         });

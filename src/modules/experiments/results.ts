@@ -76,12 +76,15 @@ export function computeResults(
         weights,
       )
     : null;
-  const confidence = Math.max(...variants.slice(1).map((v) => v.chanceToBeatControl ?? 0));
+  const totalExposures = counts.reduce((s, c) => s + c.exposures, 0);
+  // Before any exposure the posterior chance is the prior's 0.5; report 0 (no evidence) instead.
+  const confidence =
+    totalExposures === 0 ? 0 : Math.max(...variants.slice(1).map((v) => v.chanceToBeatControl ?? 0));
   return {
     results: {
       control: control.name,
       variants,
-      totalExposures: counts.reduce((s, c) => s + c.exposures, 0),
+      totalExposures,
       totalConversions: counts.reduce((s, c) => s + c.conversions, 0),
       srm: { checked, pValue: srmP, mismatch: srmP !== null && srmP < SRM_THRESHOLD },
     },

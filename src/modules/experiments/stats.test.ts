@@ -45,16 +45,20 @@ describe("two-proportion tests", () => {
 
   it("chance to beat control: closed form equals the exact integral", () => {
     // Beta(1,1) vs Beta(2,1): P(B > A) = E[p_B] = 2/3.
-    expect(chanceToBeat({ exposures: 0, conversions: 0 }, { exposures: 1, conversions: 1 })).toBeCloseTo(2 / 3, 10);
-    expect(chanceToBeat({ exposures: 50, conversions: 5 }, { exposures: 50, conversions: 5 })).toBeCloseTo(0.5, 10);
-    expect(chanceToBeat({ exposures: 1000, conversions: 100 }, { exposures: 1000, conversions: 130 })).toBeCloseTo(
-      0.98216507,
-      6,
+    expect(chanceToBeat({ exposures: 0, conversions: 0 }, { exposures: 1, conversions: 1 })).toBeCloseTo(
+      2 / 3,
+      10,
     );
-    expect(chanceToBeat({ exposures: 100, conversions: 15 }, { exposures: 100, conversions: 10 })).toBeCloseTo(
-      0.14671621,
-      6,
+    expect(chanceToBeat({ exposures: 50, conversions: 5 }, { exposures: 50, conversions: 5 })).toBeCloseTo(
+      0.5,
+      10,
     );
+    expect(
+      chanceToBeat({ exposures: 1000, conversions: 100 }, { exposures: 1000, conversions: 130 }),
+    ).toBeCloseTo(0.98216507, 6);
+    expect(
+      chanceToBeat({ exposures: 100, conversions: 15 }, { exposures: 100, conversions: 10 }),
+    ).toBeCloseTo(0.14671621, 6);
   });
 
   it("closed form agrees with 100k seeded Monte Carlo draws, and the large-count approximation is continuous", () => {
@@ -62,8 +66,14 @@ describe("two-proportion tests", () => {
     let wins = 0;
     for (let i = 0; i < 100_000; i++) if (betaDraw(131, 871, rand) > betaDraw(101, 901, rand)) wins++;
     expect(wins / 100_000).toBeCloseTo(0.9822, 2);
-    const exact = chanceToBeat({ exposures: 200_000, conversions: 19_990 }, { exposures: 200_000, conversions: 19_998 });
-    const approx = chanceToBeat({ exposures: 200_000, conversions: 20_100 }, { exposures: 200_000, conversions: 20_108 });
+    const exact = chanceToBeat(
+      { exposures: 200_000, conversions: 19_990 },
+      { exposures: 200_000, conversions: 19_998 },
+    );
+    const approx = chanceToBeat(
+      { exposures: 200_000, conversions: 20_100 },
+      { exposures: 200_000, conversions: 20_108 },
+    );
     expect(Math.abs(exact - approx)).toBeLessThan(0.01);
   });
 

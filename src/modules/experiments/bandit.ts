@@ -1,0 +1,53 @@
+import type { Db } from "../../platform/db/index.js";
+import { defineJob } from "../../platform/jobs.js";
+import { thompsonWeights } from "./results.js";
+import { equalWeights, loadCounts } from "./service.js";
+
+export const BANDIT_JOB = "experiments.bandit-reweight";
+/** How often bandit weights are recomputed (the job is deduplicated across nodes). */
+export const BANDIT_INTERVAL_MS = 5 * 60_000;
+/** Exposures every arm needs before Thompson sampling takes over from equal weights. */
+export const BANDIT_BURN_IN = 100;
+/** Minimum share of traffic each arm keeps, so a wrongly written-off arm can recover. */
+export const BANDIT_FLOOR = 0.01;
+
+/**
+ * Recomputes the weights of every running bandit experiment by Thompson sampling; arms stay
+ * equal until each has `burnIn` exposures. Returns the ids whose weights changed.
+ */
+export async function recomputeBanditWeights(db: Db, burnIn = BANDIT_BURN_IN): Promise<string[]> {
+  const rows = await db
+    .selectFrom("experiments")
+    .selectAll()
+    .where("mode", "=", "bandit")
+    .where("status", "=", "running")
+    .execute();
+  const counts = await loadCounts(db, rows);
+  const changed: string[] = [];
+  for (const row of rows) {
+    const c = counts.get(row.id)!;
+    const weights = c.every((v) => v.exposures >= burnIn)
+      ? thompsonWeights(c, { floor: BANDIT_FLOOR })
+      : equalWeights(c.length);
+    const json = JSON.stringify(weights);
+    if (json === row.weights) continue;
+    await db
+      .updateTable("experiments")
+      .set({ weights: json, updated_at: new Date().toISOString() })
+      .where("id", "=", row.id)
+      .where("status", "=", "running")
+      .execute();
+    changed.push(row.project_id);
+  }
+  return changed;
+}
+
+export function banditJob(onChange: (projectId: string) => void) {
+  return defineJob<Record<string, never>>({
+    type: BANDIT_JOB,
+    retry: [30],
+    async run(_payload, { handle }) {
+      for (const projectId of await recomputeBanditWeights(handle.db)) onChange(projectId);
+    },
+  });
+}

@@ -1,0 +1,92 @@
+import type { Trx } from "../../platform/db/index.js";
+import { defineJob, emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/jobs.js";
+import { appendEvidence, getBelief } from "../beliefs/service.js";
+import { decideWinner } from "./results.js";
+import type { ExperimentT } from "./schema.js";
+import { loadCounts, parseVariants, serviceEventData, toExperiment } from "./service.js";
+import type { ExperimentTable } from "./tables.js";
+
+export const EVIDENCE_JOB = "experiments.append-evidence";
+
+/**
+ * Completes an experiment in the caller's transaction: records the winner (when the decision rule
+ * names one — on manual completion too), fires experiment.completed, and queues the belief
+ * evidence, which the beliefs service writes in its own transaction after this one commits.
+ */
+export async function completeExperiment(
+  trx: Trx,
+  row: ExperimentTable,
+  reason: "manual" | "significance",
+  winnerIndex?: number,
+): Promise<ExperimentT> {
+  const counts = (await loadCounts(trx, [row])).get(row.id)!;
+  const before = toExperiment(row, counts);
+  const idx = winnerIndex ?? decideWinner(before.results, Number(row.min_sample_per_variant));
+  const t = new Date().toISOString();
+  const next: ExperimentTable = {
+    ...row,
+    status: "completed",
+    winner: idx === null ? null : parseVariants(row)[idx]!.name,
+    completion_reason: reason,
+    completed_at: t,
+    updated_at: t,
+  };
+  await trx
+    .updateTable("experiments")
+    .set({
+      status: next.status,
+      winner: next.winner,
+      completion_reason: reason,
+      completed_at: t,
+      updated_at: t,
+    })
+    .where("id", "=", row.id)
+    .execute();
+  const experiment = toExperiment(next, counts);
+  const scope = { workspaceId: row.workspace_id, projectId: row.project_id };
+  await emitServiceEvent(trx, scope, "experiment.completed", serviceEventData(experiment));
+  if (row.belief_id && experiment.results.totalExposures > 0) {
+    await enqueueJob(trx, EVIDENCE_JOB, { experimentId: row.id }, { uniqueKey: `${EVIDENCE_JOB}:${row.id}` });
+  }
+  return experiment;
+}
+
+/**
+ * The evidence entry: delta = relative uplift of the winner (or, when the control won or nothing
+ * was decided, of the best-performing variant — negative when it lost); sampleSize = exposures.
+ */
+export function evidenceFor(e: ExperimentT): { delta: number; sampleSize: number } | null {
+  const candidates = e.results.variants.slice(1).filter((v) => v.uplift !== null);
+  const chosen =
+    candidates.find((v) => v.name === e.winner) ??
+    candidates.sort((a, b) => (b.chanceToBeatControl ?? 0) - (a.chanceToBeatControl ?? 0))[0];
+  if (!chosen || chosen.uplift === null) return null;
+  return { delta: chosen.uplift, sampleSize: e.results.totalExposures };
+}
+
+export const appendEvidenceJob = defineJob<{ experimentId: string }>({
+  type: EVIDENCE_JOB,
+  retry: [5, 30, 300, 1800],
+  async run({ experimentId }, { handle }) {
+    const db = handle.db;
+    const row = await db
+      .selectFrom("experiments")
+      .selectAll()
+      .where("id", "=", experimentId)
+      .executeTakeFirst();
+    if (!row?.belief_id) return;
+    const project = { id: row.project_id, workspaceId: row.workspace_id };
+    const experiment = toExperiment(row, (await loadCounts(db, [row])).get(row.id)!);
+    const evidence = evidenceFor(experiment);
+    if (!evidence) return;
+    let belief: Awaited<ReturnType<typeof getBelief>>;
+    try {
+      belief = await getBelief(db, project, row.belief_id);
+    } catch (err) {
+      throw new PermanentJobError(`belief ${row.belief_id} is gone: ${(err as Error).message}`);
+    }
+    // At-least-once job: a rerun after a crash must not count the same experiment twice.
+    if (belief.evidence.some((e) => e.experimentId === experimentId)) return;
+    await appendEvidence(db, project, row.belief_id, { type: "experiment", experimentId, ...evidence });
+  },
+});

@@ -1,0 +1,219 @@
+import { sql } from "kysely";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import type { CommittedEvent } from "../../platform/event-bus.js";
+import { matchesConversionGoal } from "../goals/matching.js";
+import { listConversionGoals } from "../goals/service.js";
+import { completeExperiment } from "./completion.js";
+import { computeResults, decideWinner } from "./results.js";
+import { loadCounts, parseVariants, parseWeights } from "./service.js";
+import type { ExperimentExposureTable, ExperimentTable } from "./tables.js";
+
+export const EXPOSURE_EVENT = "$exposure";
+const GOALS_TTL_MS = 5_000;
+const CHUNK = 500;
+
+type Goals = Awaited<ReturnType<typeof listConversionGoals>>;
+
+/**
+ * The experiments event processor: records `$exposure` events (first per visitor and experiment)
+ * and the first conversion after exposure, maintaining per-variant counters, then applies the
+ * auto-complete rule to the experiments it touched. Runs inside the events commit transaction.
+ */
+export function createExperimentProcessor(onChange: (projectId: string) => void) {
+  const goalsCache = new Map<string, { at: number; goals: Goals }>();
+  async function goalsOf(trx: DbOrTrx, project: ProjectRef): Promise<Goals> {
+    const hit = goalsCache.get(project.id);
+    if (hit && Date.now() - hit.at < GOALS_TTL_MS) return hit.goals;
+    const goals = await listConversionGoals(trx, project);
+    goalsCache.set(project.id, { at: Date.now(), goals });
+    return goals;
+  }
+
+  return async function processExperimentEvents(trx: Trx, events: CommittedEvent[]): Promise<void> {
+    const byProject = new Map<string, CommittedEvent[]>();
+    for (const e of events) {
+      // Bots are stored flagged by the events module and left out of every statistic.
+      if (e.isBot) continue;
+      const list = byProject.get(e.projectId);
+      if (list) list.push(e);
+      else byProject.set(e.projectId, [e]);
+    }
+    for (const [projectId, list] of byProject) {
+      const project = { id: projectId, workspaceId: list[0]!.workspaceId };
+      list.sort((a, b) => a.timestamp - b.timestamp);
+      const touched = new Set<string>();
+      await recordExposures(trx, project, list, touched);
+      await recordConversions(trx, project, list, touched, goalsOf);
+      if (touched.size > 0 && (await autoComplete(trx, [...touched]))) onChange(projectId);
+    }
+  };
+}
+
+async function bumpStats(
+  trx: Trx,
+  deltas: Map<string, { exp: string; variant: string; e: number; c: number }>,
+) {
+  for (const d of deltas.values()) {
+    await trx
+      .insertInto("experiment_variant_stats")
+      .values({ experiment_id: d.exp, variant: d.variant, exposures: d.e, conversions: d.c })
+      .onConflict((oc) =>
+        oc.columns(["experiment_id", "variant"]).doUpdateSet({
+          exposures: sql`experiment_variant_stats.exposures + ${d.e}`,
+          conversions: sql`experiment_variant_stats.conversions + ${d.c}`,
+        }),
+      )
+      .execute();
+  }
+}
+
+async function recordExposures(
+  trx: Trx,
+  project: ProjectRef,
+  events: CommittedEvent[],
+  touched: Set<string>,
+) {
+  const exposures = events.filter(
+    (e) =>
+      e.type === EXPOSURE_EVENT &&
+      typeof e.data.experimentId === "string" &&
+      typeof e.data.variant === "string" &&
+      e.visitorId,
+  );
+  if (exposures.length === 0) return;
+  const ids = [...new Set(exposures.map((e) => e.data.experimentId as string))];
+  const rows = await trx
+    .selectFrom("experiments")
+    .select(["id", "variants"])
+    .where("id", "in", ids)
+    .where("project_id", "=", project.id)
+    .where("status", "=", "running")
+    .execute();
+  const variantsOf = new Map(
+    rows.map((r) => [r.id, new Set(parseVariants(r as ExperimentTable).map((v) => v.name))]),
+  );
+  const firsts = new Map<string, ExperimentExposureTable>();
+  for (const e of exposures) {
+    const exp = e.data.experimentId as string;
+    const variant = e.data.variant as string;
+    if (!variantsOf.get(exp)?.has(variant)) continue;
+    const key = `${exp}\u0000${e.visitorId}`;
+    if (firsts.has(key)) continue;
+    firsts.set(key, {
+      experiment_id: exp,
+      visitor_id: e.visitorId,
+      project_id: project.id,
+      variant,
+      exposed_at: e.timestamp,
+      converted_at: null,
+    });
+  }
+  const all = [...firsts.values()];
+  const deltas = new Map<string, { exp: string; variant: string; e: number; c: number }>();
+  for (let i = 0; i < all.length; i += CHUNK) {
+    // The primary key keeps one exposure per visitor and experiment across batches and nodes.
+    const inserted = await trx
+      .insertInto("experiment_exposures")
+      .values(all.slice(i, i + CHUNK))
+      .onConflict((oc) => oc.columns(["experiment_id", "visitor_id"]).doNothing())
+      .returning(["experiment_id", "variant"])
+      .execute();
+    for (const r of inserted) {
+      const key = `${r.experiment_id}\u0000${r.variant}`;
+      const d = deltas.get(key) ?? { exp: r.experiment_id, variant: r.variant, e: 0, c: 0 };
+      d.e++;
+      deltas.set(key, d);
+      touched.add(r.experiment_id);
+    }
+  }
+  await bumpStats(trx, deltas);
+}
+
+async function recordConversions(
+  trx: Trx,
+  project: ProjectRef,
+  events: CommittedEvent[],
+  touched: Set<string>,
+  goalsOf: (trx: DbOrTrx, project: ProjectRef) => Promise<Goals>,
+) {
+  const candidates = events.filter((e) => e.type !== EXPOSURE_EVENT && e.visitorId);
+  if (candidates.length === 0) return;
+  const visitors = [...new Set(candidates.map((e) => e.visitorId))];
+  const open: Array<{
+    experiment_id: string;
+    visitor_id: string;
+    variant: string;
+    exposed_at: number;
+    goals: string | null;
+  }> = [];
+  for (let i = 0; i < visitors.length; i += CHUNK) {
+    const rows = await trx
+      .selectFrom("experiment_exposures as x")
+      .innerJoin("experiments as e", "e.id", "x.experiment_id")
+      .select([
+        "x.experiment_id",
+        "x.visitor_id",
+        "x.variant",
+        "x.exposed_at",
+        "e.conversion_goal_ids as goals",
+      ])
+      .where("x.project_id", "=", project.id)
+      .where("x.visitor_id", "in", visitors.slice(i, i + CHUNK))
+      .where("x.converted_at", "is", null)
+      .where("e.status", "=", "running")
+      .execute();
+    open.push(...rows);
+  }
+  if (open.length === 0) return;
+  const goals = await goalsOf(trx, project);
+  if (goals.length === 0) return;
+  const eventsOf = new Map<string, CommittedEvent[]>();
+  for (const e of candidates) eventsOf.set(e.visitorId, [...(eventsOf.get(e.visitorId) ?? []), e]);
+  const deltas = new Map<string, { exp: string; variant: string; e: number; c: number }>();
+  for (const x of open) {
+    const wanted = x.goals ? new Set(JSON.parse(x.goals) as string[]) : null;
+    const own = wanted ? goals.filter((g) => wanted.has(g.id)) : goals;
+    const hit = eventsOf
+      .get(x.visitor_id)!
+      .find((e) => e.timestamp >= Number(x.exposed_at) && own.some((g) => matchesConversionGoal(g, e)));
+    if (!hit) continue;
+    const res = await trx
+      .updateTable("experiment_exposures")
+      .set({ converted_at: hit.timestamp })
+      .where("experiment_id", "=", x.experiment_id)
+      .where("visitor_id", "=", x.visitor_id)
+      .where("converted_at", "is", null)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) continue;
+    const key = `${x.experiment_id}\u0000${x.variant}`;
+    const d = deltas.get(key) ?? { exp: x.experiment_id, variant: x.variant, e: 0, c: 0 };
+    d.c++;
+    deltas.set(key, d);
+    touched.add(x.experiment_id);
+  }
+  await bumpStats(trx, deltas);
+}
+
+/** Applies the auto-complete rule to running experiments; true when one completed. */
+export async function autoComplete(trx: Trx, ids: string[]): Promise<boolean> {
+  const rows = await trx
+    .selectFrom("experiments")
+    .selectAll()
+    .where("id", "in", ids)
+    .where("status", "=", "running")
+    .execute();
+  const counts = await loadCounts(trx, rows);
+  let completed = false;
+  for (const row of rows) {
+    const c = counts.get(row.id)!;
+    // Cheap gate first: the closed-form posterior is only computed once every arm has its sample.
+    if (c.some((v) => v.exposures < Number(row.min_sample_per_variant))) continue;
+    const { results } = computeResults(c, parseWeights(row), row.mode);
+    const winner = decideWinner(results, Number(row.min_sample_per_variant));
+    if (winner === null) continue;
+    await completeExperiment(trx, row, "significance", winner);
+    completed = true;
+  }
+  return completed;
+}

@@ -1,0 +1,103 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../../platform/errors.js";
+import type { ActiveCache } from "./active.js";
+import {
+  ActiveExperiment,
+  CreateExperimentBody,
+  Experiment,
+  IdParam,
+  KeyQuery,
+  ListQuery,
+  PatchExperimentBody,
+} from "./schema.js";
+import { createExperiment, getExperiment, listExperiments, updateExperiment } from "./service.js";
+import { snippetBundle } from "./snippet-bundle.js";
+
+const tags = ["experiments"];
+const ACTIVE_MAX_AGE = 5;
+const SNIPPET_MAX_AGE = 300;
+
+/** Strong validator match per RFC 9110 (a list or `*`). */
+function notModified(req: FastifyRequest, etag: string): boolean {
+  const inm = req.headers["if-none-match"];
+  if (!inm) return false;
+  return inm === "*" || inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+}
+
+function sendCached(req: FastifyRequest, reply: FastifyReply, etag: string, maxAge: number) {
+  reply.header("cache-control", `public, max-age=${maxAge}`).header("etag", etag);
+  if (notModified(req, etag)) {
+    reply.code(304).send();
+    return true;
+  }
+  return false;
+}
+
+export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }> = async (app, { cache }) => {
+  const changed = (projectId: string) => cache.invalidate(projectId);
+
+  app.get(
+    "/api/experiments",
+    {
+      schema: { querystring: ListQuery, response: { 200: Type.Array(Experiment) }, tags },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => listExperiments(app.db, req.project, req.query.status),
+  );
+
+  app.post(
+    "/api/experiments",
+    {
+      schema: { body: CreateExperimentBody, response: { 201: Experiment }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req, reply) => reply.code(201).send(await createExperiment(app.db, req.project, req.body)),
+  );
+
+  app.patch(
+    "/api/experiments",
+    {
+      schema: { body: PatchExperimentBody, response: { 200: Experiment }, tags },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => updateExperiment(app.db, req.project, req.body, changed),
+  );
+
+  app.get(
+    "/api/experiments/active",
+    {
+      schema: { querystring: KeyQuery, response: { 200: Type.Array(ActiveExperiment) }, tags },
+      config: { publicCors: true },
+    },
+    async (req, reply) => {
+      const project = await cache.resolveKey(req.query.key);
+      if (!project) throw new AppError("UNAUTHORIZED", "unknown project key");
+      const { body, etag } = await cache.active(project.id);
+      if (sendCached(req, reply, etag, ACTIVE_MAX_AGE)) return reply;
+      // Pre-serialized JSON: strings bypass the response serializer.
+      return reply.type("application/json; charset=utf-8").send(body as never);
+    },
+  );
+
+  app.get(
+    "/api/experiments/:id",
+    {
+      schema: { params: IdParam, response: { 200: Experiment }, tags },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => getExperiment(app.db, req.project, req.params.id),
+  );
+
+  app.get(
+    "/api/svc-js",
+    { schema: { querystring: KeyQuery, tags: ["snippet"] }, config: { publicCors: true } },
+    async (req, reply) => {
+      if (!(await cache.resolveKey(req.query.key))) throw new AppError("UNAUTHORIZED", "unknown project key");
+      const bundle = await snippetBundle();
+      if (sendCached(req, reply, bundle.etag, SNIPPET_MAX_AGE)) return reply;
+      return reply.type("application/javascript; charset=utf-8").send(bundle.code);
+    },
+  );
+};

@@ -1,0 +1,113 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+export const EXPERIMENT_STATUSES = ["draft", "running", "paused", "completed"] as const;
+export const EXPERIMENT_MODES = ["ab", "multivariate", "bandit"] as const;
+const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+export const StatusSchema = lit(EXPERIMENT_STATUSES);
+export const ModeSchema = lit(EXPERIMENT_MODES);
+
+export const Variant = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    css: Type.Optional(Type.String({ maxLength: 20_000 })),
+    js: Type.Optional(Type.String({ maxLength: 20_000 })),
+  },
+  { additionalProperties: false },
+);
+export type VariantT = Static<typeof Variant>;
+const Variants = Type.Array(Variant, { minItems: 2, maxItems: 20 });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const GoalIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });
+
+export const CreateExperimentBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    targetUrl: Type.String({ minLength: 1, maxLength: 2000 }),
+    variants: Variants,
+    trafficSplit: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    beliefId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+    mode: Type.Optional(ModeSchema),
+    /** Conversion goals counted by this experiment; omitted or null = all of the project's. */
+    conversionGoalIds: Type.Optional(Type.Union([GoalIds, Type.Null()])),
+    minSamplePerVariant: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateExperiment = Static<typeof CreateExperimentBody>;
+
+export const PatchExperimentBody = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 100 }),
+    status: Type.Optional(StatusSchema),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    targetUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    trafficSplit: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    variants: Type.Optional(Variants),
+    beliefId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+    conversionGoalIds: Type.Optional(Type.Union([GoalIds, Type.Null()])),
+    minSamplePerVariant: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export type PatchExperiment = Static<typeof PatchExperimentBody>;
+
+const Interval = Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()]);
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+export const VariantResult = Type.Object({
+  name: Type.String(),
+  exposures: Type.Integer(),
+  conversions: Type.Integer(),
+  conversionRate: Type.Number(),
+  uplift: NullableNumber,
+  upliftInterval: Interval,
+  chanceToBeatControl: NullableNumber,
+  pValue: NullableNumber,
+});
+export const Results = Type.Object({
+  control: Type.String(),
+  variants: Type.Array(VariantResult),
+  totalExposures: Type.Integer(),
+  totalConversions: Type.Integer(),
+  srm: Type.Object({ checked: Type.Boolean(), pValue: NullableNumber, mismatch: Type.Boolean() }),
+});
+
+export const Experiment = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  status: StatusSchema,
+  targetUrl: Type.String(),
+  trafficSplit: Type.Number(),
+  variants: Type.Array(Variant),
+  results: Results,
+  confidence: Type.Number(),
+  beliefId: Type.Union([Type.String(), Type.Null()]),
+  mode: ModeSchema,
+  weights: Type.Array(Type.Number()),
+  conversionGoalIds: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  minSamplePerVariant: Type.Integer(),
+  winner: Type.Union([Type.String(), Type.Null()]),
+  completionReason: Type.Union([Type.String(), Type.Null()]),
+  startedAt: Type.Union([Type.String(), Type.Null()]),
+  completedAt: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+export type ExperimentT = Static<typeof Experiment>;
+
+export const ListQuery = Type.Object(
+  { status: Type.Optional(StatusSchema) },
+  { additionalProperties: false },
+);
+export const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const KeyQuery = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const ActiveExperiment = Type.Object({
+  id: Type.String(),
+  targetUrl: Type.String(),
+  mode: ModeSchema,
+  trafficSplit: Type.Number(),
+  weights: Type.Array(Type.Number()),
+  variants: Type.Array(Variant),
+});
+export type ActiveExperimentT = Static<typeof ActiveExperiment>;

@@ -1,0 +1,258 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { newId } from "../../platform/crypto.js";
+import type { Db, DbOrTrx } from "../../platform/db/index.js";
+import { AppError, notFound, validation } from "../../platform/errors.js";
+import { emitServiceEvent } from "../../platform/jobs.js";
+import { getBelief } from "../beliefs/service.js";
+import { listConversionGoals } from "../goals/service.js";
+import { completeExperiment } from "./completion.js";
+import { computeResults, type VariantCounts } from "./results.js";
+import type { CreateExperiment, ExperimentT, PatchExperiment, VariantT } from "./schema.js";
+import type { ExperimentStatus, ExperimentTable } from "./tables.js";
+import "./tables.js";
+
+export const DEFAULT_MIN_SAMPLE = 100;
+
+/** DESIGN.md: draft→running, running→paused, paused→running, running|paused→completed. */
+const TRANSITIONS: Record<ExperimentStatus, ExperimentStatus[]> = {
+  draft: ["running"],
+  running: ["paused", "completed"],
+  paused: ["running", "completed"],
+  completed: [],
+};
+
+const nowIso = () => new Date().toISOString();
+export const equalWeights = (n: number) => new Array(n).fill(1 / n) as number[];
+
+export function parseVariants(row: ExperimentTable): VariantT[] {
+  return JSON.parse(row.variants) as VariantT[];
+}
+export function parseWeights(row: ExperimentTable): number[] {
+  return JSON.parse(row.weights) as number[];
+}
+
+/** Per-variant counters of each experiment, in variant order (zeros for untouched variants). */
+export async function loadCounts(
+  db: DbOrTrx,
+  rows: ExperimentTable[],
+): Promise<Map<string, VariantCounts[]>> {
+  const out = new Map<string, VariantCounts[]>();
+  if (rows.length === 0) return out;
+  const stats = await db
+    .selectFrom("experiment_variant_stats")
+    .selectAll()
+    .where(
+      "experiment_id",
+      "in",
+      rows.map((r) => r.id),
+    )
+    .execute();
+  const byKey = new Map(stats.map((s) => [`${s.experiment_id}\u0000${s.variant}`, s]));
+  for (const r of rows) {
+    out.set(
+      r.id,
+      parseVariants(r).map((v) => {
+        const s = byKey.get(`${r.id}\u0000${v.name}`);
+        return {
+          name: v.name,
+          exposures: Number(s?.exposures ?? 0),
+          conversions: Number(s?.conversions ?? 0),
+        };
+      }),
+    );
+  }
+  return out;
+}
+
+export function toExperiment(row: ExperimentTable, counts: VariantCounts[]): ExperimentT {
+  const weights = parseWeights(row);
+  const { results, confidence } = computeResults(counts, weights, row.mode);
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    targetUrl: row.target_url,
+    trafficSplit: Number(row.traffic_split),
+    variants: parseVariants(row),
+    results,
+    confidence,
+    beliefId: row.belief_id,
+    mode: row.mode,
+    weights,
+    conversionGoalIds: row.conversion_goal_ids ? (JSON.parse(row.conversion_goal_ids) as string[]) : null,
+    minSamplePerVariant: Number(row.min_sample_per_variant),
+    winner: row.winner,
+    completionReason: row.completion_reason,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function findExperimentRow(
+  db: DbOrTrx,
+  project: ProjectRef,
+  id: string,
+): Promise<ExperimentTable> {
+  const row = await db
+    .selectFrom("experiments")
+    .selectAll()
+    .where("id", "=", id)
+    .where("project_id", "=", project.id)
+    .executeTakeFirst();
+  if (!row) throw notFound("experiment", id);
+  return row;
+}
+
+export async function listExperiments(
+  db: Db,
+  project: ProjectRef,
+  status?: ExperimentStatus,
+): Promise<ExperimentT[]> {
+  let q = db.selectFrom("experiments").selectAll().where("project_id", "=", project.id);
+  if (status) q = q.where("status", "=", status);
+  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").execute();
+  const counts = await loadCounts(db, rows);
+  return rows.map((r) => toExperiment(r, counts.get(r.id)!));
+}
+
+export async function getExperiment(db: DbOrTrx, project: ProjectRef, id: string): Promise<ExperimentT> {
+  const row = await findExperimentRow(db, project, id);
+  return toExperiment(row, (await loadCounts(db, [row])).get(row.id)!);
+}
+
+function checkVariantNames(variants: VariantT[]): void {
+  const seen = new Set<string>();
+  for (const v of variants) {
+    if (seen.has(v.name)) throw validation(`body.variants names must be unique ("${v.name}" repeats)`);
+    seen.add(v.name);
+  }
+}
+
+async function checkBelief(db: DbOrTrx, project: ProjectRef, beliefId: string | null | undefined) {
+  if (!beliefId) return;
+  try {
+    await getBelief(db, project, beliefId);
+  } catch (err) {
+    if (err instanceof AppError && err.code === "NOT_FOUND")
+      throw validation(`body.beliefId: belief ${beliefId} not found in this project`);
+    throw err;
+  }
+}
+
+async function checkGoalIds(db: DbOrTrx, project: ProjectRef, ids: string[] | null | undefined) {
+  if (!ids || ids.length === 0) return;
+  const known = new Set((await listConversionGoals(db, project)).map((g) => g.id));
+  const missing = ids.filter((id) => !known.has(id));
+  if (missing.length > 0)
+    throw validation(`body.conversionGoalIds: unknown conversion goal ${missing.join(", ")}`);
+}
+
+export async function createExperiment(
+  db: Db,
+  project: ProjectRef,
+  input: CreateExperiment,
+): Promise<ExperimentT> {
+  checkVariantNames(input.variants);
+  await checkBelief(db, project, input.beliefId);
+  await checkGoalIds(db, project, input.conversionGoalIds);
+  const t = nowIso();
+  const row: ExperimentTable = {
+    id: newId("exp"),
+    workspace_id: project.workspaceId,
+    project_id: project.id,
+    name: input.name,
+    status: "draft",
+    mode: input.mode ?? "ab",
+    target_url: input.targetUrl,
+    traffic_split: input.trafficSplit ?? 100,
+    variants: JSON.stringify(input.variants),
+    weights: JSON.stringify(equalWeights(input.variants.length)),
+    belief_id: input.beliefId ?? null,
+    conversion_goal_ids: input.conversionGoalIds?.length ? JSON.stringify(input.conversionGoalIds) : null,
+    min_sample_per_variant: input.minSamplePerVariant ?? DEFAULT_MIN_SAMPLE,
+    has_run: 0,
+    winner: null,
+    completion_reason: null,
+    started_at: null,
+    completed_at: null,
+    created_at: t,
+    updated_at: t,
+  };
+  await db.insertInto("experiments").values(row).execute();
+  return toExperiment(
+    row,
+    input.variants.map((v) => ({ name: v.name, exposures: 0, conversions: 0 })),
+  );
+}
+
+/** Event data for experiment.started / experiment.completed. */
+export function serviceEventData(e: ExperimentT) {
+  return {
+    id: e.id,
+    name: e.name,
+    status: e.status,
+    mode: e.mode,
+    targetUrl: e.targetUrl,
+    variants: e.variants.map((v) => v.name),
+    winner: e.winner,
+    confidence: e.confidence,
+    completionReason: e.completionReason,
+    results: e.results,
+  };
+}
+
+export async function updateExperiment(
+  db: Db,
+  project: ProjectRef,
+  patch: PatchExperiment,
+  onChange: (projectId: string) => void = () => {},
+): Promise<ExperimentT> {
+  if (patch.variants) checkVariantNames(patch.variants);
+  if (patch.beliefId !== undefined) await checkBelief(db, project, patch.beliefId);
+  if (patch.conversionGoalIds !== undefined) await checkGoalIds(db, project, patch.conversionGoalIds);
+  const result = await db.transaction().execute(async (trx) => {
+    const row = await findExperimentRow(trx, project, patch.id);
+    const next: ExperimentTable = { ...row, updated_at: nowIso() };
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.targetUrl !== undefined) next.target_url = patch.targetUrl;
+    if (patch.trafficSplit !== undefined) next.traffic_split = patch.trafficSplit;
+    if (patch.beliefId !== undefined) next.belief_id = patch.beliefId;
+    if (patch.minSamplePerVariant !== undefined) next.min_sample_per_variant = patch.minSamplePerVariant;
+    if (patch.conversionGoalIds !== undefined)
+      next.conversion_goal_ids = patch.conversionGoalIds?.length
+        ? JSON.stringify(patch.conversionGoalIds)
+        : null;
+    if (patch.variants !== undefined && JSON.stringify(patch.variants) !== row.variants) {
+      if (row.has_run) throw new AppError("CONFLICT", "variants cannot change once the experiment has run");
+      next.variants = JSON.stringify(patch.variants);
+      next.weights = JSON.stringify(equalWeights(patch.variants.length));
+    }
+    const to = patch.status;
+    if (to !== undefined && !TRANSITIONS[row.status].includes(to)) {
+      throw new AppError("INVALID_TRANSITION", `cannot move a ${row.status} experiment to ${to}`);
+    }
+    if (to === "completed") {
+      await trx.updateTable("experiments").set(next).where("id", "=", row.id).execute();
+      return completeExperiment(trx, next, "manual");
+    }
+    if (to === "running") {
+      next.status = "running";
+      next.has_run = 1;
+      next.started_at = row.started_at ?? next.updated_at;
+    } else if (to !== undefined) next.status = to;
+    await trx.updateTable("experiments").set(next).where("id", "=", row.id).execute();
+    const experiment = toExperiment(next, (await loadCounts(trx, [next])).get(next.id)!);
+    if (to === "running")
+      await emitServiceEvent(
+        trx,
+        { workspaceId: project.workspaceId, projectId: project.id },
+        "experiment.started",
+        serviceEventData(experiment),
+      );
+    return experiment;
+  });
+  onChange(project.id);
+  return result;
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from "fastify";
+import type { CommittedEvent } from "../../platform/event-bus.js";
+
+let seq = 0;
+/** A committed event as the events module hands it to processors (tests only). */
+export function committed(
+  project: { projectId: string; workspaceId: string },
+  e: Partial<CommittedEvent> & { type: string; visitorId: string },
+): CommittedEvent {
+  seq++;
+  return {
+    id: `ev_test_${seq}`,
+    workspaceId: project.workspaceId,
+    projectId: project.projectId,
+    leadId: null,
+    url: "https://shop.example/pricing",
+    data: {},
+    referrer: null,
+    timestamp: Date.now() + seq,
+    sessionId: `s_${e.visitorId}`,
+    channel: "direct",
+    source: null,
+    isBot: false,
+    ...e,
+  };
+}
+
+/** Runs the processors inside a transaction, as the events writer does. */
+export async function processEvents(app: FastifyInstance, events: CommittedEvent[]): Promise<void> {
+  await app.db.transaction().execute((trx) => app.eventBus.process(trx, events));
+}
+
+export const exposure = (experimentId: string, variant: string) => ({
+  type: "$exposure",
+  data: { experimentId, variant },
+});
