@@ -82,6 +82,8 @@ export async function attributionSummary(
   }
   const channels = [...totals]
     .map(([channel, t]) => ({ channel, creditedConversions: round6(t.credited), revenue: round6(t.revenue) }))
+    // A channel that only held zero-credit touches (e.g. the middle of a last_touch path) is not listed.
+    .filter((c) => c.creditedConversions !== 0 || c.revenue !== 0)
     .sort(
       (a, b) =>
         b.creditedConversions - a.creditedConversions ||
