@@ -58,6 +58,14 @@ export interface WebhookIncomingEventTable {
   received_at: string;
 }
 
+export interface WebhookCrmObjectTable {
+  project_id: string;
+  object_type: string;
+  object_id: string;
+  data: string;
+  updated_at: string;
+}
+
 declare module "../../platform/db/types.js" {
   interface Database {
     webhook_endpoints: WebhookEndpointTable;
@@ -65,5 +73,6 @@ declare module "../../platform/db/types.js" {
     webhook_attempts: WebhookAttemptTable;
     webhook_sources: WebhookSourceTable;
     webhook_incoming_events: WebhookIncomingEventTable;
+    webhook_crm_objects: WebhookCrmObjectTable;
   }
 }

@@ -1,3 +1,46 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { AppError } from "../../../platform/errors.js";
+import { IncomingQuery, IncomingResult, PutSourceBody, SourceConfigured, SourceParam } from "../schema.js";
+import { handleIncoming, knownSource, setSourceSecret } from "./service.js";
 
-export const incomingRoutes: FastifyPluginAsyncTypebox = async (_app) => {};
+const tags = ["webhooks"];
+
+/** Incoming platform webhooks, authenticated by the platform's signature, and their secrets. */
+export const incomingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.put(
+    "/api/webhooks/sources/:source",
+    {
+      schema: { params: SourceParam, body: PutSourceBody, response: { 200: SourceConfigured }, tags },
+      preHandler: app.requireAdmin(),
+    },
+    async (req) =>
+      setSourceSecret(app.db, app.secrets, req.principal.workspaceId, req.params.source, req.body.secret),
+  );
+
+  app.post(
+    "/api/webhooks/:source",
+    {
+      schema: { params: SourceParam, querystring: IncomingQuery, response: { 200: IncomingResult }, tags },
+      // An unknown source is 404 before anything else is looked at.
+      preValidation: async (req) => {
+        knownSource((req.params as { source: string }).source);
+      },
+    },
+    async (req) => {
+      if (req.rawBody === undefined) throw new AppError("VALIDATION_ERROR", "body must be JSON");
+      return handleIncoming(
+        app,
+        req.params.source,
+        {
+          method: req.method,
+          uri: `${app.config.publicUrl}${req.url}`,
+          rawBody: req.rawBody,
+          headers: req.headers,
+          body: req.body,
+          now: Date.now(),
+        },
+        req.query.project,
+      );
+    },
+  );
+};

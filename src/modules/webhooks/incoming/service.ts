@@ -1,0 +1,179 @@
+import type { FastifyInstance } from "fastify";
+import type { ProjectRef } from "../../../platform/auth/principal.js";
+import type { SecretBox } from "../../../platform/crypto.js";
+import type { Db } from "../../../platform/db/index.js";
+import { AppError, notFound } from "../../../platform/errors.js";
+import { ingestServerEvents } from "../../events/service.js";
+import { upsertLeadByEmail } from "../../identity/service.js";
+import { firstProject, getProject } from "../../workspace/service.js";
+import { SOURCES, type Source } from "../schema.js";
+import "../tables.js";
+import { codeHostAdapter } from "./code-host.js";
+import { crmAdapter } from "./crm.js";
+import { paymentsAdapter } from "./payments.js";
+import type { Action, IncomingRequest, SourceAdapter } from "./types.js";
+
+const ADAPTERS: Record<Source, SourceAdapter> = {
+  crm: crmAdapter,
+  payments: paymentsAdapter,
+  code_host: codeHostAdapter,
+};
+
+export function knownSource(source: string): Source {
+  if (!(SOURCES as readonly string[]).includes(source)) throw notFound("webhook source", source);
+  return source as Source;
+}
+
+/** Stores (or replaces) a workspace's verification secret for a source, encrypted. */
+export async function setSourceSecret(
+  db: Db,
+  secrets: SecretBox,
+  workspaceId: string,
+  source: string,
+  secret: string,
+) {
+  const s = knownSource(source);
+  const sealed = secrets.encrypt(secret);
+  const now = new Date().toISOString();
+  await db
+    .insertInto("webhook_sources")
+    .values({ workspace_id: workspaceId, source: s, secret_sealed: sealed, updated_at: now })
+    .onConflict((oc) =>
+      oc.columns(["workspace_id", "source"]).doUpdateSet({ secret_sealed: sealed, updated_at: now }),
+    )
+    .execute();
+  return { source: s, configured: true };
+}
+
+/**
+ * The workspace whose secret verifies the request. Every configured secret for the source is tried,
+ * without stopping at the first match, so timing does not tell how many workspaces there are or
+ * which one matched.
+ */
+async function verifyingWorkspaces(
+  db: Db,
+  secrets: SecretBox,
+  source: Source,
+  check: (secret: string) => boolean,
+) {
+  const rows = await db
+    .selectFrom("webhook_sources")
+    .select(["workspace_id", "secret_sealed"])
+    .where("source", "=", source)
+    .orderBy("updated_at", "asc")
+    .execute();
+  const matches: string[] = [];
+  for (const r of rows) {
+    if (check(secrets.decrypt(r.secret_sealed))) matches.push(r.workspace_id);
+  }
+  return matches;
+}
+
+async function resolveProject(
+  db: Db,
+  workspaces: string[],
+  projectId: string | undefined,
+): Promise<ProjectRef> {
+  for (const ws of workspaces) {
+    if (projectId) {
+      try {
+        const p = await getProject(db, ws, projectId);
+        return { id: p.id, workspaceId: ws };
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === "NOT_FOUND")) throw err;
+      }
+    } else {
+      const p = await firstProject(db, ws);
+      if (p) return p;
+    }
+  }
+  throw notFound("project", projectId);
+}
+
+/** Feeds extracted actions into identity (leads) and events (revenue and custom events). */
+async function apply(
+  app: FastifyInstance,
+  project: ProjectRef,
+  source: Source,
+  actions: Action[],
+): Promise<void> {
+  for (const a of actions) {
+    if (a.kind === "lead") {
+      await upsertLeadByEmail(app.db, project, {
+        email: a.email,
+        name: a.name,
+        source,
+        properties: a.properties,
+      });
+      continue;
+    }
+    let leadId: string | undefined;
+    if (a.email) leadId = (await upsertLeadByEmail(app.db, project, { email: a.email, source })).lead.id;
+    await ingestServerEvents(app, project, [
+      {
+        type: a.type,
+        ...(leadId ? { leadId } : { visitorId: a.visitorId }),
+        url: a.url,
+        data: a.data,
+        timestamp: a.timestamp,
+      },
+    ]);
+  }
+}
+
+export interface IncomingResult {
+  received: true;
+  duplicate: boolean;
+  processed: number;
+}
+
+/**
+ * Verifies, deduplicates and processes one incoming platform webhook. An event id is recorded
+ * before processing so a concurrent replay is not processed twice; if processing fails the id is
+ * released again, so the platform's own retry gets another chance.
+ */
+export async function handleIncoming(
+  app: FastifyInstance,
+  source: string,
+  req: IncomingRequest,
+  projectId: string | undefined,
+): Promise<IncomingResult> {
+  const s = knownSource(source);
+  const adapter = ADAPTERS[s];
+  const check = adapter.prepare(req);
+  const workspaces = await verifyingWorkspaces(app.db, app.secrets, s, check);
+  if (workspaces.length === 0) throw new AppError("UNAUTHORIZED", "signature does not verify");
+  const project = await resolveProject(app.db, workspaces, projectId);
+  const units = adapter.units(req);
+  let processed = 0;
+  let fresh = 0;
+  for (const unit of units) {
+    const claimed = await app.db
+      .insertInto("webhook_incoming_events")
+      .values({
+        workspace_id: project.workspaceId,
+        source: s,
+        external_id: unit.id,
+        received_at: new Date().toISOString(),
+      })
+      .onConflict((oc) => oc.columns(["workspace_id", "source", "external_id"]).doNothing())
+      .returning("external_id")
+      .execute();
+    if (claimed.length === 0) continue;
+    fresh++;
+    try {
+      const actions = await adapter.extract(unit, { db: app.db, project });
+      await apply(app, project, s, actions);
+      processed += actions.length;
+    } catch (err) {
+      await app.db
+        .deleteFrom("webhook_incoming_events")
+        .where("workspace_id", "=", project.workspaceId)
+        .where("source", "=", s)
+        .where("external_id", "=", unit.id)
+        .execute();
+      throw err;
+    }
+  }
+  return { received: true, duplicate: fresh === 0, processed };
+}
