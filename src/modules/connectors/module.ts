@@ -18,8 +18,7 @@ export const connectorsModule: LiftModule = {
     );
     app.jobs.define(defineJob({ type: SYNC_ALL_JOB, retry: [60], run: () => syncAllProjects(app) }));
     app.worker.addSchedule(SYNC_ALL_JOB, app.config.syncIntervalMs);
-    // Goals reads `mrr` and connector revenue through a provider; absent goals module → nothing to do.
-    const register = await bridge.registerGoalMetricProvider();
-    register?.(app, goalMetric);
+    // Goals reads `mrr` and payments/CRM revenue through this provider.
+    bridge.registerGoalMetricProvider(app, goalMetric);
   },
 };

@@ -181,6 +181,7 @@ export function platformContext(opts: {
         return await fn(creds.accessToken!);
       } catch (err) {
         if (!(err instanceof PlatformError) || err.status !== 401) throw err;
+        if (!creds.refreshToken && !adapter.refresh) throw new NeedsReauth(err.platformMessage);
         await refresh();
         try {
           return await fn(creds.accessToken!);

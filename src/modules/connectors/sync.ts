@@ -269,7 +269,6 @@ export async function runSync(
   }
 
   const summary = { ...(JSON.parse(row.summary) as Record<string, number>), ...(result.summary ?? {}) };
-  const recompute = await bridge.scheduleGoalRecompute();
   await app.db.transaction().execute(async (trx) => {
     await upsertRows(trx, project.id, type, result.rows);
     const revenueDays = result.revenue?.length
@@ -296,7 +295,7 @@ export async function runSync(
       rows: count,
       revenueItems: result.revenue?.length ?? 0,
     });
-    if (recompute) await recompute(trx, project);
+    await bridge.scheduleGoalRecompute(trx, project);
   });
   await forwardLeads(app, project, type, result.leads ?? []);
   await forwardRevenue(app, project, type);
@@ -309,10 +308,8 @@ async function forwardLeads(
   leads: SyncResult["leads"] & {},
 ) {
   if (leads.length === 0) return;
-  const upsert = await bridge.upsertLeadByEmail();
-  if (!upsert) return;
   for (const l of leads) {
-    await upsert(app.db, project, {
+    await bridge.upsertLeadByEmail(app.db, project, {
       email: l.email,
       name: l.name,
       source: type,
@@ -324,9 +321,6 @@ async function forwardLeads(
 /** Hands not-yet-forwarded revenue to the events module as `$revenue` events (see bridge.ts). */
 async function forwardRevenue(app: FastifyInstance, project: ProjectRef, type: ConnectorType) {
   if (!SOURCES[type]) return;
-  const ingest = await bridge.ingestServerEvents();
-  if (!ingest) return;
-  const upsert = await bridge.upsertLeadByEmail();
   const pending = await app.db
     .selectFrom("connector_revenue")
     .selectAll()
@@ -340,10 +334,9 @@ async function forwardRevenue(app: FastifyInstance, project: ProjectRef, type: C
     const batch = pending.slice(i, i + 500);
     const events = [];
     for (const r of batch) {
-      const leadId =
-        r.email && upsert
-          ? (await upsert(app.db, project, { email: r.email, source: type })).lead.id
-          : undefined;
+      const leadId = r.email
+        ? (await bridge.upsertLeadByEmail(app.db, project, { email: r.email, source: type })).lead.id
+        : undefined;
       events.push({
         type: "$revenue",
         leadId,
@@ -352,7 +345,7 @@ async function forwardRevenue(app: FastifyInstance, project: ProjectRef, type: C
         timestamp: Number(r.occurred_at),
       });
     }
-    await ingest(app, project, events);
+    await bridge.ingestServerEvents(app, project, events);
     await app.db
       .updateTable("connector_revenue")
       .set({ ingested: 1 })

@@ -67,7 +67,8 @@ export const crm: PlatformAdapter = {
     if (typeof token !== "string" || !/^pat-[a-z0-9]+-[A-Za-z0-9-]{8,}$/.test(token)) {
       return { error: "credentials.accessToken must be a HubSpot private app token (pat-…)" };
     }
-    return { credentials: { accessToken: token } };
+    // Stored as an API key: a private app token has no refresh and is sent as a Bearer token.
+    return { credentials: { apiKey: token } };
   },
 
   async fetchAccount(ctx) {
