@@ -9,6 +9,8 @@ export interface SmtpPeer {
   messages: Array<{ raw: Buffer; to: string[] }>;
   onRcpt: ((to: string) => { code: number; message: string } | null) | null;
   onData: (() => { code: number; message: string } | null) | null;
+  /** Holds each DATA reply this long (to keep a request in flight). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
     messages: [],
     onRcpt: null,
     onData: null,
+    delayMs: 0,
     close: async () => {},
   };
   const fail = (r: { code: number; message: string }) =>
@@ -34,10 +37,17 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
-        const r = peer.onData?.();
-        if (r) return cb(fail(r));
-        peer.messages.push({ raw: Buffer.concat(chunks), to: session.envelope.rcptTo.map((a) => a.address) });
-        cb(null);
+        const finish = () => {
+          const r = peer.onData?.();
+          if (r) return cb(fail(r));
+          peer.messages.push({
+            raw: Buffer.concat(chunks),
+            to: session.envelope.rcptTo.map((a) => a.address),
+          });
+          cb(null);
+        };
+        if (peer.delayMs > 0) setTimeout(finish, peer.delayMs);
+        else finish();
       });
     },
   });
