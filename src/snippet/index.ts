@@ -66,28 +66,24 @@ function start(): void {
   d.cookie = `${VID}=${encodeURIComponent(visitorId)}; path=/; max-age=63072000; samesite=lax`;
   store(VID, visitorId);
 
-  function post(path: string, body: string, beacon: boolean, json?: boolean): void {
+  // sendBeacon posts text/plain JSON (no CORS preflight) and survives page unloads; both public
+  // endpoints accept it. fetch with keepalive is the fallback when a beacon is refused.
+  function post(path: string, body: string): void {
     const url = api + path;
-    if (beacon && navigator.sendBeacon?.(url, body)) return;
-    fetch(url, {
-      method: "POST",
-      body,
-      keepalive: true,
-      headers: { "content-type": json ? "application/json" : "text/plain" },
-    }).catch(() => {
-      if (json && navigator.sendBeacon) navigator.sendBeacon(url, body);
-    });
+    if (navigator.sendBeacon?.(url, body)) return;
+    fetch(url, { method: "POST", body, keepalive: true, headers: { "content-type": "text/plain" } }).catch(
+      () => {},
+    );
   }
 
   function track(type: string, data?: Data): void {
     const event: Data = { type, visitorId, projectKey: key, url: location.href, data: data || {} };
     if (d.referrer) event.referrer = d.referrer;
-    // sendBeacon posts text/plain JSON (no CORS preflight) and survives page unloads.
-    post("/api/events", JSON.stringify(event), true);
+    post("/api/events", JSON.stringify(event));
   }
 
   function identify(email: string): void {
-    post("/api/identity/stitch", JSON.stringify({ visitorId, email, projectKey: key }), false, true);
+    post("/api/identity/stitch", JSON.stringify({ visitorId, email, projectKey: key }));
   }
 
   const assigned: Record<string, string> = {};

@@ -195,13 +195,17 @@ async function recordConversions(
   await bumpStats(trx, deltas);
 }
 
-/** Applies the auto-complete rule to running experiments; true when one completed. */
+/**
+ * Applies the auto-complete rule to running A/B and multivariate experiments; true when one
+ * completed. Bandits are left running: reallocating traffic is their way of acting on the result.
+ */
 export async function autoComplete(trx: Trx, ids: string[]): Promise<boolean> {
   const rows = await trx
     .selectFrom("experiments")
     .selectAll()
     .where("id", "in", ids)
     .where("status", "=", "running")
+    .where("mode", "!=", "bandit")
     .execute();
   const counts = await loadCounts(trx, rows);
   let completed = false;
