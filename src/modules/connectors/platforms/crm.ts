@@ -1,4 +1,4 @@
-import { PlatformError } from "../http.js";
+import { PlatformError, collectPages } from "../http.js";
 import {
   type DailyRow,
   type LeadItem,
@@ -24,9 +24,7 @@ async function searchSince(
   since: number,
   properties: string[],
 ) {
-  const out: SearchPage["results"] = [];
-  let after: string | undefined;
-  for (let page = 0; page < 1000; page++) {
+  return collectPages<SearchPage["results"][number], string>(undefined, async (after) => {
     const res = await ctx.withToken((token) =>
       ctx.http.request<SearchPage>(`${ctx.hosts.api}/crm/v3/objects/${object}/search`, {
         method: "POST",
@@ -42,11 +40,8 @@ async function searchSince(
         },
       }),
     );
-    out.push(...res.results);
-    after = res.paging?.next?.after;
-    if (!after) break;
-  }
-  return out;
+    return { items: res.results, next: res.paging?.next?.after };
+  });
 }
 
 const maxModified = (rows: SearchPage["results"], prop: string, prev: number) =>

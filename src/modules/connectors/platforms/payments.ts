@@ -1,4 +1,4 @@
-import { PlatformError } from "../http.js";
+import { PlatformError, collectPages } from "../http.js";
 import { type PlatformAdapter, type PlatformContext, type RevenueItem, num } from "../types.js";
 
 /**
@@ -69,20 +69,16 @@ async function listAll<T extends { id: string; created?: number }>(
   path: string,
   query: Record<string, string | number | undefined>,
 ): Promise<T[]> {
-  const out: T[] = [];
-  let after: string | undefined;
-  for (let page = 0; page < 1000; page++) {
+  return collectPages<T, string>(undefined, async (after) => {
     const res = await ctx.withToken((key) =>
       ctx.http.request<StripeList<T>>(`${ctx.hosts.api}${path}`, {
         bearer: key,
         query: { ...query, limit: 100, starting_after: after },
       }),
     );
-    out.push(...res.data);
-    if (!res.has_more || res.data.length === 0) break;
-    after = res.data[res.data.length - 1]!.id;
-  }
-  return out;
+    const last = res.data[res.data.length - 1];
+    return { items: res.data, next: res.has_more && last ? last.id : undefined };
+  });
 }
 
 /** Monthly amount of a subscription item: unit price × quantity, normalized from its interval. */

@@ -1,4 +1,4 @@
-import { PlatformError } from "../http.js";
+import { PlatformError, collectPages } from "../http.js";
 import { type DailyRow, type PlatformAdapter, type PlatformContext, num } from "../types.js";
 import { daysAgo, windowStart } from "./google.js";
 
@@ -39,18 +39,18 @@ export const professionalNetworkAds: PlatformAdapter = {
   async sync(ctx) {
     const account = ctx.credentials.extra?.adAccountId;
     if (!account) throw new PlatformError(400, "connector has no ad account; reconnect");
-    const names = new Map<string, string>();
-    let pageToken: string | undefined;
-    for (let page = 0; page < 1000; page++) {
-      const q = pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : "";
-      const res = await get<{
-        elements: Array<{ id: number; name: string }>;
-        metadata?: { nextPageToken?: string };
-      }>(ctx, `${ctx.hosts.api}/rest/adAccounts/${account}/adCampaigns?q=search&pageSize=100${q}`);
-      for (const c of res.elements) names.set(String(c.id), c.name);
-      pageToken = res.metadata?.nextPageToken;
-      if (!pageToken) break;
-    }
+    const campaigns = await collectPages<{ id: number; name: string }, string>(
+      undefined,
+      async (pageToken) => {
+        const q = pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : "";
+        const res = await get<{
+          elements: Array<{ id: number; name: string }>;
+          metadata?: { nextPageToken?: string };
+        }>(ctx, `${ctx.hosts.api}/rest/adAccounts/${account}/adCampaigns?q=search&pageSize=100${q}`);
+        return { items: res.elements, next: res.metadata?.nextPageToken };
+      },
+    );
+    const names = new Map(campaigns.map((c) => [String(c.id), c.name]));
     const from = windowStart(ctx.cursor, ctx.now);
     const to = daysAgo(ctx.now, 0);
     const urn = encodeURIComponent(`urn:li:sponsoredAccount:${account}`);

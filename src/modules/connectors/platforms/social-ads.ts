@@ -1,4 +1,4 @@
-import { PlatformError } from "../http.js";
+import { PlatformError, collectPages } from "../http.js";
 import { toTokenSet } from "../oauth.js";
 import { type DailyRow, type PlatformAdapter, type PlatformContext, num } from "../types.js";
 import { daysAgo, windowStart } from "./google.js";
@@ -69,9 +69,7 @@ export const socialAds: PlatformAdapter = {
     if (!account) throw new PlatformError(400, "connector has no ad account; reconnect");
     const since = windowStart(ctx.cursor, ctx.now);
     const until = daysAgo(ctx.now, 0);
-    const rows: DailyRow[] = [];
-    let after: string | undefined;
-    for (let page = 0; page < 1000; page++) {
+    const insights = await collectPages<Insight, string>(undefined, async (after) => {
       const res = await ctx.withToken((token) =>
         ctx.http.request<{ data: Insight[]; paging?: { cursors?: { after?: string }; next?: string } }>(
           `${ctx.hosts.api}/${V}/${account}/insights`,
@@ -88,21 +86,19 @@ export const socialAds: PlatformAdapter = {
           },
         ),
       );
-      for (const r of res.data) {
-        rows.push({
-          campaignId: r.campaign_id,
-          campaignName: r.campaign_name,
-          day: r.date_start,
-          spend: num(r.spend),
-          impressions: num(r.impressions),
-          clicks: num(r.clicks),
-          conversions: sumActions(r.actions, META_CONVERSION_ACTIONS),
-          revenue: sumActions(r.action_values, ["purchase"]),
-        });
-      }
-      after = res.paging?.next ? res.paging.cursors?.after : undefined;
-      if (!after) break;
-    }
+      // Graph API: a `next` link means another page; its cursor is paging.cursors.after.
+      return { items: res.data, next: res.paging?.next ? res.paging.cursors?.after : undefined };
+    });
+    const rows: DailyRow[] = insights.map((r) => ({
+      campaignId: r.campaign_id,
+      campaignName: r.campaign_name,
+      day: r.date_start,
+      spend: num(r.spend),
+      impressions: num(r.impressions),
+      clicks: num(r.clicks),
+      conversions: sumActions(r.actions, META_CONVERSION_ACTIONS),
+      revenue: sumActions(r.action_values, ["purchase"]),
+    }));
     return { rows, cursor: { lastDay: until } };
   },
 
