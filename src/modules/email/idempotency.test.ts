@@ -106,7 +106,10 @@ describe("Idempotency-Key", () => {
   it("a 422 outcome is final and replayed without a second SMTP attempt", async () => {
     const a = await txTenant(t);
     let rcpts = 0;
-    peer.onRcpt = () => (rcpts++, { code: 550, message: "5.1.1 no such user" });
+    peer.onRcpt = () => {
+      rcpts++;
+      return { code: 550, message: "5.1.1 no such user" };
+    };
     const first = await a.send(body, { "idempotency-key": "bounce-1" });
     expect(first.status).toBe(422);
     const again = await a.send(body, { "idempotency-key": "bounce-1" });

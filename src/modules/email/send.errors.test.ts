@@ -149,14 +149,14 @@ describe("the transactional error table", () => {
       const res = await b.send({ to: "x@example.com", subject: "s", text: "t" });
       expect(res).toMatchObject({ status: 422, body: txError("send_failed") });
       expect(res.body.error.message).toContain("5.7.1 rejected by policy");
-      // a refused connection is transient: queued for the delivery job, not failed
-      await peer.close();
+      // a 4xx that persists through the in-request attempts is transient: queued for the delivery job
+      peer.onData = () => ({ code: 451, message: "4.3.0 try later" });
       const queued = await b.send({ to: "y@example.com", subject: "s", text: "t" });
       expect(queued.status).toBe(200);
       expect(queued.body.status).toBe("queued");
     } finally {
       await smtpApp.close();
-      await peer.close().catch(() => {});
+      await peer.close();
     }
   });
 

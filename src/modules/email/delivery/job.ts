@@ -15,7 +15,7 @@ export function deliveryJob(mailer: () => Mailer, secrets: SecretBox) {
     async run({ sendId }, ctx) {
       const db = ctx.handle.db;
       const rec = await getSendRow(db, sendId);
-      if (!rec || rec.status !== "queued" || !rec.pending_message) return;
+      if (rec?.status !== "queued" || !rec.pending_message) return;
       const msg = JSON.parse(secrets.decrypt(rec.pending_message)) as OutgoingMessage;
       const attempts = rec.attempts + 1;
       try {

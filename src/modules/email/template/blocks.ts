@@ -38,10 +38,10 @@ export const Block = Type.Union([
 export type BlockT = Static<typeof Block>;
 
 export const SLOT_ID = "^[A-Za-z_][A-Za-z0-9_]*$";
-export const Slots = Type.Record(
-  Type.String({ pattern: SLOT_ID, maxLength: 64 }),
-  Type.String({ maxLength: 10_000 }),
-);
+export const Slots = Type.Record(Type.String({ pattern: SLOT_ID }), Type.String({ maxLength: 10_000 }), {
+  additionalProperties: false,
+  maxProperties: 50,
+});
 export const CommType = Type.Union([Type.Literal("transactional"), Type.Literal("marketing")]);
 export type CommTypeT = Static<typeof CommType>;
 
