@@ -250,6 +250,25 @@ describe("auth endpoint guards", () => {
   });
 });
 
+describe("choosing the project from the browser", () => {
+  it("?projectId= connects that project of the workspace; another workspace's project is 404", async () => {
+    const a = await t.tenant();
+    const other = await t.tenant();
+    const second = await a.post("/api/projects", { name: "Second" }, { as: "admin" });
+    expect(second.status).toBe(201);
+    const res = await a.get(`/api/connectors/crm/auth?projectId=${second.body.id}`, { as: "admin" });
+    expect(res.status).toBe(302);
+    const hs = cases.find((k) => k.type === "crm")!.fake;
+    const { code, state } = consent(hs, String(res.headers.location));
+    const cb = await a.get("/api/connectors/crm/callback", { as: "none", query: { code, state } });
+    expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?connected=crm`);
+    expect(await rawConnectors(second.body.id)).toHaveLength(1);
+    expect(await rawConnectors(a.projectId)).toHaveLength(0);
+    const foreign = await a.get(`/api/connectors/crm/auth?projectId=${other.projectId}`, { as: "admin" });
+    expect(foreign.status).toBe(404);
+  });
+});
+
 describe("platform without client config", () => {
   it("answers 400 naming the variables to set", async () => {
     const bare = await startTestApp();

@@ -55,6 +55,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 export function platformMessage(body: unknown, fallback: string): string {
   if (typeof body === "string") return body.slice(0, 300) || fallback;
   if (!body || typeof body !== "object") return fallback;
+  // biome-ignore lint/suspicious/noExplicitAny: error bodies differ per platform; each path is checked below
   const b = body as Record<string, any>;
   const candidates = [
     b.error?.message, // Google, Stripe, Meta

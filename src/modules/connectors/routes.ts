@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { AppError } from "../../platform/errors.js";
 import { type Period, connectorMetrics, overview } from "./metrics.js";
 import {
+  AuthQuery,
   CallbackParam,
   CallbackQuery,
   Connector,
@@ -51,13 +52,23 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     "/api/connectors/:type/auth",
-    { schema: { params: TypeParam, tags }, preHandler: app.requireProject("write") },
+    { schema: { params: TypeParam, querystring: AuthQuery, tags }, preHandler: app.requireProject("write") },
     async (req, reply) => {
       // Consent binds the grant to a person: a project API key cannot start it.
       if (req.principal.kind !== "session") {
         throw new AppError("FORBIDDEN", "connecting through OAuth needs a signed-in user");
       }
-      return reply.redirect(await startOAuth(app, req.project, req.principal.userId, req.params.type), 302);
+      let project = req.project;
+      if (req.query.projectId) {
+        const chosen = await app.principalResolver.resolveSessionProject(
+          req.principal.workspaceId,
+          req.query.projectId,
+        );
+        if (!chosen || chosen.id !== req.query.projectId)
+          throw new AppError("NOT_FOUND", "project not found");
+        project = chosen;
+      }
+      return reply.redirect(await startOAuth(app, project, req.principal.userId, req.params.type), 302);
     },
   );
 

@@ -36,6 +36,11 @@ export const Deleted = Type.Object({
   revoked: Type.Boolean(),
 });
 export const TypeParam = Type.Object({ type: ConnectorTypeSchema });
+export const AuthQuery = Type.Object({
+  projectId: Type.Optional(
+    Type.String({ maxLength: 100, description: "project to connect (a browser cannot send x-project-id)" }),
+  ),
+});
 export const CallbackParam = Type.Object({ type: Type.String({ maxLength: 64 }) });
 export const CallbackQuery = Type.Object(
   {

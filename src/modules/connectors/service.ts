@@ -162,6 +162,11 @@ export async function startOAuth(
     );
   }
   const client = clientConfig(app.config, type);
+  // Unused states are kept a day past expiry (a late callback then reads "expired", not "invalid").
+  await app.db
+    .deleteFrom("connector_oauth_states")
+    .where("expires_at", "<", Date.now() - 86_400_000)
+    .execute();
   const nonce = newId("ost");
   const pkce = adapter.oauth.pkce ? pkcePair() : undefined;
   const expiresAt = Date.now() + STATE_TTL_MS;
