@@ -21,7 +21,7 @@ interface ActiveExperiment {
 }
 type Data = Record<string, unknown>;
 
-const w = window as unknown as { svc?: { loaded?: boolean } & Record<string, unknown> };
+const w = window as unknown as { svc?: { loaded?: boolean } & Record<string, unknown>; fetch?: unknown };
 const d = document;
 const VID = "svc_vid";
 const ANTI_FLICKER_MS = 500;
@@ -82,8 +82,18 @@ function start(): void {
     post("/api/events", JSON.stringify(event));
   }
 
-  function identify(email: string): void {
-    post("/api/identity/stitch", JSON.stringify({ visitorId, email, projectKey: key }));
+  // Stitching goes by fetch (keepalive, text/plain: no preflight) so a transient server error can
+  // be retried; the endpoint is idempotent for the same visitor and email.
+  function identify(email: string, attempt = 0): void {
+    const body = JSON.stringify({ visitorId, email, projectKey: key });
+    const retry = () => attempt < 2 && setTimeout(() => identify(email, attempt + 1), 300 * 3 ** attempt);
+    if (!w.fetch) return void post("/api/identity/stitch", body);
+    fetch(`${api}/api/identity/stitch`, {
+      method: "POST",
+      body,
+      keepalive: true,
+      headers: { "content-type": "text/plain" },
+    }).then((r) => r.status >= 500 && retry(), retry);
   }
 
   const assigned: Record<string, string> = {};
