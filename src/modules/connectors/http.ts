@@ -69,6 +69,13 @@ export function platformMessage(body: unknown, fallback: string): string {
   return found ? String(found).slice(0, 300) : fallback;
 }
 
+/** Replaces any occurrence of a secret in a platform message before it is stored or shown. */
+export function redactSecrets(message: string, secrets: Array<string | undefined>): string {
+  let out = message;
+  for (const s of secrets) if (s && s.length >= 6) out = out.split(s).join("[redacted]");
+  return out.slice(0, 500);
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class HttpClient {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError } from "../../platform/errors.js";
-import { DEFAULT_HTTP, HttpClient, PlatformError } from "./http.js";
+import { DEFAULT_HTTP, HttpClient, PlatformError, redactSecrets } from "./http.js";
 import {
   STATE_TTL_MS,
   authorizeUrl,
@@ -49,13 +49,6 @@ export async function listConnectors(app: FastifyInstance, project: ProjectRef):
   return rows.map(toConnector);
 }
 
-/** Replaces any occurrence of a secret in a platform message before it reaches a client. */
-function scrub(message: string, secrets: Array<string | undefined>): string {
-  let out = message;
-  for (const s of secrets) if (s && s.length >= 6) out = out.split(s).join("[redacted]");
-  return out;
-}
-
 /** POST /api/connectors: API-key connectors, verified with a cheap platform call before storing. */
 export async function connectWithCredentials(
   app: FastifyInstance,
@@ -88,19 +81,19 @@ export async function connectWithCredentials(
     if (err instanceof NeedsReauth) {
       throw new AppError(
         "VALIDATION_ERROR",
-        `${type} refused the credentials: ${scrub(err.message, secrets)}`,
+        `${type} refused the credentials: ${redactSecrets(err.message, secrets)}`,
       );
     }
     if (err instanceof PlatformError && err.status >= 400 && err.status < 500 && err.status !== 429) {
       throw new AppError(
         "VALIDATION_ERROR",
-        `${type} refused the credentials: ${scrub(err.platformMessage, secrets)}`,
+        `${type} refused the credentials: ${redactSecrets(err.platformMessage, secrets)}`,
       );
     }
     if (err instanceof PlatformError) {
       throw new AppError(
         "BAD_GATEWAY",
-        `${type} could not be reached: ${scrub(err.platformMessage, secrets)}`,
+        `${type} could not be reached: ${redactSecrets(err.platformMessage, secrets)}`,
       );
     }
     throw err;
