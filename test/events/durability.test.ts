@@ -71,10 +71,14 @@ async function startServer(): Promise<Server> {
   child.stderr!.on("data", (c) => {
     out += c;
   });
+  const closed = new Promise((r) => child.once("close", r));
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 40_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+    if (child.exitCode !== null) {
+      await closed; // the output streams may still hold the reason
+      throw new Error(`server exited with ${child.exitCode}: ${out}`);
+    }
     const ok = await fetch(`${base}/healthz`).then(
       (r) => r.ok,
       () => false,

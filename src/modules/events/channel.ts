@@ -118,11 +118,30 @@ function matches(
   return true;
 }
 
+// Landing URL + referrer pairs repeat a lot (ads, newsletters, home page): remember recent answers.
+const cache = new Map<string, Acquisition>();
+const CACHE_SIZE = 5000;
+
+/**
+ * Derives channel and source of a visit; results are cached by (url, referrer) and must not be
+ * mutated by callers.
+ */
+export function deriveAcquisition(url: string, referrer: string | null | undefined): Acquisition {
+  const key = `${url}\n${referrer ?? ""}`;
+  let hit = cache.get(key);
+  if (!hit) {
+    hit = Object.freeze(derive(url, referrer));
+    if (cache.size >= CACHE_SIZE) cache.clear();
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
 /**
  * Derives channel and source of a visit from the landing URL (UTM tags, click ids) and the
  * referrer. UTM tags win over click ids, which win over the referrer (GA4 precedence).
  */
-export function deriveAcquisition(url: string, referrer: string | null | undefined): Acquisition {
+function derive(url: string, referrer: string | null | undefined): Acquisition {
   const page = parse(url);
   const ref = parse(referrer);
   const q = page?.searchParams;

@@ -131,16 +131,25 @@ export async function firstTouchForVisitors(
 ): Promise<FirstTouch[]> {
   if (visitorIds.length === 0) return [];
   const rows = await db
-    .selectFrom("event_visitors")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .where("visitor_id", "in", visitorIds)
-    .orderBy("first_seen", "asc")
+    .selectFrom("event_visitors as v")
+    .selectAll("v")
+    .select((eb) =>
+      eb
+        .selectFrom("events as e")
+        .select((e) => e.fn.max("e.ts").as("m"))
+        .whereRef("e.project_id", "=", "v.project_id")
+        .whereRef("e.visitor_id", "=", "v.visitor_id")
+        .as("events_last_seen"),
+    )
+    .where("v.project_id", "=", project.id)
+    .where("v.visitor_id", "in", visitorIds)
+    .orderBy("v.first_seen", "asc")
     .execute();
   return rows.map((r) => ({
     visitorId: r.visitor_id,
     firstSeen: Number(r.first_seen),
-    lastSeen: Number(r.last_seen),
+    // the row's last_seen is written at session starts; the events index knows the latest event
+    lastSeen: Math.max(Number(r.last_seen), Number(r.events_last_seen ?? 0)),
     channel: r.first_channel,
     source: r.first_source,
     landingPage: r.first_landing_page,

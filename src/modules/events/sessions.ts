@@ -1,3 +1,4 @@
+import type SQLite from "better-sqlite3";
 import type { Trx } from "../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
 import { timeOrderedId } from "./ids.js";
@@ -6,8 +7,32 @@ import type { EventVisitorTable } from "./tables.js";
 /** 30 minutes of inactivity end a session (GA4, Plausible). */
 export const SESSION_GAP_MS = 30 * 60_000;
 const LOAD_CHUNK = 500;
+const STATE_COLUMNS = [
+  "first_seen",
+  "first_channel",
+  "first_source",
+  "first_landing_page",
+  "session_id",
+  "session_started",
+  "session_channel",
+  "session_source",
+  "session_landing_page",
+  "last_seen",
+] as const;
+const SESSION_COLUMNS = STATE_COLUMNS.filter((c) => !c.startsWith("first_"));
 
 type VisitorState = Omit<EventVisitorTable, "project_id" | "visitor_id">;
+
+/** Numbers from either driver; last seen is the later of the row's and the events'. */
+function withLastSeen(st: VisitorState & { events_last_seen: number | string | null }): VisitorState {
+  const { events_last_seen, ...rest } = st;
+  return {
+    ...rest,
+    first_seen: Number(rest.first_seen),
+    session_started: Number(rest.session_started),
+    last_seen: Math.max(Number(rest.last_seen), Number(events_last_seen ?? 0)),
+  };
+}
 
 export interface SessionInfo {
   sessionId: string;
@@ -23,31 +48,73 @@ export interface SessionInfo {
 export class SessionTracker {
   private lru = new Map<string, VisitorState>();
   private overlay = new Map<string, VisitorState>();
+  /** visitors of the overlay whose session changed: only these rows are written */
+  private dirty = new Set<string>();
 
-  constructor(private capacity = 100_000) {}
+  private raw?: { select: SQLite.Statement; upsert: SQLite.Statement };
+
+  /**
+   * On SQLite the raw better-sqlite3 handle (same connection, so same transaction as the writer's
+   * Kysely transaction) runs the per-visitor lookups and upserts as prepared statements.
+   */
+  constructor(
+    sqlite?: SQLite.Database,
+    private capacity = 100_000,
+  ) {
+    if (!sqlite) return;
+    this.raw = {
+      select: sqlite.prepare(
+        `select ${STATE_COLUMNS.join(",")}, (select max(ts) from events e where e.project_id = v.project_id and e.visitor_id = v.visitor_id) as events_last_seen from event_visitors v where project_id = ? and visitor_id = ?`,
+      ),
+      upsert: sqlite.prepare(
+        `insert into event_visitors (project_id, visitor_id, ${STATE_COLUMNS.join(",")}) values (${Array(
+          STATE_COLUMNS.length + 2,
+        )
+          .fill("?")
+          .join(
+            ",",
+          )}) on conflict (project_id, visitor_id) do update set ${SESSION_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")}`,
+      ),
+    };
+  }
 
   private static key(projectId: string, visitorId: string): string {
     return `${projectId}\u0000${visitorId}`;
   }
 
-  /** Loads the state of visitors that are not cached, in one query per chunk of ids. */
+  /**
+   * Loads the state of visitors that are not cached. The table row is written only when a session
+   * starts, so the visitor's latest event time comes from the events index (index-only max).
+   */
   async load(trx: Trx, visitors: Map<string, Set<string>>): Promise<void> {
     for (const [projectId, ids] of visitors) {
       const missing = [...ids].filter((v) => !this.lru.has(SessionTracker.key(projectId, v)));
+      if (this.raw) {
+        for (const v of missing) {
+          const st = this.raw.select.get(projectId, v) as
+            | (VisitorState & { events_last_seen: number | null })
+            | undefined;
+          if (st) this.remember(SessionTracker.key(projectId, v), withLastSeen(st));
+        }
+        continue;
+      }
       for (let i = 0; i < missing.length; i += LOAD_CHUNK) {
         const rows = await trx
-          .selectFrom("event_visitors")
-          .selectAll()
-          .where("project_id", "=", projectId)
-          .where("visitor_id", "in", missing.slice(i, i + LOAD_CHUNK))
+          .selectFrom("event_visitors as v")
+          .selectAll("v")
+          .select((eb) =>
+            eb
+              .selectFrom("events as e")
+              .select((e) => e.fn.max("e.ts").as("m"))
+              .whereRef("e.project_id", "=", "v.project_id")
+              .whereRef("e.visitor_id", "=", "v.visitor_id")
+              .as("events_last_seen"),
+          )
+          .where("v.project_id", "=", projectId)
+          .where("v.visitor_id", "in", missing.slice(i, i + LOAD_CHUNK))
           .execute();
         for (const { project_id, visitor_id, ...state } of rows) {
-          this.remember(SessionTracker.key(project_id, visitor_id), {
-            ...state,
-            first_seen: Number(state.first_seen),
-            session_started: Number(state.session_started),
-            last_seen: Number(state.last_seen),
-          });
+          this.remember(SessionTracker.key(project_id, visitor_id), withLastSeen(state));
         }
       }
     }
@@ -105,13 +172,23 @@ export class SessionTracker {
     next.session_landing_page = acq.landingPage;
     next.last_seen = ts;
     this.overlay.set(key, next);
+    this.dirty.add(key);
     return { sessionId, channel, source };
   }
 
   /** Writes the states changed by this flush (upsert, chunked under the bound-parameter limits). */
   async persist(trx: Trx): Promise<void> {
+    if (this.raw) {
+      for (const key of this.dirty) {
+        const st = this.overlay.get(key)!;
+        const sep = key.indexOf("\u0000");
+        this.raw.upsert.run(key.slice(0, sep), key.slice(sep + 1), ...STATE_COLUMNS.map((c) => st[c]));
+      }
+      return;
+    }
     const rows: EventVisitorTable[] = [];
-    for (const [key, st] of this.overlay) {
+    for (const key of this.dirty) {
+      const st = this.overlay.get(key)!;
       const sep = key.indexOf("\u0000");
       rows.push({ project_id: key.slice(0, sep), visitor_id: key.slice(sep + 1), ...st });
     }
@@ -137,11 +214,13 @@ export class SessionTracker {
   commit(): void {
     for (const [key, st] of this.overlay) this.remember(key, st);
     this.overlay.clear();
+    this.dirty.clear();
   }
 
   /** The flush rolled back: forget its changes. */
   rollback(): void {
     this.overlay.clear();
+    this.dirty.clear();
   }
 
   private remember(key: string, st: VisitorState): void {

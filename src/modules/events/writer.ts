@@ -67,17 +67,19 @@ interface Item {
 export class EventWriter {
   private queue: Item[] = [];
   private queued = 0;
-  private timer: NodeJS.Timeout | null = null;
+  /** cancels the scheduled flush, when one is scheduled */
+  private cancel: (() => void) | null = null;
   private running: Promise<void> | null = null;
-  private sessions = new SessionTracker();
+  private sessions: SessionTracker;
   private insertMany?: (rows: unknown[][]) => void;
 
   constructor(
     private handle: DbHandle,
     private bus: EventBus,
     private log: FastifyBaseLogger,
-    private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 2 },
+    private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 0 },
   ) {
+    this.sessions = new SessionTracker(handle.sqlite);
     if (handle.sqlite) this.insertMany = sqliteInserter(handle);
   }
 
@@ -102,14 +104,20 @@ export class EventWriter {
   private schedule(): void {
     if (this.running) return; // the running flush picks the queue up when it ends
     if (this.queued >= this.opts.maxEvents) this.kick();
-    else if (!this.timer) this.timer = setTimeout(() => this.kick(), this.opts.maxDelayMs);
+    else if (this.cancel) return;
+    else if (this.opts.maxDelayMs === 0) {
+      // After the current I/O phase: every request parsed in it joins this flush.
+      const t = setImmediate(() => this.kick());
+      this.cancel = () => clearImmediate(t);
+    } else {
+      const t = setTimeout(() => this.kick(), this.opts.maxDelayMs);
+      this.cancel = () => clearTimeout(t);
+    }
   }
 
   private kick(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
+    this.cancel?.();
+    this.cancel = null;
     if (this.running || this.queue.length === 0) return;
     const items = this.queue;
     this.queue = [];
