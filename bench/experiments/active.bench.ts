@@ -1,0 +1,126 @@
+/**
+ * GET /api/experiments/active?key=… on Lift (3 running experiments, SQLite, rate limits off) vs a
+ * bare Fastify route answering the same JSON body, 50 connections each, same run.
+ * Run: npx tsx bench/experiments/active.bench.ts   (BENCH_SECONDS=10 by default)
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function start(script: string, env: NodeJS.ProcessEnv) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-exp-"));
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_EVENTS: "0",
+      RATE_LIMIT_READS: "0",
+      RATE_LIMIT_WRITES: "0",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (c) => (out += c));
+  child.stderr!.on("data", (c) => (out += c));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (
+    !(await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once("exit", () => {
+        rmSync(dataDir, { recursive: true, force: true });
+        resolve();
+      });
+      child.kill("SIGTERM");
+    });
+  return { base, output: () => out, stop };
+}
+
+async function load(url: string, seconds: number) {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
+}
+
+const lift = await start("src/main.ts", {
+  ADMIN_EMAIL: "bench@example.com",
+  ADMIN_PASSWORD: "bench bench bench",
+});
+let bare: Awaited<ReturnType<typeof start>> | null = null;
+try {
+  const publicKey = /public key:\s+(\S+)/.exec(lift.output())?.[1];
+  const apiKey = /project API key:\s+(\S+)/.exec(lift.output())?.[1];
+  if (!publicKey || !apiKey) throw new Error(`no keys printed: ${lift.output()}`);
+  const headers = { "content-type": "application/json", "x-api-key": apiKey };
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`${lift.base}/api/experiments`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        name: `Exp ${i}`,
+        targetUrl: `/landing-${i}*`,
+        trafficSplit: 80,
+        variants: [{ name: "control" }, { name: "b", css: `.hero-${i}{color:#c00}`, js: "console.log('b')" }],
+      }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    await fetch(`${lift.base}/api/experiments`, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({ id, status: "running" }),
+    });
+  }
+  const url = `${lift.base}/api/experiments/active?key=${publicKey}`;
+  const body = await (await fetch(url)).text();
+  bare = await start("bench/experiments/bare-active-server.ts", { BARE_BODY: body });
+  const bareUrl = `${bare.base}/api/experiments/active?key=${publicKey}`;
+  // Warm both, then bare, Lift, bare again; the baseline is the mean of the two bare runs.
+  await load(bareUrl, 2);
+  await load(url, 2);
+  const b1 = await load(bareUrl, SECONDS);
+  const l = await load(url, SECONDS);
+  const b2 = await load(bareUrl, SECONDS);
+  const baseline = (b1.rps + b2.rps) / 2;
+  console.log(`body: ${body.length} bytes, 3 running experiments`);
+  console.log(
+    `bare Fastify          : ${b1.rps.toFixed(0)} / ${b2.rps.toFixed(0)} req/s (p50 ${b1.p50} ms, p99 ${b1.p99} ms)`,
+  );
+  console.log(
+    `Lift /experiments/active: ${l.rps.toFixed(0)} req/s (p50 ${l.p50} ms, p99 ${l.p99} ms, non-2xx ${l.non2xx})`,
+  );
+  console.log(`ratio Lift/bare: ${(l.rps / baseline).toFixed(2)} (target >= 0.5)`);
+  if (l.non2xx > 0) throw new Error(`Lift answered ${l.non2xx} non-2xx responses`);
+} finally {
+  await bare?.stop();
+  await lift.stop();
+}
