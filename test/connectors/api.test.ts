@@ -151,6 +151,43 @@ describe("sync runs", () => {
     await enqueueJob(t.app.db, "connectors.sync-all", {});
     await t.app.worker.drain();
     expect((await a.get("/api/connectors")).body[0].lastSync).toEqual(expect.any(String));
+    const sync = await t.app.db
+      .selectFrom("connector_syncs")
+      .selectAll()
+      .where("project_id", "=", a.projectId)
+      .executeTakeFirstOrThrow();
+    expect((await a.get(`/api/sync/${sync.id}`)).body).toMatchObject({
+      trigger: "schedule",
+      status: "completed",
+      connectors: [{ type: "payments", status: "done" }],
+    });
+  });
+
+  it("a sync with nothing connected still has a progress record; unknown sync ids are 404", async () => {
+    const a = await t.tenant();
+    const s = await a.get("/api/sync/run");
+    expect(s.body).toEqual({ status: "started", syncId: expect.any(String), connectors: [] });
+    expect((await a.get(`/api/sync/${s.body.syncId}`)).body).toEqual({
+      syncId: s.body.syncId,
+      status: "completed",
+      trigger: "manual",
+      createdAt: expect.any(String),
+      connectors: [],
+    });
+    expect((await a.get("/api/sync/sync_nope")).status).toBe(404);
+  });
+
+  it("the connector routes are in the OpenAPI document", async () => {
+    const res = await t.app.inject({ method: "GET", url: "/openapi.json" });
+    const paths = Object.keys(JSON.parse(res.body).paths);
+    for (const p of [
+      "/api/connectors",
+      "/api/connectors/{type}/auth",
+      "/api/sync/run",
+      "/api/metrics/{connectorType}",
+    ]) {
+      expect(paths).toContain(p);
+    }
   });
 
   it("a failing platform → status error and connector.error delivered to a webhook subscriber", async () => {

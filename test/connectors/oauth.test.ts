@@ -57,7 +57,7 @@ beforeAll(async () => {
       type: "social_ads",
       client: c("meta"),
       fake: await startMetaFake(c("meta")),
-      authPath: "/v19.0/dialog/oauth",
+      authPath: "/v23.0/dialog/oauth",
       scope: "ads_read",
       pkce: false,
       account: "Acme Ads",

@@ -1,7 +1,7 @@
 import { googleOAuthRoutes, GOOGLE_UNAUTHORIZED } from "./google-oauth.js";
 import { FakePlatform, dayAgo } from "./server.js";
 
-/** Google Ads API v17: listAccessibleCustomers and GAQL searchStream (campaign and customer). */
+/** Google Ads API v21: listAccessibleCustomers and GAQL searchStream (campaign and customer). */
 export const GOOGLE_ADS_CUSTOMER = "1234567890";
 export const googleAdsRows = () => [
   {
@@ -50,11 +50,11 @@ export async function startGoogleAdsFake(client = { id: "gads-client", secret: "
   const fake = new FakePlatform("google-ads", GOOGLE_UNAUTHORIZED);
   const rows = googleAdsRows();
   googleOAuthRoutes(fake, client);
-  fake.on("GET", /^\/v17\/customers:listAccessibleCustomers$/, (req, res) => {
+  fake.on("GET", /^\/v21\/customers:listAccessibleCustomers$/, (req, res) => {
     if (!fake.authorized(req, res)) return;
     res.send(200, { resourceNames: [`customers/${GOOGLE_ADS_CUSTOMER}`] });
   });
-  fake.on("POST", /^\/v17\/customers\/\d+\/googleAds:searchStream$/, (req, res) => {
+  fake.on("POST", /^\/v21\/customers\/\d+\/googleAds:searchStream$/, (req, res) => {
     if (!fake.authorized(req, res)) return;
     if (req.headers["developer-token"] === undefined) {
       return res.send(401, {

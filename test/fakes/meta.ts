@@ -1,6 +1,6 @@
 import { FakePlatform, dayAgo } from "./server.js";
 
-/** Meta Graph API v19.0: oauth/access_token (code and fb_exchange_token), me/adaccounts, insights, permissions. */
+/** Meta Graph API v23.0: oauth/access_token (code and fb_exchange_token), me/adaccounts, insights, permissions. */
 export const metaRows = () => [
   {
     campaign_id: "6001",
@@ -49,7 +49,7 @@ export async function startMetaFake(client = { id: "meta-client", secret: "meta-
   });
   fake.accessTtlSeconds = 60 * 24 * 3600;
   const rows = metaRows();
-  fake.on("GET", /^\/v19\.0\/oauth\/access_token$/, (req, res) => {
+  fake.on("GET", /^\/v23\.0\/oauth\/access_token$/, (req, res) => {
     const q = req.query;
     if (q.get("client_id") !== client.id || q.get("client_secret") !== client.secret) {
       return res.send(400, {
@@ -78,19 +78,19 @@ export async function startMetaFake(client = { id: "meta-client", secret: "meta-
     const { access_token, expires_in } = out.body as { access_token: string; expires_in: number };
     res.send(200, { access_token, token_type: "bearer", expires_in });
   });
-  fake.on("GET", /^\/v19\.0\/me\/adaccounts$/, (req, res) => {
+  fake.on("GET", /^\/v23\.0\/me\/adaccounts$/, (req, res) => {
     if (!fake.authorized(req, res)) return;
     res.send(200, {
       data: [{ id: "act_777", account_id: "777", name: "Acme Ads" }],
       paging: { cursors: { before: "b", after: "a" } },
     });
   });
-  fake.on("DELETE", /^\/v19\.0\/me\/permissions$/, (req, res) => {
+  fake.on("DELETE", /^\/v23\.0\/me\/permissions$/, (req, res) => {
     if (!fake.authorized(req, res)) return;
     fake.revoked.push(String(req.headers.authorization).slice(7));
     res.send(200, { success: true });
   });
-  fake.on("GET", /^\/v19\.0\/act_\d+\/insights$/, (req, res) => {
+  fake.on("GET", /^\/v23\.0\/act_\d+\/insights$/, (req, res) => {
     if (!fake.authorized(req, res)) return;
     const range = JSON.parse(req.query.get("time_range") ?? "{}") as { since: string; until: string };
     const matched = rows.filter((r) => r.date >= range.since && r.date <= range.until);

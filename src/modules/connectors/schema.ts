@@ -60,6 +60,7 @@ export const SyncStarted = Type.Object({
 export const SyncProgress = Type.Object({
   syncId: Type.String(),
   status: Type.String({ description: "running, completed or completed_with_errors" }),
+  trigger: Type.String({ description: "manual (GET /api/sync/run) or schedule" }),
   createdAt: Type.String(),
   connectors: Type.Array(
     Type.Object({

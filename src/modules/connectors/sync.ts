@@ -25,10 +25,18 @@ export interface SyncStarted {
 }
 
 /** Enqueues one job per connected connector; a connector already syncing is not synced twice. */
-export async function startSync(app: FastifyInstance, project: ProjectRef): Promise<SyncStarted> {
+export async function startSync(
+  app: FastifyInstance,
+  project: ProjectRef,
+  trigger: "manual" | "schedule" = "manual",
+): Promise<SyncStarted> {
   const syncId = newId("sync");
   const types: string[] = [];
   await app.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("connector_syncs")
+      .values({ id: syncId, project_id: project.id, trigger, created_at: new Date().toISOString() })
+      .execute();
     const rows = await trx
       .selectFrom("connectors")
       .select(["id", "type"])
@@ -66,6 +74,13 @@ export async function startSync(app: FastifyInstance, project: ProjectRef): Prom
 }
 
 export async function getSync(app: FastifyInstance, project: ProjectRef, syncId: string) {
+  const sync = await app.db
+    .selectFrom("connector_syncs")
+    .selectAll()
+    .where("id", "=", syncId)
+    .where("project_id", "=", project.id)
+    .executeTakeFirst();
+  if (!sync) throw new AppError("NOT_FOUND", `sync ${syncId} not found`);
   const runs = await app.db
     .selectFrom("connector_sync_runs")
     .selectAll()
@@ -73,13 +88,13 @@ export async function getSync(app: FastifyInstance, project: ProjectRef, syncId:
     .where("project_id", "=", project.id)
     .orderBy("connector_type")
     .execute();
-  if (runs.length === 0) throw new AppError("NOT_FOUND", `sync ${syncId} not found`);
   const pending = runs.some((r) => r.status === "queued" || r.status === "running");
   const failed = runs.some((r) => r.status === "error");
   return {
     syncId,
     status: pending ? "running" : failed ? "completed_with_errors" : "completed",
-    createdAt: runs[0]!.created_at,
+    trigger: sync.trigger,
+    createdAt: sync.created_at,
     connectors: runs.map((r) => ({
       type: r.connector_type,
       status: r.status,
@@ -99,7 +114,8 @@ export async function syncAllProjects(app: FastifyInstance): Promise<void> {
     .where("status", "!=", "needs_reauth")
     .distinct()
     .execute();
-  for (const p of projects) await startSync(app, { id: p.project_id, workspaceId: p.workspace_id });
+  for (const p of projects)
+    await startSync(app, { id: p.project_id, workspaceId: p.workspace_id }, "schedule");
 }
 
 /** The sync job: one connector, one run. Never overlaps itself (enqueue uniqueKey per connector). */

@@ -24,6 +24,12 @@ export interface ConnectorOauthStateTable {
   expires_at: number;
   used_at: number | null;
 }
+export interface ConnectorSyncTable {
+  id: string;
+  project_id: string;
+  trigger: string;
+  created_at: string;
+}
 export interface ConnectorSyncRunTable {
   sync_id: string;
   project_id: string;
@@ -65,6 +71,7 @@ declare module "../../platform/db/types.js" {
   interface Database {
     connectors: ConnectorTable;
     connector_oauth_states: ConnectorOauthStateTable;
+    connector_syncs: ConnectorSyncTable;
     connector_sync_runs: ConnectorSyncRunTable;
     connector_daily: ConnectorDailyTable;
     connector_revenue: ConnectorRevenueTable;

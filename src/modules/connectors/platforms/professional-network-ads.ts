@@ -3,7 +3,7 @@ import { type DailyRow, type PlatformAdapter, type PlatformContext, num } from "
 import { daysAgo, windowStart } from "./google.js";
 
 /** LinkedIn Marketing API (versioned REST): adAccounts, adCampaigns, adAnalytics pivot CAMPAIGN daily. */
-const HEADERS = { "LinkedIn-Version": "202401", "X-Restli-Protocol-Version": "2.0.0" };
+const HEADERS = { "LinkedIn-Version": "202510", "X-Restli-Protocol-Version": "2.0.0" };
 
 const get = <T>(ctx: PlatformContext, url: string) =>
   ctx.withToken((token) => ctx.http.request<T>(url, { bearer: token, headers: HEADERS }));

@@ -3,7 +3,7 @@ import { type DailyRow, type PlatformAdapter, type PlatformContext, num } from "
 import { GOOGLE_HOSTS, daysAgo, googleOAuth, revokeGoogle, windowStart } from "./google.js";
 
 /** Google Ads API: GAQL over googleAds:searchStream. https://developers.google.com/google-ads/api/rest */
-const VERSION = "v17";
+const VERSION = "v21";
 
 interface StreamBatch {
   results?: Array<{

@@ -4,7 +4,7 @@ import { type DailyRow, type PlatformAdapter, type PlatformContext, num } from "
 import { daysAgo, windowStart } from "./google.js";
 
 /** Meta Marketing API (Graph API): ad account insights at campaign level, one row per day. */
-const V = "v19.0";
+const V = "v23.0";
 /** Action types counted as conversions; `purchase` also carries the revenue (action_values). */
 export const META_CONVERSION_ACTIONS = ["purchase", "lead", "complete_registration"];
 
