@@ -78,6 +78,9 @@ describe("outgoing deliveries", () => {
         [3, 204, true],
       ]);
       expect(log.data[0].attempts[0].error).toBe("HTTP 503");
+      // The second wait is the schedule's 300 s step × retryScale 0.001.
+      const [, second, third] = log.data[0].attempts.map((x: any) => Date.parse(x.createdAt));
+      expect(third - second).toBeGreaterThanOrEqual(290);
       expect(
         log.data[0].attempts.every((x: any) => Number.isInteger(x.durationMs) && x.durationMs >= 0),
       ).toBe(true);
@@ -276,6 +279,33 @@ describe("the delivery client", () => {
       expect(rx.received[0]).toMatchObject({ servername: "pinned.example.test" });
       expect(rx.received[0]!.headers.host).toBe(`pinned.example.test:${rx.port}`);
     } finally {
+      await rx.close();
+    }
+  });
+
+  it("gives up on a receiver that does not answer in time", async () => {
+    const rx = await startReceiver(tls, () => ({ status: 200 }));
+    const silent = await import("node:https").then((https) =>
+      https.createServer(tls, () => {
+        /* never answers */
+      }),
+    );
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const url = new URL(`https://localhost:${port}/`);
+      const res = await sendWebhook(
+        t.config,
+        { url, hostname: "localhost", port, address: "127.0.0.1", family: 4 },
+        {},
+        "{}",
+        150,
+      );
+      expect(res).toMatchObject({ statusCode: null, error: "timed out after 150 ms" });
+      expect(res.durationMs).toBeGreaterThanOrEqual(140);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((r) => silent.close(() => r()));
       await rx.close();
     }
   });

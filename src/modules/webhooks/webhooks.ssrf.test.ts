@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { emitServiceEvent } from "../../platform/jobs.js";
 import { blockedReason } from "./ssrf.js";
 
 let t: TestApp;
@@ -45,6 +46,33 @@ describe("POST /api/webhooks refuses unsafe targets", () => {
     const res = await a.patch("/api/webhooks", { id: created.body.id, url: "https://127.0.0.1/x" });
     expect(res.status).toBe(400);
     expect((await a.get("/api/webhooks")).body[0].url).toBe("https://93.184.215.14/hook");
+  });
+});
+
+describe("checked again at delivery", () => {
+  it("a target that now points at a private address is refused without connecting, and logged", async () => {
+    const a = await t.tenant();
+    const wh = await a.post("/api/webhooks", { url: "https://93.184.215.14/hook", events: ["lead.created"] });
+    // What DNS rebinding does to a name: the stored target now leads to loopback.
+    await t.app.db
+      .updateTable("webhook_endpoints")
+      .set({ url: "https://127.0.0.1:9/hook" })
+      .where("id", "=", wh.body.id)
+      .execute();
+    await emitServiceEvent(
+      t.app.db,
+      { workspaceId: a.workspaceId, projectId: a.projectId },
+      "lead.created",
+      {},
+    );
+    await t.app.worker.drain();
+    const [d] = (await a.get(`/api/webhooks/${wh.body.id}/deliveries`)).body.data;
+    expect(d.status).toBe("pending");
+    expect(d.attempts[0]).toMatchObject({
+      succeeded: false,
+      statusCode: null,
+      error: expect.stringMatching(/non-public address \(127\.0\.0\.1, loopback\)/),
+    });
   });
 });
 

@@ -64,9 +64,29 @@ async function verifyingWorkspaces(
     .execute();
   const matches: string[] = [];
   for (const r of rows) {
-    if (check(secrets.decrypt(r.secret_sealed))) matches.push(r.workspace_id);
+    if (check(opened(secrets, r.secret_sealed))) matches.push(r.workspace_id);
   }
   return matches;
+}
+
+// Decrypted source secrets, keyed by their sealed form (a new secret has a new sealed form, so a
+// replaced secret is never served stale). Decryption was a third of the per-secret cost of the
+// try-every-workspace rule (bench/webhooks). Bounded: cleared when it grows past the limit.
+const openedCache = new WeakMap<SecretBox, Map<string, string>>();
+const OPENED_MAX = 10_000;
+function opened(secrets: SecretBox, sealed: string): string {
+  let cache = openedCache.get(secrets);
+  if (!cache) {
+    cache = new Map();
+    openedCache.set(secrets, cache);
+  }
+  let plain = cache.get(sealed);
+  if (plain === undefined) {
+    if (cache.size >= OPENED_MAX) cache.clear();
+    plain = secrets.decrypt(sealed);
+    cache.set(sealed, plain);
+  }
+  return plain;
 }
 
 async function resolveProject(
