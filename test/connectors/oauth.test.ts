@@ -225,6 +225,28 @@ describe("state and consent failures store nothing", () => {
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=exchange_failed`);
   });
 
+  it("an account lookup the platform refuses → ?error=account_failed and the fresh grant is revoked", async () => {
+    const a = await t.tenant();
+    const fake = google().fake;
+    const res = await a.get("/api/connectors/search_ads/auth", { as: "admin" });
+    const { code, state } = consent(fake, String(res.headers.location));
+    const revoked = fake.revoked.length;
+    fake.failWith = {
+      status: 403,
+      body: {
+        error: { code: 403, message: "The caller does not have permission", status: "PERMISSION_DENIED" },
+      },
+    };
+    try {
+      const cb = await a.get("/api/connectors/search_ads/callback", { as: "none", query: { code, state } });
+      expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=account_failed`);
+    } finally {
+      fake.failWith = null;
+    }
+    expect(fake.revoked.length).toBe(revoked + 1);
+    expect(await rawConnectors(a.projectId)).toHaveLength(0);
+  });
+
   it("no state at all → invalid_state", async () => {
     const a = await t.tenant();
     const cb = await a.get("/api/connectors/crm/callback", { as: "none", query: { code: "x" } });

@@ -267,11 +267,18 @@ export async function completeOAuth(
     account = await adapter.fetchAccount(ctx, params);
   } catch (err) {
     app.log.warn({ type, status: (err as PlatformError).status }, "oauth account lookup failed");
+    // Nothing is stored, so the grant we just received is given back where the platform allows.
+    await adapter.revoke?.(ctx).catch(() => undefined);
     return fail("account_failed");
   }
   if (account.extra) creds.extra = { ...creds.extra, ...account.extra };
   const project = { id: st.p, workspaceId: st.w };
-  await saveConnection(app, app.db, project, type, account, creds);
+  try {
+    await saveConnection(app, app.db, project, type, account, creds);
+  } catch (err) {
+    app.log.error({ err: (err as Error).message, type }, "storing the connection failed");
+    return fail("server_error");
+  }
   return `${base}?connected=${type}`;
 }
 
