@@ -3,7 +3,7 @@ import type { Db } from "../../platform/db/index.js";
 import { listConversionGoals } from "../goals/service.js";
 import { countUnion } from "./hll.js";
 import { SIGNUP_EVENT_TYPES, SIGNUP_KEY } from "./processor.js";
-import { dayOf } from "./rollup-store.js";
+import { ALL_CHANNELS, dayOf } from "./rollup-store.js";
 import "./tables.js";
 
 type Range = { from: number; to: number };
@@ -14,6 +14,7 @@ async function visitors(db: Db, project: ProjectRef, range: Range): Promise<numb
     .selectFrom("analytics_daily")
     .select("visitors_sketch")
     .where("project_id", "=", project.id)
+    .where("channel", "=", ALL_CHANNELS)
     .where("day", ">=", dayOf(range.from))
     .where("day", "<=", dayOf(range.to))
     .execute();

@@ -5,8 +5,9 @@ import type { CommittedEvent } from "../../platform/event-bus.js";
 import { matchesConversionGoal } from "../goals/matching.js";
 import type { ConversionGoalT } from "../goals/schema.js";
 import { listConversionGoals, scheduleGoalRecompute } from "../goals/service.js";
+import { creditConversions } from "./credit-store.js";
 import { visitorHash } from "./hll.js";
-import { RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
+import { ALL_CHANNELS, RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
 import { personKey } from "./sink.js";
 import type { ConversionTable } from "./tables.js";
 import "./tables.js";
@@ -51,8 +52,11 @@ export async function processAnalyticsEvents(trx: Trx, events: CommittedEvent[])
     const links = await linksOf(trx, projectId, [...new Set(list.map((e) => e.visitorId))]);
     const keyOf = (e: CommittedEvent) => personKey(e.visitorId, links.get(e.visitorId));
     await recordTouchpoints(trx, projectId, list, keyOf);
-    for (const e of list)
-      deltas.get(projectId, e.timestamp, e.channel).visitorHashes.add(visitorHash(e.visitorId));
+    for (const e of list) {
+      const h = visitorHash(e.visitorId);
+      deltas.get(projectId, e.timestamp, e.channel).visitorHashes.add(h);
+      deltas.get(projectId, e.timestamp, ALL_CHANNELS).visitorHashes.add(h);
+    }
     const recorded = await recordConversions(trx, project, list, keyOf, links, deltas);
     if (recorded) await scheduleGoalRecompute(trx, project);
   }
@@ -145,6 +149,7 @@ async function recordConversions(
         counted: isRevenue && revenue < 0 ? 0 : 1,
         channel: e.channel,
         ts: e.timestamp,
+        credits: null,
       },
     });
   }
@@ -169,6 +174,11 @@ async function recordConversions(
       .onConflict((oc) => oc.column("event_id").doNothing())
       .execute();
   }
+  await creditConversions(
+    trx,
+    project.id,
+    conversions.map((c) => c.row),
+  );
   for (const { row } of conversions) {
     const d = deltas.get(project.id, row.ts, row.channel);
     d.conversions += row.counted;

@@ -8,6 +8,12 @@ export function isPostgresDb(db: DbOrTrx): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
+/**
+ * A row per day holding only the day's visitor sketch over all channels, so totals merge one
+ * sketch per day instead of one per day and channel. Real channel names never start with "$".
+ */
+export const ALL_CHANNELS = "$all";
+
 export const DAY_MS = 86_400_000;
 export const dayOf = (ts: number): number => Math.floor(ts / DAY_MS);
 

@@ -1,6 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
+import { conversionsOfPerson, creditConversions } from "./credit-store.js";
 import { RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
 import "./tables.js";
 
@@ -48,4 +49,6 @@ export async function recordVisitorLinked(
     .where("project_id", "=", project.id)
     .where("visitor_id", "=", visitorId)
     .execute();
+  // Every conversion of the lead now has the visitor's sessions among its touchpoints.
+  await creditConversions(trx, project.id, await conversionsOfPerson(trx, project.id, key));
 }

@@ -2,6 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { VisitorSketch } from "./hll.js";
 import type { Period } from "./period.js";
+import { ALL_CHANNELS } from "./rollup-store.js";
 import "./tables.js";
 
 export interface AnalyticsSummary {
@@ -15,7 +16,11 @@ export interface AnalyticsSummary {
 
 const TOP_CHANNELS = 10;
 
-/** Reads only the daily rollup: cost grows with days × channels, not with events. */
+/**
+ * Reads only the daily rollup: cost grows with days × channels, not with events. Distinct
+ * visitors over the period are the union of the days' sketches (see hll.ts), so a visitor seen on
+ * many days counts once; per channel, a visitor counts in every channel it had a session from.
+ */
 export async function analyticsSummary(
   db: DbOrTrx,
   project: ProjectRef,
@@ -33,14 +38,19 @@ export async function analyticsSummary(
   let leads = 0;
   let conversions = 0;
   for (const r of rows) {
-    const sketch = VisitorSketch.parse(r.visitors_sketch);
-    all.merge(sketch);
+    if (r.channel === ALL_CHANNELS) {
+      all.mergeText(r.visitors_sketch);
+      continue;
+    }
     leads += Number(r.leads);
     conversions += Number(r.conversions);
-    const c = channels.get(r.channel) ?? { sketch: new VisitorSketch(), conversions: 0 };
-    c.sketch.merge(sketch);
+    let c = channels.get(r.channel);
+    if (!c) {
+      c = { sketch: new VisitorSketch(), conversions: 0 };
+      channels.set(r.channel, c);
+    }
+    c.sketch.mergeText(r.visitors_sketch);
     c.conversions += Number(r.conversions);
-    channels.set(r.channel, c);
   }
   const visitors = all.count();
   const topChannels = [...channels]

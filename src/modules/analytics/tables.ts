@@ -19,6 +19,17 @@ export interface ConversionTable {
   counted: number;
   channel: string;
   ts: number;
+  /** JSON {model: {channel: credit}} as applied to analytics_attribution_daily */
+  credits: string | null;
+}
+
+export interface AttributionDailyTable {
+  project_id: string;
+  day: number;
+  model: string;
+  channel: string;
+  credited: number;
+  revenue: number;
 }
 
 export interface GoalHitTable {
@@ -51,5 +62,6 @@ declare module "../../platform/db/types.js" {
     analytics_goal_hits: GoalHitTable;
     analytics_daily: DailyRollupTable;
     analytics_links: AnalyticsLinkTable;
+    analytics_attribution_daily: AttributionDailyTable;
   }
 }
