@@ -118,4 +118,22 @@ describe("experiments API", () => {
     expect(same.status).toBe(200);
     expect(same.body.trafficSplit).toBe(50);
   });
+
+  it("accepts a multivariate experiment as an explicit list of combinations", async () => {
+    const a = await t.tenant();
+    const variants = [
+      { name: "blue/short" },
+      { name: "blue/long", css: ".cta{padding:2em}" },
+      { name: "red/short", css: ".cta{background:red}" },
+      { name: "red/long", css: ".cta{background:red;padding:2em}" },
+    ];
+    const res = await a.post("/api/experiments", body({ mode: "multivariate", variants }));
+    expect(res.status).toBe(201);
+    expect(res.body.mode).toBe("multivariate");
+    expect(res.body.weights).toEqual([0.25, 0.25, 0.25, 0.25]);
+    expect(res.body.results.control).toBe("blue/short");
+    expect(res.body.results.variants.map((v: { name: string }) => v.name)).toEqual(
+      variants.map((v) => v.name),
+    );
+  });
 });

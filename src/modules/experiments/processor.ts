@@ -169,7 +169,11 @@ async function recordConversions(
   const goals = await goalsOf(trx, project);
   if (goals.length === 0) return;
   const eventsOf = new Map<string, CommittedEvent[]>();
-  for (const e of candidates) eventsOf.set(e.visitorId, [...(eventsOf.get(e.visitorId) ?? []), e]);
+  for (const e of candidates) {
+    const list = eventsOf.get(e.visitorId);
+    if (list) list.push(e);
+    else eventsOf.set(e.visitorId, [e]);
+  }
   const deltas = new Map<string, { exp: string; variant: string; e: number; c: number }>();
   for (const x of open) {
     const wanted = x.goals ? new Set(JSON.parse(x.goals) as string[]) : null;
