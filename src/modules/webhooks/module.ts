@@ -6,6 +6,11 @@ import { webhookRoutes } from "./routes.js";
 export const webhooksModule: LiftModule = {
   name: "webhooks",
   async register(app) {
+    if (app.config.allowPrivateWebhookTargets) {
+      app.log.warn(
+        "ALLOW_PRIVATE_WEBHOOK_TARGETS is on: webhooks may target private addresses (development only)",
+      );
+    }
     app.jobs.define(deliverJob(app.db, app.secrets));
     app.jobs.onServiceEvent((event) => fanOut(app.db, event));
     await app.register(webhookRoutes);

@@ -22,6 +22,10 @@ describe("POST /api/webhooks refuses unsafe targets", () => {
     "https://192.168.1.10/hook",
     "https://[fe80::1]/hook",
     "https://0.0.0.0/hook",
+    "https://2130706433/hook", // 127.0.0.1 in decimal, normalised by the URL parser
+    "https://0x7f.1/hook",
+    "https://localhost./hook",
+    "https://user:pass@93.184.215.14/hook",
     "http://example.com/hook",
     "ftp://example.com/hook",
     "not a url",
