@@ -85,8 +85,13 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       validatorCompiler: () => () => true,
       config: { allowTextPlain: true, publicCors: true },
       bodyLimit: MAX_BODY_BYTES,
-      preParsing: async (req, _reply, payload) =>
-        decompress(payload, req.headers["content-encoding"] as string | undefined, MAX_BODY_BYTES),
+      preParsing: (req, _reply, payload, done) => {
+        try {
+          done(null, decompress(payload, req.headers["content-encoding"], MAX_BODY_BYTES));
+        } catch (err) {
+          done(err as Error);
+        }
+      },
       preHandler: limit ? [authenticate, limit] : [authenticate],
     },
     async (req: FastifyRequest, reply: FastifyReply) => {
