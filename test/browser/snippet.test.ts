@@ -152,7 +152,7 @@ describe("browser snippet (real Chromium)", () => {
     }, "conversion");
     expect(converted.results.variants.find((v: { name: string }) => v.name === variant).conversions).toBe(1);
     await context.close();
-  });
+  }, 120_000);
 
   it("gives a second visitor an id of their own and reports window.svc.track events", async () => {
     const context = await browser.newContext({ userAgent: USER_AGENT });
@@ -171,5 +171,5 @@ describe("browser snippet (real Chromium)", () => {
     }, "custom event");
     expect(events).toContain("pageview");
     await context.close();
-  });
+  }, 60_000);
 });
