@@ -50,9 +50,12 @@ export function verifyState(key: Buffer, state: string | undefined, now = Date.n
   return { ok: true, payload };
 }
 
+/** RFC 7636 S256: base64url(SHA-256(verifier)). */
+export const pkceChallenge = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
+
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(48).toString("base64url");
-  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+  return { verifier, challenge: pkceChallenge(verifier) };
 }
 
 export interface ClientConfig {
