@@ -1,5 +1,5 @@
 import { newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
-import type { Db } from "../../platform/db/index.js";
+import type { Db, DbHandle } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
 import type { TxKeyTable } from "./tables.js";
 import "./tables.js";
@@ -86,21 +86,42 @@ export async function revokeTxKey(db: Db, workspaceId: string, keyId: string) {
 // last_used_at is advisory; writing it on every send would double the writes of the hot path.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Verifies a raw `svc_tx_` key; null when unknown or revoked. */
-export async function resolveTxKey(db: Db, rawKey: string): Promise<TxPrincipal | null> {
-  const row = await db
-    .selectFrom("tx_keys")
-    .select(["id", "workspace_id", "revoked_at", "last_used_at"])
-    .where("key_hash", "=", sha256Hex(rawKey))
-    .executeTakeFirst();
-  if (!row || row.revoked_at) return null;
-  const now = Date.now();
-  if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
-    await db
-      .updateTable("tx_keys")
-      .set({ last_used_at: new Date(now).toISOString() })
-      .where("id", "=", row.id)
-      .execute();
-  }
-  return { keyId: row.id, workspaceId: row.workspace_id };
+interface KeyRow {
+  id: string;
+  workspace_id: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/**
+ * Verifies raw `svc_tx_` keys (null when unknown or revoked). Every call reads the key row, so a
+ * revocation applies to the very next request on every node. On SQLite the lookup is a cached
+ * prepared statement (the hot path of every send); on PostgreSQL it goes through Kysely.
+ */
+export function createTxKeyResolver(handle: DbHandle): (rawKey: string) => Promise<TxPrincipal | null> {
+  const { db, sqlite } = handle;
+  const select = sqlite?.prepare(
+    "SELECT id, workspace_id, revoked_at, last_used_at FROM tx_keys WHERE key_hash = ?",
+  );
+  const find = async (hash: string): Promise<KeyRow | undefined> =>
+    select
+      ? (select.get(hash) as KeyRow | undefined)
+      : db
+          .selectFrom("tx_keys")
+          .select(["id", "workspace_id", "revoked_at", "last_used_at"])
+          .where("key_hash", "=", hash)
+          .executeTakeFirst();
+  return async (rawKey) => {
+    const row = await find(sha256Hex(rawKey));
+    if (!row || row.revoked_at) return null;
+    const now = Date.now();
+    if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
+      await db
+        .updateTable("tx_keys")
+        .set({ last_used_at: new Date(now).toISOString() })
+        .where("id", "=", row.id)
+        .execute();
+    }
+    return { keyId: row.id, workspaceId: row.workspace_id };
+  };
 }

@@ -1,4 +1,5 @@
 import type { LiftModule } from "../index.js";
+import { createTxKeyResolver } from "./keys.js";
 import { deliveryJob } from "./delivery/job.js";
 import { type Mailer, outboxMailer, smtpMailer } from "./delivery/transport.js";
 import { txAdminRoutes } from "./routes-admin.js";
@@ -36,9 +37,10 @@ export const emailModule: LiftModule = {
     };
 
     app.jobs.define(deliveryJob(getMailer, app.secrets));
-    await app.register(txSendRoutes, { deps });
+    const resolveKey = createTxKeyResolver(app.dbHandle);
+    await app.register(txSendRoutes, { deps, resolveKey });
     await app.register(txAdminRoutes);
     await app.register(communicationRoutes);
-    await app.register(trackingRoutes, { tracker });
+    await app.register(trackingRoutes, { tracker, resolveKey });
   },
 };

@@ -49,20 +49,75 @@ export interface TimelineEvent {
   detail?: unknown;
 }
 
-export async function insertSend(db: DbOrTrx, row: TxSendTable, events: TimelineEvent[]) {
-  await db.insertInto("tx_sends").values(row).execute();
-  const at = Date.now();
-  await db
-    .insertInto("tx_send_events")
-    .values(
-      events.map((e) => ({
-        send_id: row.id,
-        type: e.type,
-        at,
-        detail: e.detail === undefined ? null : JSON.stringify(e.detail),
-      })) as never,
-    )
-    .execute();
+interface Pending {
+  row: TxSendTable;
+  events: TimelineEvent[];
+  done: (err?: unknown) => void;
+}
+
+/**
+ * Group commit for new send records: the records of concurrent requests are written together in
+ * one transaction (two multi-row INSERTs), and each request resumes once that transaction commits.
+ * Per-send statements would otherwise dominate a sandbox send.
+ */
+class SendLogWriter {
+  private queue: Pending[] = [];
+  private flushing = false;
+  constructor(private db: Db) {}
+
+  write(row: TxSendTable, events: TimelineEvent[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row, events, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    // 16 columns × 500 rows stays far below PostgreSQL's 65 535 bind parameters.
+    const batch = this.queue.splice(0, 500);
+    try {
+      const at = Date.now();
+      await this.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto("tx_sends")
+          .values(batch.map((p) => p.row))
+          .execute();
+        const events = batch.flatMap((p) =>
+          p.events.map((e) => ({
+            send_id: p.row.id,
+            type: e.type,
+            at,
+            detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+          })),
+        );
+        if (events.length)
+          await trx
+            .insertInto("tx_send_events")
+            .values(events as never)
+            .execute();
+      });
+      for (const p of batch) p.done();
+    } catch (err) {
+      for (const p of batch) p.done(err);
+    }
+    if (this.queue.length) setImmediate(() => void this.flush());
+    else this.flushing = false;
+  }
+}
+
+const writers = new WeakMap<Db, SendLogWriter>();
+
+/** Writes a new send record with its first timeline events; resolves once committed. */
+export function insertSend(db: Db, row: TxSendTable, events: TimelineEvent[]): Promise<void> {
+  let w = writers.get(db);
+  if (!w) {
+    w = new SendLogWriter(db);
+    writers.set(db, w);
+  }
+  return w.write(row, events);
 }
 
 export async function addEvent(
@@ -120,14 +175,23 @@ export async function getSendWithTimeline(db: Db, workspaceId: string, id: strin
     .where("send_id", "=", id)
     .orderBy("id")
     .execute();
+  // "queued" is the record's creation, not a stored event: one row less per send.
+  const queued = {
+    type: "queued",
+    at: row.created_at,
+    ...(row.sandbox ? { detail: { sandbox: true } } : {}),
+  };
   return {
     ...toSummary(row),
     attempts: row.attempts,
-    timeline: events.map((e) => ({
-      type: e.type,
-      at: new Date(Number(e.at)).toISOString(),
-      ...(e.detail ? { detail: JSON.parse(e.detail) } : {}),
-    })),
+    timeline: [
+      queued,
+      ...events.map((e) => ({
+        type: e.type,
+        at: new Date(Number(e.at)).toISOString(),
+        ...(e.detail ? { detail: JSON.parse(e.detail) } : {}),
+      })),
+    ],
   };
 }
 

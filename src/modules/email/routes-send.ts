@@ -2,12 +2,14 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { bearerOrApiKey } from "../../platform/auth/plugin.js";
 import { TxError } from "../../platform/errors.js";
-import { resolveTxKey, TX_KEY_PREFIX } from "./keys.js";
+import { TX_KEY_PREFIX, type TxPrincipal } from "./keys.js";
 import { txRateLimit } from "./limits.js";
 import { handleSend, type SendDeps } from "./send.js";
 
+export type TxKeyResolver = (rawKey: string) => Promise<TxPrincipal | null>;
+
 /** Reads `Authorization: Bearer svc_tx_…` or `X-Api-Key: svc_tx_…`; anything else is 401. */
-export async function authenticateTx(app: { db: SendDeps["db"] }, req: FastifyRequest) {
+export async function authenticateTx(resolve: TxKeyResolver, req: FastifyRequest): Promise<TxPrincipal> {
   const raw = bearerOrApiKey(req, TX_KEY_PREFIX);
   if (!raw)
     throw new TxError(
@@ -15,12 +17,15 @@ export async function authenticateTx(app: { db: SendDeps["db"] }, req: FastifyRe
       "unauthorized",
       "missing or invalid svc_tx credential: send Authorization: Bearer svc_tx_…",
     );
-  const who = await resolveTxKey(app.db, raw);
+  const who = await resolve(raw);
   if (!who) throw new TxError(401, "unauthorized", "invalid or revoked transactional API key");
   return who;
 }
 
-export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps }> = async (app, { deps }) => {
+export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKey: TxKeyResolver }> = async (
+  app,
+  { deps, resolveKey },
+) => {
   const limit = txRateLimit(app);
   app.post(
     "/api/v1/transactional/send",
@@ -33,7 +38,7 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps }> = async
       // Authentication and the per-key limit run first, so a bad body never hides a 401 or 429.
       onRequest: [
         async (req: FastifyRequest) => {
-          req.txPrincipal = await authenticateTx(app, req);
+          req.txPrincipal = await authenticateTx(resolveKey, req);
         },
         limit,
       ],

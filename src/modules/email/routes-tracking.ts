@@ -1,17 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { isbot } from "isbot";
+import type { Db } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { addEvent, getSendRow, suppress } from "./records.js";
 import { recordOutcome } from "./send.js";
 import { PIXEL, type Tracker } from "./tracking.js";
-import { authenticateTx } from "./routes-send.js";
+import { authenticateTx, type TxKeyResolver } from "./routes-send.js";
 import { isEmail } from "./validate.js";
 
 const hidden = { hide: true };
 
 /** Open pixel and click redirects (public, HMAC-signed), and the provider bounce/complaint webhook. */
-export const trackingRoutes: FastifyPluginAsyncTypebox<{ tracker: Tracker }> = async (app, { tracker }) => {
+export const trackingRoutes: FastifyPluginAsyncTypebox<{
+  tracker: Tracker;
+  resolveKey: TxKeyResolver;
+}> = async (app, { tracker, resolveKey }) => {
   app.get(
     "/api/transactional/t/o/:sendId/:sig",
     { schema: { ...hidden, params: Type.Object({ sendId: Type.String(), sig: Type.String() }) } },
@@ -58,18 +62,11 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<{ tracker: Tracker }> = a
       config: { errorFormat: "transactional" },
     },
     async (req) => {
-      const who = await authenticateTx(app, req);
+      const who = await authenticateTx(resolveKey, req);
       const events = normalizeProviderEvents(req.body);
       let applied = 0;
       for (const e of events) {
-        const send = e.messageId
-          ? await app.db
-              .selectFrom("tx_sends")
-              .select(["id", "workspace_id"])
-              .where("message_id", "=", e.messageId.replace(/^<|>$/g, ""))
-              .where("workspace_id", "=", who.workspaceId)
-              .executeTakeFirst()
-          : undefined;
+        const send = e.messageId ? await findByMessageId(app.db, who.workspaceId, e.messageId) : undefined;
         const hard = e.type === "complaint" || (e.type === "bounce" && e.bounceType !== "soft");
         if (send) {
           const type = e.type === "bounce" ? "bounced" : e.type === "complaint" ? "complained" : "delivered";
@@ -93,6 +90,18 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<{ tracker: Tracker }> = a
     },
   );
 };
+
+/** Our Message-IDs start with the send id (`snd_….<random>@host`): a primary-key lookup. */
+async function findByMessageId(db: Db, workspaceId: string, messageId: string) {
+  const id = messageId.replace(/^<|>$/g, "");
+  const row = await db
+    .selectFrom("tx_sends")
+    .select(["id", "message_id"])
+    .where("id", "=", id.split(".")[0]!)
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
+  return row && row.message_id === id ? row : undefined;
+}
 
 function openDetail(ua: string | undefined) {
   return ua ? { userAgent: ua.slice(0, 300), bot: isbot(ua) } : {};

@@ -1,4 +1,4 @@
-import { convert } from "html-to-text";
+import { compile as compileHtmlToText } from "html-to-text";
 import { newId, randomBase62, type SecretBox } from "../../platform/crypto.js";
 import type { Db } from "../../platform/db/index.js";
 import { enqueueJob } from "../../platform/jobs.js";
@@ -71,6 +71,9 @@ export async function handleSend(deps: SendDeps, who: TxPrincipal, input: SendIn
   return { ...res, replayed: false };
 }
 
+// Compiled once: html-to-text's convert() rebuilds its selector machinery on every call.
+const htmlToText = compileHtmlToText({ wordwrap: 100 });
+
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 const localOf = (email: string) => email.slice(0, email.lastIndexOf("@")).toLowerCase();
 
@@ -84,7 +87,7 @@ interface Content {
 /** Rules 1–8 of the template shape, or the inline fields with text derived from html. */
 async function renderContent(db: Db, workspaceId: string, req: SendRequest): Promise<Content> {
   if (req.kind === "inline") {
-    const text = req.text ?? convert(req.html!, { wordwrap: 100 });
+    const text = req.text ?? htmlToText(req.html!);
     return { subject: req.subject, html: req.html, text, commId: null };
   }
   const t = await resolveForSend(db, workspaceId, req.commId);
@@ -142,17 +145,17 @@ async function perform(
 ): Promise<{ status: number; body: string }> {
   const content = await renderContent(deps.db, who.workspaceId, req);
   const rec = newRecord(who, req, content, sandbox, key);
-  if (sandbox) return simulate(deps, rec, req.to);
+  if (sandbox) return simulate(deps.db, rec, req.to);
 
   if (await isSuppressed(deps.db, who.workspaceId, req.to)) {
     rec.status = "suppressed";
     rec.error = "recipient is on the suppression list";
-    await insertSend(deps.db, rec, [{ type: "queued" }, { type: "suppressed" }]);
+    await insertSend(deps.db, rec, [{ type: "suppressed" }]);
     return { status: 422, body: errBody("suppressed", `${req.to} is on the workspace suppression list`) };
   }
 
   rec.message_id = `${rec.id}.${randomBase62(6)}@${deps.messageDomain}`;
-  await insertSend(deps.db, rec, [{ type: "queued" }]);
+  await insertSend(deps.db, rec, []);
   if (key) await idem.attachSend(deps.db, who.workspaceId, key, rec.id);
 
   const msg: OutgoingMessage = {
@@ -201,21 +204,20 @@ async function perform(
   return { status: 200, body: okBody(rec.id, rec.message_id, "queued", false) };
 }
 
-/** Sandbox: deterministic outcomes by local part, a record tagged sandbox, nothing delivered. */
-async function simulate(
-  deps: SendDeps,
-  rec: TxSendTable,
-  to: string,
-): Promise<{ status: number; body: string }> {
+/**
+ * Sandbox: outcomes decided by the recipient's local part only (deterministic, independent of the
+ * workspace's real suppression list), a record tagged sandbox, nothing delivered.
+ */
+async function simulate(db: Db, rec: TxSendTable, to: string): Promise<{ status: number; body: string }> {
   const local = localOf(to);
-  const events: TimelineEvent[] = [{ type: "queued", detail: { sandbox: true } }];
+  const events: TimelineEvent[] = [];
   let res: { status: number; body: string };
   if (local.includes("bounce")) {
     rec.status = "bounced";
     rec.error = "simulated bounce (sandbox)";
     events.push({ type: "bounced", detail: { sandbox: true } });
     res = { status: 422, body: errBody("bounce", `simulated bounce for ${to} (sandbox)`) };
-  } else if (local.includes("suppress") || (await isSuppressed(deps.db, rec.workspace_id, to))) {
+  } else if (local.includes("suppress")) {
     rec.status = "suppressed";
     rec.error = "simulated suppression (sandbox)";
     events.push({ type: "suppressed", detail: { sandbox: true } });
@@ -226,7 +228,7 @@ async function simulate(
     events.push({ type: "sent", detail: { sandbox: true } });
     res = { status: 200, body: okBody(rec.id, rec.message_id, "sent", true) };
   }
-  await deps.db.transaction().execute((trx) => insertSend(trx, rec, events));
+  await insertSend(db, rec, events);
   return res;
 }
 

@@ -58,7 +58,6 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .on("tx_sends")
     .columns(["workspace_id", "created_at"])
     .execute();
-  await db.schema.createIndex("tx_sends_message").on("tx_sends").column("message_id").execute();
 
   await db.schema
     .createTable("tx_send_events")
