@@ -26,6 +26,7 @@ export const emailModule: LiftModule = {
     const host = new URL(config.publicUrl).hostname || "localhost";
     const deps: SendDeps = {
       db: app.db,
+      handle: app.dbHandle,
       secrets: app.secrets,
       mailer: getMailer,
       tracker,

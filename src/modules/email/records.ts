@@ -1,4 +1,5 @@
-import type { Db, DbOrTrx } from "../../platform/db/index.js";
+import type { Statement } from "better-sqlite3";
+import type { Db, DbHandle, DbOrTrx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
 import type { SendStatus, TxSendTable, TxSuppressionTable } from "./tables.js";
 import "./tables.js";
@@ -60,10 +61,42 @@ interface Pending {
  * one transaction (two multi-row INSERTs), and each request resumes once that transaction commits.
  * Per-send statements would otherwise dominate a sandbox send.
  */
+const SEND_COLUMNS = [
+  "id",
+  "workspace_id",
+  "key_id",
+  "to_addr",
+  "subject",
+  "comm_id",
+  "tags",
+  "sandbox",
+  "status",
+  "message_id",
+  "error",
+  "idempotency_key",
+  "pending_message",
+  "attempts",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof TxSendTable>;
+
 class SendLogWriter {
   private queue: Pending[] = [];
   private flushing = false;
-  constructor(private db: Db) {}
+  /** SQLite: cached prepared statements run inside the Kysely transaction (same connection). */
+  private raw: { send: Statement; event: Statement } | null = null;
+
+  constructor(private handle: DbHandle) {
+    const s = handle.sqlite;
+    if (s) {
+      this.raw = {
+        send: s.prepare(
+          `INSERT INTO tx_sends (${SEND_COLUMNS.join(",")}) VALUES (${SEND_COLUMNS.map(() => "?").join(",")})`,
+        ),
+        event: s.prepare("INSERT INTO tx_send_events (send_id, type, at, detail) VALUES (?, ?, ?, ?)"),
+      };
+    }
+  }
 
   write(row: TxSendTable, events: TimelineEvent[]): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -78,21 +111,27 @@ class SendLogWriter {
   private async flush(): Promise<void> {
     // 16 columns × 500 rows stays far below PostgreSQL's 65 535 bind parameters.
     const batch = this.queue.splice(0, 500);
+    const at = Date.now();
+    const events = batch.flatMap((p) =>
+      p.events.map((e) => ({
+        send_id: p.row.id,
+        type: e.type,
+        at,
+        detail: e.detail === undefined ? null : JSON.stringify(e.detail),
+      })),
+    );
     try {
-      const at = Date.now();
-      await this.db.transaction().execute(async (trx) => {
+      await this.handle.db.transaction().execute(async (trx) => {
+        if (this.raw) {
+          const { send, event } = this.raw;
+          for (const p of batch) send.run(SEND_COLUMNS.map((c) => p.row[c]));
+          for (const e of events) event.run(e.send_id, e.type, e.at, e.detail);
+          return;
+        }
         await trx
           .insertInto("tx_sends")
           .values(batch.map((p) => p.row))
           .execute();
-        const events = batch.flatMap((p) =>
-          p.events.map((e) => ({
-            send_id: p.row.id,
-            type: e.type,
-            at,
-            detail: e.detail === undefined ? null : JSON.stringify(e.detail),
-          })),
-        );
         if (events.length)
           await trx
             .insertInto("tx_send_events")
@@ -108,14 +147,14 @@ class SendLogWriter {
   }
 }
 
-const writers = new WeakMap<Db, SendLogWriter>();
+const writers = new WeakMap<DbHandle, SendLogWriter>();
 
 /** Writes a new send record with its first timeline events; resolves once committed. */
-export function insertSend(db: Db, row: TxSendTable, events: TimelineEvent[]): Promise<void> {
-  let w = writers.get(db);
+export function insertSend(handle: DbHandle, row: TxSendTable, events: TimelineEvent[]): Promise<void> {
+  let w = writers.get(handle);
   if (!w) {
-    w = new SendLogWriter(db);
-    writers.set(db, w);
+    w = new SendLogWriter(handle);
+    writers.set(handle, w);
   }
   return w.write(row, events);
 }

@@ -1,6 +1,6 @@
 import { compile as compileHtmlToText } from "html-to-text";
 import { newId, randomBase62, type SecretBox } from "../../platform/crypto.js";
-import type { Db } from "../../platform/db/index.js";
+import type { Db, DbHandle } from "../../platform/db/index.js";
 import { enqueueJob } from "../../platform/jobs.js";
 import { TxError } from "../../platform/errors.js";
 import { resolveForSend } from "./communications.js";
@@ -17,6 +17,7 @@ export const DELIVER_JOB = "email.deliver";
 
 export interface SendDeps {
   db: Db;
+  handle: DbHandle;
   secrets: SecretBox;
   mailer: () => Mailer;
   tracker: Tracker;
@@ -145,17 +146,17 @@ async function perform(
 ): Promise<{ status: number; body: string }> {
   const content = await renderContent(deps.db, who.workspaceId, req);
   const rec = newRecord(who, req, content, sandbox, key);
-  if (sandbox) return simulate(deps.db, rec, req.to);
+  if (sandbox) return simulate(deps.handle, rec, req.to);
 
   if (await isSuppressed(deps.db, who.workspaceId, req.to)) {
     rec.status = "suppressed";
     rec.error = "recipient is on the suppression list";
-    await insertSend(deps.db, rec, [{ type: "suppressed" }]);
+    await insertSend(deps.handle, rec, [{ type: "suppressed" }]);
     return { status: 422, body: errBody("suppressed", `${req.to} is on the workspace suppression list`) };
   }
 
   rec.message_id = `${rec.id}.${randomBase62(6)}@${deps.messageDomain}`;
-  await insertSend(deps.db, rec, []);
+  await insertSend(deps.handle, rec, []);
   if (key) await idem.attachSend(deps.db, who.workspaceId, key, rec.id);
 
   const msg: OutgoingMessage = {
@@ -208,7 +209,11 @@ async function perform(
  * Sandbox: outcomes decided by the recipient's local part only (deterministic, independent of the
  * workspace's real suppression list), a record tagged sandbox, nothing delivered.
  */
-async function simulate(db: Db, rec: TxSendTable, to: string): Promise<{ status: number; body: string }> {
+async function simulate(
+  handle: DbHandle,
+  rec: TxSendTable,
+  to: string,
+): Promise<{ status: number; body: string }> {
   const local = localOf(to);
   const events: TimelineEvent[] = [];
   let res: { status: number; body: string };
@@ -228,7 +233,7 @@ async function simulate(db: Db, rec: TxSendTable, to: string): Promise<{ status:
     events.push({ type: "sent", detail: { sandbox: true } });
     res = { status: 200, body: okBody(rec.id, rec.message_id, "sent", true) };
   }
-  await insertSend(db, rec, events);
+  await insertSend(handle, rec, events);
   return res;
 }
 
