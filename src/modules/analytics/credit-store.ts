@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Trx } from "../../platform/db/index.js";
 import { ATTRIBUTION_MODELS, type Touch, creditTouches } from "./models.js";
 import { DAY_MS, dayOf } from "./rollup-store.js";
+import { sessionsOf, visitorsOfPeople } from "./people.js";
 import "./tables.js";
 
 /** Touchpoints count when they start at most this long before the conversion. */
@@ -37,30 +38,24 @@ export function creditsFor(touches: Touch[], c: { ts: number; channel: string })
   return out;
 }
 
+/** Each person's sessions in the window spanning all the given conversions' lookbacks. */
 async function touchesFor(
   trx: Trx,
   projectId: string,
   convs: CreditableConversion[],
 ): Promise<Map<string, Touch[]>> {
+  const people = await visitorsOfPeople(trx, projectId, [...new Set(convs.map((c) => c.person_key))]);
+  const visitors = [...new Set([...people.values()].flat())];
+  const sessions = await sessionsOf(trx, projectId, visitors, {
+    from: Math.min(...convs.map((c) => Number(c.ts))) - LOOKBACK_MS,
+    to: Math.max(...convs.map((c) => Number(c.ts))),
+  });
   const out = new Map<string, Touch[]>();
-  const keys = [...new Set(convs.map((c) => c.person_key))];
-  const from = Math.min(...convs.map((c) => c.ts)) - LOOKBACK_MS;
-  const to = Math.max(...convs.map((c) => c.ts));
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const rows = await trx
-      .selectFrom("analytics_touchpoints")
-      .select(["person_key", "channel", "ts"])
-      .where("project_id", "=", projectId)
-      .where("person_key", "in", keys.slice(i, i + CHUNK))
-      .where("ts", ">=", from)
-      .where("ts", "<=", to)
-      .execute();
-    for (const r of rows) {
-      const list = out.get(r.person_key) ?? [];
-      list.push({ channel: r.channel, ts: Number(r.ts) });
-      out.set(r.person_key, list);
-    }
-  }
+  for (const [key, members] of people)
+    out.set(
+      key,
+      members.flatMap((v) => sessions.get(v) ?? []),
+    );
   return out;
 }
 
@@ -73,9 +68,13 @@ export async function creditConversions(
   trx: Trx,
   projectId: string,
   convs: CreditableConversion[],
+  /** false for conversions about to be inserted: `credits` is set on the objects instead */
+  persist = true,
+  /** each person's sessions, when the caller has them already */
+  known?: Map<string, Touch[]>,
 ): Promise<void> {
   if (convs.length === 0) return;
-  const touches = await touchesFor(trx, projectId, convs);
+  const touches = known ?? (await touchesFor(trx, projectId, convs));
   const deltas = new Map<
     string,
     { day: number; model: string; channel: string; credited: number; revenue: number }
@@ -104,6 +103,8 @@ export async function creditConversions(
       for (const [ch, credit] of Object.entries(chs)) add(day, model, ch, credit, c, -1);
     for (const [model, chs] of Object.entries(next))
       for (const [ch, credit] of Object.entries(chs)) add(day, model, ch, credit, c, 1);
+    c.credits = text;
+    if (!persist) continue;
     await trx
       .updateTable("analytics_conversions")
       .set({ credits: text })

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { creditsFor } from "./credit-store.js";
 import { ATTRIBUTION_MODELS, type Touch, creditChannels, creditTouches } from "./models.js";
 
 const DAY = 86_400_000;
@@ -80,6 +81,22 @@ describe("credits of one conversion sum to exactly 1", () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it("as stored per conversion: every model's channel credits, with or without touches in the window", () => {
+    fc.assert(
+      fc.property(
+        fc.array(touchArb, { maxLength: 30 }),
+        fc.integer({ min: T0 - 40 * DAY, max: T0 + DAY }),
+        (ts, at) => {
+          const credits = creditsFor(ts, { ts: at, channel: "direct" });
+          expect(Object.keys(credits).sort()).toEqual([...ATTRIBUTION_MODELS].sort());
+          for (const byChannel of Object.values(credits))
+            expect(Object.values(byChannel).reduce((a, b) => a + b, 0)).toBe(1);
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

@@ -1,7 +1,7 @@
 import type { LiftModule } from "../index.js";
 import { registerGoalMetricProvider } from "../goals/service.js";
 import { goalMetric } from "./goal-metrics.js";
-import { processAnalyticsEvents } from "./processor.js";
+import { createAnalyticsProcessor } from "./processor.js";
 import { analyticsRoutes } from "./routes.js";
 
 export const analyticsModule: LiftModule = {
@@ -9,7 +9,7 @@ export const analyticsModule: LiftModule = {
   async register(app) {
     // Registered after identity's processor (module order), so visitor → lead links made by a
     // batch's userId are already known when its touchpoints and conversions are keyed.
-    app.eventBus.register("analytics", processAnalyticsEvents);
+    app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle));
     registerGoalMetricProvider(app, goalMetric);
     await app.register(analyticsRoutes);
   },

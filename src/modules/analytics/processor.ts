@@ -1,18 +1,22 @@
-import { sql } from "kysely";
+import type SQLite from "better-sqlite3";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
-import type { CommittedEvent } from "../../platform/event-bus.js";
+import type { CommittedEvent, EventProcessor } from "../../platform/event-bus.js";
 import { matchesConversionGoal } from "../goals/matching.js";
 import type { ConversionGoalT } from "../goals/schema.js";
 import { listConversionGoals, scheduleGoalRecompute } from "../goals/service.js";
 import { creditConversions } from "./credit-store.js";
 import { visitorHash } from "./hll.js";
+import type { Touch } from "./models.js";
+import { leadsOfVisitors, personKey, sessionsOf, visitorsOfPeople } from "./people.js";
+import { statement } from "./raw.js";
 import { ALL_CHANNELS, RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
-import { personKey } from "./sink.js";
 import type { ConversionTable } from "./tables.js";
 import "./tables.js";
 
 const CHUNK = 400;
+const INSERT_TOUCHPOINT =
+  "insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts) values (?, ?, ?, ?, ?, ?) on conflict (project_id, session_id) do nothing";
 export const SIGNUP_EVENT_TYPES = new Set(["signup", "sign_up"]);
 export const SIGNUP_KEY = "$signup";
 
@@ -31,14 +35,34 @@ export function forgetCachedGoals(projectId: string): void {
   goalCache.delete(projectId);
 }
 
-const chunks = <T>(xs: T[]): T[][] =>
-  Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
-
 /**
- * The analytics event processor: touchpoints (session starts), conversions, per-goal hits and the
- * daily rollup, all in the events commit transaction. Bot events are left out of all of it.
+ * The analytics event processor: touchpoints (session starts), conversions with their attribution
+ * credits, per-goal hits and the daily rollup, all in the events commit transaction. Bot events
+ * are left out of all of it. The per-event work is a session insert (usually a no-op conflict) and
+ * a visitor hash; conversions, rare, carry the lookups.
  */
-export async function processAnalyticsEvents(trx: Trx, events: CommittedEvent[]): Promise<void> {
+export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): EventProcessor {
+  const ctx: ProcessorContext = { raw: handle.sqlite, seenSessions: new Set() };
+  return (trx, events) => processAnalyticsEvents(trx, events, ctx);
+}
+
+interface ProcessorContext {
+  /** SQLite: the connection under the transaction, for prepared statements on the hot path */
+  raw?: SQLite.Database;
+  /**
+   * Sessions whose touchpoint this process already wrote, so a continuing session costs no
+   * statement. Safe across nodes (the row exists) and across a rolled-back commit (the events
+   * module then gives a new session id, and a continuing session's row was committed before).
+   */
+  seenSessions: Set<string>;
+}
+const SEEN_SESSIONS_MAX = 200_000;
+
+async function processAnalyticsEvents(
+  trx: Trx,
+  events: CommittedEvent[],
+  ctx: ProcessorContext,
+): Promise<void> {
   const byProject = new Map<string, CommittedEvent[]>();
   for (const e of events) {
     if (e.isBot) continue;
@@ -49,54 +73,54 @@ export async function processAnalyticsEvents(trx: Trx, events: CommittedEvent[])
   const deltas = new RollupDeltas();
   for (const [projectId, list] of byProject) {
     const project = { id: projectId, workspaceId: list[0]!.workspaceId };
-    const links = await linksOf(trx, projectId, [...new Set(list.map((e) => e.visitorId))]);
-    const keyOf = (e: CommittedEvent) => personKey(e.visitorId, links.get(e.visitorId));
-    await recordTouchpoints(trx, projectId, list, keyOf);
+    await recordTouchpoints(trx, projectId, list, ctx);
+    const hashes = new Map<string, number>();
     for (const e of list) {
-      const h = visitorHash(e.visitorId);
+      let h = hashes.get(e.visitorId);
+      if (h === undefined) {
+        h = visitorHash(e.visitorId);
+        hashes.set(e.visitorId, h);
+      }
       deltas.get(projectId, e.timestamp, e.channel).visitorHashes.add(h);
       deltas.get(projectId, e.timestamp, ALL_CHANNELS).visitorHashes.add(h);
     }
-    const recorded = await recordConversions(trx, project, list, keyOf, links, deltas);
+    const recorded = await recordConversions(trx, project, list, deltas);
     if (recorded) await scheduleGoalRecompute(trx, project);
   }
-  await applyRollupDeltas(trx, deltas);
-}
-
-async function linksOf(trx: Trx, projectId: string, visitorIds: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const part of chunks(visitorIds)) {
-    const rows = await trx
-      .selectFrom("analytics_links")
-      .select(["visitor_id", "lead_id"])
-      .where("project_id", "=", projectId)
-      .where("visitor_id", "in", part)
-      .execute();
-    for (const r of rows) out.set(r.visitor_id, r.lead_id);
-  }
-  return out;
+  await applyRollupDeltas(trx, deltas, ctx.raw);
 }
 
 async function recordTouchpoints(
   trx: Trx,
   projectId: string,
   list: CommittedEvent[],
-  keyOf: (e: CommittedEvent) => string,
+  ctx: ProcessorContext,
 ): Promise<void> {
   const starts = new Map<string, CommittedEvent>();
   for (const e of list) {
+    if (ctx.seenSessions.has(`${projectId}|${e.sessionId}`)) continue;
     const prev = starts.get(e.sessionId);
     if (!prev || e.timestamp < prev.timestamp) starts.set(e.sessionId, e);
   }
-  for (const part of chunks([...starts.values()])) {
+  if (ctx.seenSessions.size + starts.size > SEEN_SESSIONS_MAX) ctx.seenSessions.clear();
+  for (const id of starts.keys()) ctx.seenSessions.add(`${projectId}|${id}`);
+  // person_key is the visitor's: persons are resolved through analytics_links at credit time.
+  if (ctx.raw) {
+    const insert = statement(ctx.raw, INSERT_TOUCHPOINT);
+    for (const e of starts.values())
+      insert.run(projectId, e.sessionId, e.visitorId, personKey(e.visitorId, null), e.channel, e.timestamp);
+    return;
+  }
+  const rows = [...starts.values()];
+  for (let i = 0; i < rows.length; i += CHUNK) {
     await trx
       .insertInto("analytics_touchpoints")
       .values(
-        part.map((e) => ({
+        rows.slice(i, i + CHUNK).map((e) => ({
           project_id: projectId,
           session_id: e.sessionId,
           visitor_id: e.visitorId,
-          person_key: keyOf(e),
+          person_key: personKey(e.visitorId, null),
           channel: e.channel,
           ts: e.timestamp,
         })),
@@ -117,91 +141,82 @@ async function recordConversions(
   trx: Trx,
   project: ProjectRef,
   list: CommittedEvent[],
-  keyOf: (e: CommittedEvent) => string,
-  links: Map<string, string>,
   deltas: RollupDeltas,
 ): Promise<boolean> {
   const goals = await goalsFor(trx, project);
-  const conversions: { e: CommittedEvent; row: ConversionTable }[] = [];
+  const found: { e: CommittedEvent; goalId: string | null; isRevenue: boolean }[] = [];
   const hits: { project_id: string; goal_key: string; event_id: string; ts: number }[] = [];
   for (const e of list) {
-    const matched = goals.filter((g) => matchesConversionGoal(g, e));
     const isRevenue = e.type === "$revenue";
-    const isSignup =
-      SIGNUP_EVENT_TYPES.has(e.type) || matched.some((g) => SIGNUP_EVENT_TYPES.has(g.name.toLowerCase()));
+    const isSignup = SIGNUP_EVENT_TYPES.has(e.type);
+    if (goals.length === 0 && !isRevenue && !isSignup) continue;
+    const matched = goals.filter((g) => matchesConversionGoal(g, e));
     for (const g of matched)
       hits.push({ project_id: project.id, goal_key: g.id, event_id: e.id, ts: e.timestamp });
-    if (isSignup)
+    if (isSignup || matched.some((g) => SIGNUP_EVENT_TYPES.has(g.name.toLowerCase())))
       hits.push({ project_id: project.id, goal_key: SIGNUP_KEY, event_id: e.id, ts: e.timestamp });
-    if (matched.length === 0 && !isRevenue) continue;
-    const revenue = revenueOf(e);
-    conversions.push({
-      e,
-      row: {
-        event_id: e.id,
-        project_id: project.id,
-        visitor_id: e.visitorId,
-        person_key: keyOf(e),
-        lead_id: links.get(e.visitorId) ?? null,
-        goal_id: matched[0]?.id ?? null,
-        type: e.type,
-        revenue,
-        counted: isRevenue && revenue < 0 ? 0 : 1,
-        channel: e.channel,
-        ts: e.timestamp,
-        credits: null,
-      },
-    });
+    if (matched.length > 0 || isRevenue) found.push({ e, goalId: matched[0]?.id ?? null, isRevenue });
   }
-  for (const part of chunks(hits)) {
+  for (let i = 0; i < hits.length; i += CHUNK) {
     await trx
       .insertInto("analytics_goal_hits")
-      .values(part)
+      .values(hits.slice(i, i + CHUNK))
       .onConflict((oc) => oc.columns(["project_id", "goal_key", "event_id"]).doNothing())
       .execute();
   }
-  if (conversions.length === 0) return hits.length > 0;
+  if (found.length === 0) return hits.length > 0;
+
+  const links = await leadsOfVisitors(trx, project.id, [...new Set(found.map((f) => f.e.visitorId))]);
+  const rows: ConversionTable[] = found.map(({ e, goalId, isRevenue }) => {
+    const revenue = revenueOf(e);
+    return {
+      event_id: e.id,
+      project_id: project.id,
+      visitor_id: e.visitorId,
+      person_key: personKey(e.visitorId, links.get(e.visitorId)),
+      lead_id: links.get(e.visitorId) ?? null,
+      goal_id: goalId,
+      type: e.type,
+      revenue,
+      counted: isRevenue && revenue < 0 ? 0 : 1,
+      channel: e.channel,
+      ts: e.timestamp,
+      credits: null,
+    };
+  });
   // A conversion is rolled up under its person's first-touch channel, so a late conversion of a
   // lead that first came from search is not credited to direct.
-  const firstTouch = await firstTouchChannels(trx, project.id, [
-    ...new Set(conversions.map((c) => c.row.person_key)),
-  ]);
-  for (const c of conversions) c.row.channel = firstTouch.get(c.row.person_key) ?? c.e.channel;
-  for (const part of chunks(conversions.map((c) => c.row))) {
+  const touches = await touchesOfPeople(trx, project.id, [...new Set(rows.map((r) => r.person_key))]);
+  for (const r of rows) {
+    let first: { channel: string; ts: number } | undefined;
+    for (const t of touches.get(r.person_key) ?? []) if (!first || t.ts < first.ts) first = t;
+    if (first) r.channel = first.channel;
+  }
+  await creditConversions(trx, project.id, rows, false, touches);
+  for (let i = 0; i < rows.length; i += CHUNK) {
     await trx
       .insertInto("analytics_conversions")
-      .values(part)
+      .values(rows.slice(i, i + CHUNK))
       .onConflict((oc) => oc.column("event_id").doNothing())
       .execute();
   }
-  await creditConversions(
-    trx,
-    project.id,
-    conversions.map((c) => c.row),
-  );
-  for (const { row } of conversions) {
-    const d = deltas.get(project.id, row.ts, row.channel);
-    d.conversions += row.counted;
-    d.revenue += row.revenue;
+  for (const r of rows) {
+    const d = deltas.get(project.id, r.ts, r.channel);
+    d.conversions += r.counted;
+    d.revenue += r.revenue;
   }
   return true;
 }
 
-async function firstTouchChannels(trx: Trx, projectId: string, keys: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const part of chunks(keys)) {
-    const rows = await trx
-      .selectFrom("analytics_touchpoints as t")
-      .select(["t.person_key", "t.channel"])
-      .where("t.project_id", "=", projectId)
-      .where("t.person_key", "in", part)
-      .where(
-        "t.ts",
-        "=",
-        sql<number>`(select min(t2.ts) from analytics_touchpoints t2 where t2.project_id = t.project_id and t2.person_key = t.person_key)`,
-      )
-      .execute();
-    for (const r of rows) if (!out.has(r.person_key)) out.set(r.person_key, r.channel);
-  }
+/** Every session of each person (all its visitors), any time: first touch and lookback both. */
+async function touchesOfPeople(trx: Trx, projectId: string, keys: string[]): Promise<Map<string, Touch[]>> {
+  const people = await visitorsOfPeople(trx, projectId, keys);
+  const sessions = await sessionsOf(trx, projectId, [...new Set([...people.values()].flat())]);
+  const out = new Map<string, Touch[]>();
+  for (const [key, members] of people)
+    out.set(
+      key,
+      members.flatMap((v) => sessions.get(v) ?? []),
+    );
   return out;
 }

@@ -1,6 +1,8 @@
+import type SQLite from "better-sqlite3";
 import { PostgresAdapter, sql } from "kysely";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { VisitorSketch } from "./hll.js";
+import { statement } from "./raw.js";
 import "./tables.js";
 
 /** Row locks only matter (and only parse) on PostgreSQL. */
@@ -32,7 +34,7 @@ export class RollupDeltas {
   readonly rows = new Map<string, RollupDelta>();
   get(projectId: string, ts: number, channel: string): RollupDelta {
     const day = dayOf(ts);
-    const key = `${projectId}\u0000${day}\u0000${channel}`;
+    const key = `${projectId}|${day}|${channel}`;
     let d = this.rows.get(key);
     if (!d) {
       d = { projectId, day, channel, visitorHashes: new Set(), conversions: 0, revenue: 0, leads: 0 };
@@ -47,10 +49,15 @@ export class RollupDeltas {
  * then read — FOR UPDATE on PostgreSQL, where concurrent writers exist; SQLite has one writer —
  * so merging a sketch never loses another transaction's visitors. Counters are added in SQL.
  */
-export async function applyRollupDeltas(trx: Trx, deltas: RollupDeltas): Promise<void> {
-  const postgres = isPostgresDb(trx);
+export async function applyRollupDeltas(
+  trx: Trx,
+  deltas: RollupDeltas,
+  raw?: SQLite.Database,
+): Promise<void> {
   const list = [...deltas.rows.values()];
   if (list.length === 0) return;
+  if (raw) return applyRaw(raw, list);
+  const postgres = isPostgresDb(trx);
   const empty = new VisitorSketch().serialize();
   for (let i = 0; i < list.length; i += 500) {
     await trx
@@ -81,9 +88,9 @@ export async function applyRollupDeltas(trx: Trx, deltas: RollupDeltas): Promise
       if (postgres) q = q.forUpdate();
       const row = await q.executeTakeFirstOrThrow();
       const sketch = VisitorSketch.parse(row.visitors_sketch);
-      for (const h of d.visitorHashes) sketch.add(h);
-      sketchText = sketch.serialize();
-      if (sketchText === row.visitors_sketch) sketchText = undefined;
+      let changed = false;
+      for (const h of d.visitorHashes) changed = sketch.add(h) || changed;
+      if (changed) sketchText = sketch.serialize();
     }
     if (sketchText === undefined && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     await trx
@@ -98,5 +105,34 @@ export async function applyRollupDeltas(trx: Trx, deltas: RollupDeltas): Promise
       .where("day", "=", d.day)
       .where("channel", "=", d.channel)
       .execute();
+  }
+}
+
+const EMPTY_SKETCH = "s";
+const SQL = {
+  ensure:
+    "insert into analytics_daily (project_id, day, channel, visitors_sketch, conversions, revenue, leads) values (?, ?, ?, 's', 0, 0, 0) on conflict (project_id, day, channel) do nothing",
+  select: "select visitors_sketch from analytics_daily where project_id = ? and day = ? and channel = ?",
+  update:
+    "update analytics_daily set visitors_sketch = coalesce(?, visitors_sketch), conversions = conversions + ?, revenue = revenue + ?, leads = leads + ? where project_id = ? and day = ? and channel = ?",
+};
+
+/** SQLite (one writer): the same steps as prepared statements on the transaction's connection. */
+function applyRaw(raw: SQLite.Database, list: RollupDelta[]): void {
+  const ensure = statement(raw, SQL.ensure);
+  const select = statement(raw, SQL.select);
+  const update = statement(raw, SQL.update);
+  for (const d of list) {
+    ensure.run(d.projectId, d.day, d.channel);
+    let sketchText: string | null = null;
+    if (d.visitorHashes.size > 0) {
+      const row = select.get(d.projectId, d.day, d.channel) as { visitors_sketch: string } | undefined;
+      const sketch = VisitorSketch.parse(row?.visitors_sketch ?? EMPTY_SKETCH);
+      let changed = false;
+      for (const h of d.visitorHashes) changed = sketch.add(h) || changed;
+      if (changed) sketchText = sketch.serialize();
+    }
+    if (sketchText === null && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
+    update.run(sketchText, d.conversions, d.revenue, d.leads, d.projectId, d.day, d.channel);
   }
 }

@@ -2,6 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
 import { conversionsOfPerson, creditConversions } from "./credit-store.js";
+import { personKey } from "./people.js";
 import { RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
 import "./tables.js";
 
@@ -9,8 +10,6 @@ import "./tables.js";
  * What identity tells analytics, in identity's transaction. Analytics never reads identity's
  * tables: it keeps the visitor → lead links it needs to key touchpoints and conversions by person.
  */
-export const personKey = (visitorId: string, leadId: string | null | undefined): string =>
-  leadId ? `l:${leadId}` : `v:${visitorId}`;
 
 /** A new lead counts in the daily rollup of its creation day under its first-touch channel. */
 export async function recordLeadCreated(
@@ -37,12 +36,6 @@ export async function recordVisitorLinked(
     .onConflict((oc) => oc.columns(["project_id", "visitor_id"]).doUpdateSet({ lead_id: leadId }))
     .execute();
   const key = personKey(visitorId, leadId);
-  await trx
-    .updateTable("analytics_touchpoints")
-    .set({ person_key: key })
-    .where("project_id", "=", project.id)
-    .where("visitor_id", "=", visitorId)
-    .execute();
   await trx
     .updateTable("analytics_conversions")
     .set({ person_key: key, lead_id: leadId })

@@ -37,3 +37,24 @@ export async function commitEvents(app: FastifyInstance, events: CommittedEvent[
   for (const id of new Set(events.map((e) => e.projectId))) forgetCachedGoals(id);
   await app.db.transaction().execute((trx) => app.eventBus.process(trx, events));
 }
+
+// inject's default user agent (lightMyRequest) is a bot to isbot: tracked test traffic sends a browser's.
+export const BROWSER_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
+
+/** POST /api/events as a browser would (public, projectKey in the body). */
+export async function track(
+  a: {
+    publicKey: string;
+    post: (url: string, body: unknown, opts: object) => Promise<{ status: number; body: any }>;
+  },
+  body: Record<string, unknown>,
+) {
+  const res = await a.post(
+    "/api/events",
+    { projectKey: a.publicKey, ...body },
+    { as: "none", headers: { "user-agent": BROWSER_UA } },
+  );
+  if (res.status !== 200) throw new Error(`POST /api/events: ${res.status} ${JSON.stringify(res.body)}`);
+  return res;
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { DAY, commitEvents, committed } from "../analytics/testing.js";
+import { DAY, track } from "../analytics/testing.js";
 import { getLead, upsertLeadByEmail } from "./service.js";
 
 let t: TestApp;
@@ -9,7 +9,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const scope = (a: Tenant) => ({ projectId: a.projectId, workspaceId: a.workspaceId });
 const project = (a: Tenant) => ({ id: a.projectId, workspaceId: a.workspaceId });
 
 async function serviceEvents(a: Tenant, type: string) {
@@ -49,22 +48,26 @@ describe("POST /api/identity/stitch", () => {
   it("merges the visitors' histories into the lead's journey and keeps the first touch", async () => {
     const a = await t.tenant();
     const t0 = Date.now() - 10 * DAY;
-    await commitEvents(t.app, [
-      committed(scope(a), {
-        visitorId: "laptop",
-        timestamp: t0,
-        channel: "organic_search",
-        source: "google",
-        url: "https://shop.example.com/blog",
-      }),
-      committed(scope(a), { visitorId: "laptop", timestamp: t0 + DAY, channel: "direct" }),
-      committed(scope(a), {
-        visitorId: "phone",
-        timestamp: t0 + 5 * DAY,
-        channel: "email",
-        source: "newsletter",
-      }),
-    ]);
+    const at = (ms: number) => new Date(ms).toISOString();
+    await track(a, {
+      type: "pageview",
+      visitorId: "laptop",
+      url: "https://shop.example.com/blog",
+      referrer: "https://www.google.com/",
+      timestamp: at(t0),
+    });
+    await track(a, {
+      type: "pageview",
+      visitorId: "laptop",
+      url: "https://shop.example.com/",
+      timestamp: at(t0 + DAY),
+    });
+    await track(a, {
+      type: "pageview",
+      visitorId: "phone",
+      url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
+      timestamp: at(t0 + 5 * DAY),
+    });
     const phone = await stitch(a, { visitorId: "phone", email: "grace@example.com" });
     expect(phone.body.created).toBe(true);
     let lead = await getLead(t.app.db, project(a), phone.body.leadId);
@@ -78,9 +81,8 @@ describe("POST /api/identity/stitch", () => {
     expect(laptop.body).toMatchObject({ leadId: phone.body.leadId, created: false, linked: true });
     lead = await getLead(t.app.db, project(a), phone.body.leadId);
     // The laptop's earlier organic visit is the lead's first touch now.
-    expect(lead.attribution).toEqual({
+    expect(lead.attribution).toMatchObject({
       channel: "organic_search",
-      source: "google",
       landingPage: "https://shop.example.com/blog",
     });
     const updated = await serviceEvents(a, "lead.updated");
@@ -94,9 +96,14 @@ describe("POST /api/identity/stitch", () => {
       leadId: lead.id,
       firstSeen: new Date(t0).toISOString(),
       lastSeen: new Date(t0 + 5 * DAY).toISOString(),
-      attribution: { channel: "organic_search", source: "google" },
+      attribution: { channel: "organic_search" },
     });
     expect([...journey.body.visitorIds].sort()).toEqual(["laptop", "phone"]);
+    expect(journey.body.events.map((e: { url: string }) => e.url)).toEqual([
+      "https://shop.example.com/blog",
+      "https://shop.example.com/",
+      "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
+    ]);
   });
 
   it("refuses to relink an identified visitor to another lead (409) and creates no lead", async () => {
@@ -169,7 +176,7 @@ describe("POST /api/identity", () => {
     const a = await t.tenant();
     const b = await t.tenant();
     const { lead } = await upsertLeadByEmail(t.app.db, project(b), { email: "b@example.com", source: "crm" });
-    await commitEvents(t.app, [committed(scope(b), { visitorId: "vb" })]);
+    await track(b, { type: "pageview", visitorId: "vb", url: "https://b.example/" });
     expect((await a.post("/api/identity", { visitorId: "va", leadId: lead.id })).status).toBe(404);
     expect((await a.get("/api/identity", { query: { visitorId: "vb" } })).status).toBe(404);
     expect((await b.get("/api/identity", { query: { visitorId: "vb" } })).status).toBe(200);
@@ -215,11 +222,10 @@ describe("leads and batch userId", () => {
       email: "o@example.com",
       source: "crm",
     });
-    await commitEvents(t.app, [
-      committed(scope(a), { visitorId: "v1", leadId: lead.id, channel: "paid_search" }),
-      committed(scope(a), { visitorId: "v2", leadId: "lead_unknown" }),
-    ]);
-    await commitEvents(t.app, [committed(scope(a), { visitorId: "v1", leadId: other.id })]);
+    const paid = "https://shop.example.com/?gclid=abc123";
+    await track(a, { userId: lead.id, visitorId: "v1", events: [{ type: "pageview", url: paid }] });
+    await track(a, { userId: "lead_unknown", visitorId: "v2", events: [{ type: "pageview", url: paid }] });
+    await track(a, { userId: other.id, visitorId: "v1", events: [{ type: "click", url: paid }] });
     const v1 = await a.get("/api/identity", { query: { visitorId: "v1" } });
     expect(v1.body.leadId).toBe(lead.id);
     expect(v1.body.attribution.channel).toBe("paid_search");
@@ -231,20 +237,19 @@ describe("leads and batch userId", () => {
   it("a visitor stitched before its first event takes that event's first touch", async () => {
     const a = await t.tenant();
     const s = await stitch(a, { visitorId: "early", email: "early@example.com" });
-    const ts = Date.now() + 1000;
-    await commitEvents(t.app, [
-      committed(scope(a), {
-        visitorId: "early",
-        timestamp: ts,
-        channel: "referral",
-        source: "news.example.org",
-      }),
-    ]);
+    const ts = Date.now() - 1000;
+    await track(a, {
+      type: "pageview",
+      visitorId: "early",
+      url: "https://shop.example.com/",
+      referrer: "https://news.example.org/story",
+      timestamp: new Date(ts).toISOString(),
+    });
     const journey = await a.get("/api/identity", { query: { visitorId: "early" } });
     expect(journey.body).toMatchObject({
       leadId: s.body.leadId,
       firstSeen: new Date(ts).toISOString(),
-      attribution: { channel: "referral", source: "news.example.org" },
+      attribution: { channel: "referral" },
     });
   });
 });

@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
-import { listEventsForVisitors } from "../events/service.js";
+import { firstTouchForVisitors, listEventsForVisitors } from "../events/service.js";
 import { type Attribution, findLead } from "./leads.js";
 import "./tables.js";
 
@@ -23,7 +23,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The visitor's journey; once linked, the lead's journey: the events of all its visitors in time
- * order (read from the events module), first/last seen over them, and the lead's first touch.
+ * order, first/last seen over them (the events module's per-visitor state), and the lead's first
+ * touch. A visitor identity never heard of and with no events is 404.
  */
 export async function getJourney(db: DbOrTrx, project: ProjectRef, visitorId: string): Promise<Journey> {
   const visitor = await db
@@ -32,34 +33,37 @@ export async function getJourney(db: DbOrTrx, project: ProjectRef, visitorId: st
     .where("project_id", "=", project.id)
     .where("visitor_id", "=", visitorId)
     .executeTakeFirst();
-  if (!visitor) throw notFound("visitor", visitorId);
-  const lead = visitor.lead_id ? await findLead(db, project, visitor.lead_id) : undefined;
+  const lead = visitor?.lead_id ? await findLead(db, project, visitor.lead_id) : undefined;
   const members = lead
-    ? await db
-        .selectFrom("identity_visitors")
-        .selectAll()
-        .where("project_id", "=", project.id)
-        .where("lead_id", "=", lead.id)
-        .orderBy("first_seen")
-        .execute()
-    : [visitor];
-  // Placeholder rows (linked before any event) only count when no member has events yet.
-  const seen = members.some((m) => m.channel !== null) ? members.filter((m) => m.channel !== null) : members;
-  const events = await listEventsForVisitors(
-    db,
-    project,
-    members.map((m) => m.visitor_id),
-    JOURNEY_EVENT_LIMIT,
-  );
+    ? (
+        await db
+          .selectFrom("identity_visitors")
+          .select(["visitor_id", "linked_at"])
+          .where("project_id", "=", project.id)
+          .where("lead_id", "=", lead.id)
+          .orderBy("linked_at")
+          .execute()
+      ).map((m) => m.visitor_id)
+    : [visitorId];
+  const touches = await firstTouchForVisitors(db, project, members);
+  if (!visitor && touches.length === 0) throw notFound("visitor", visitorId);
+  const events = await listEventsForVisitors(db, project, members, JOURNEY_EVENT_LIMIT);
+  // Linked before any event: the link time is all identity knows.
+  const known = visitor?.linked_at ? Date.parse(visitor.linked_at) : Date.now();
+  const first = touches[0];
+  const attribution: Attribution =
+    lead?.channel != null
+      ? { channel: lead.channel, source: lead.attr_source, landingPage: lead.landing_page }
+      : first
+        ? { channel: first.channel, source: first.source, landingPage: first.landingPage }
+        : { channel: null, source: null, landingPage: null };
   return {
     visitorId,
     leadId: lead?.id ?? null,
-    visitorIds: members.map((m) => m.visitor_id),
-    firstSeen: iso(Math.min(...seen.map((m) => Number(m.first_seen)))),
-    lastSeen: iso(Math.max(...seen.map((m) => Number(m.last_seen)))),
+    visitorIds: members,
+    firstSeen: iso(first ? first.firstSeen : known),
+    lastSeen: iso(touches.length > 0 ? Math.max(...touches.map((t) => t.lastSeen)) : known),
     events: events.map((e) => ({ type: e.type, url: e.url, timestamp: iso(e.timestamp) })),
-    attribution: lead
-      ? { channel: lead.channel, source: lead.attr_source, landingPage: lead.landing_page }
-      : { channel: visitor.channel, source: visitor.source, landingPage: visitor.landing_page },
+    attribution,
   };
 }

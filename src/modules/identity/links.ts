@@ -3,6 +3,7 @@ import type { Trx } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import { recordVisitorLinked } from "../analytics/sink.js";
 import { type FirstTouch, adoptFirstTouch, findLead, normalizeEmail, upsertLead } from "./leads.js";
+import { firstTouchForVisitors } from "../events/service.js";
 import type { IdentityVisitorTable } from "./tables.js";
 import "./tables.js";
 
@@ -15,13 +16,16 @@ export interface LinkResult {
   linked: boolean;
 }
 
-export function visitorFirstTouch(v: IdentityVisitorTable): FirstTouch {
-  return {
-    firstSeen: Number(v.first_seen),
-    channel: v.channel,
-    source: v.source,
-    landingPage: v.landing_page,
-  };
+/** The visitor's first touch as the events module recorded it, or null before its first event. */
+export async function visitorFirstTouch(
+  trx: Trx,
+  project: ProjectRef,
+  visitorId: string,
+): Promise<FirstTouch | null> {
+  const [t] = await firstTouchForVisitors(trx, project, [visitorId]);
+  return t
+    ? { firstSeen: t.firstSeen, channel: t.channel, source: t.source, landingPage: t.landingPage }
+    : null;
 }
 
 async function findVisitor(trx: Trx, project: ProjectRef, visitorId: string) {
@@ -34,8 +38,9 @@ async function findVisitor(trx: Trx, project: ProjectRef, visitorId: string) {
 }
 
 /**
- * The visitor row, created as a placeholder (no first touch yet) when identity hears of the
- * visitor before any of its events: its first event then fills first/last seen and attribution.
+ * Identity's visitor row holds the link (lead, source, time); it is created on the first link or
+ * stitch. Its first/last seen and first touch columns are not maintained (the events module's
+ * per-visitor state is read instead) and only record when identity first heard of the visitor.
  */
 async function ensureVisitor(
   trx: Trx,
@@ -118,7 +123,8 @@ export async function linkVisitor(
     throw conflict(visitorId);
   }
   await recordVisitorLinked(trx, project, visitorId, leadId);
-  if (visitor.channel !== null) await adoptFirstTouch(trx, project, leadId, visitorFirstTouch(visitor));
+  const touch = await visitorFirstTouch(trx, project, visitorId);
+  if (touch) await adoptFirstTouch(trx, project, leadId, touch);
   return { visitorId, leadId, source, linkedAt, linked: true };
 }
 
@@ -148,7 +154,7 @@ export async function stitchVisitor(
     const current = await findLead(trx, project, visitor.lead_id);
     if (current && current.email !== email) throw conflict(input.visitorId);
   }
-  const touch = visitor.channel !== null ? visitorFirstTouch(visitor) : null;
+  const touch = await visitorFirstTouch(trx, project, input.visitorId);
   const { lead, created } = await upsertLead(trx, project, { email, source: "stitch" }, touch);
   const link = await linkVisitor(trx, project, input.visitorId, lead.id, "stitch");
   return { visitorId: input.visitorId, leadId: lead.id, email, created, linked: link?.linked ?? false };

@@ -1,0 +1,125 @@
+/**
+ * Cost the identity and analytics event processors add to the events commit: 100 batches of 500
+ * committed events (visitor i % 20,000 as in bench/events/batch-ingest, one session each, 2% purchases matching a conversion
+ * goal, 5% of batches with a userId of a known lead) run through `processIdentityEvents` + the
+ * analytics processor in one transaction per batch, vs the baseline of storing the same
+ * events with a raw better-sqlite3 prepared insert (14 columns) per batch, same run, SQLite.
+ * Run: npx tsx bench/analytics/processors.bench.ts   (BENCH_BATCHES=200)
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { buildApp } from "../../src/app.js";
+import { loadConfig } from "../../src/config.js";
+import { createConversionGoal } from "../../src/modules/goals/service.js";
+import { createAnalyticsProcessor } from "../../src/modules/analytics/processor.js";
+import { processIdentityEvents } from "../../src/modules/identity/processor.js";
+import { upsertLeadByEmail } from "../../src/modules/identity/service.js";
+import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
+import type { CommittedEvent } from "../../src/platform/event-bus.js";
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
+const BATCH = 500;
+const CHANNELS = ["direct", "organic_search", "paid_search", "email", "referral", "organic_social"];
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-proc-"));
+const config = {
+  ...loadConfig(
+    { ...process.env, DATABASE_URL: "" },
+    { dataDir, secretKey: randomBytes(32).toString("base64url") },
+  ),
+  sqlitePath: path.join(dataDir, "bench.db"),
+  startWorkers: false,
+  logLevel: "silent",
+};
+const app = await buildApp(config, { logger: false });
+await app.ready();
+try {
+  const p = await provisionWorkspace(app.db, { name: "bench", email: "bench@example.com" });
+  const project = { id: p.project.id, workspaceId: p.workspace.id };
+  await createConversionGoal(app.db, project, { name: "Purchase", eventType: "purchase" });
+  const leads: string[] = [];
+  for (let i = 0; i < 20; i++)
+    leads.push(
+      (await upsertLeadByEmail(app.db, project, { email: `l${i}@example.com`, source: "bench" })).lead.id,
+    );
+
+  let seq = 0;
+  const start = Date.now() - 3_600_000;
+  const batches: CommittedEvent[][] = Array.from({ length: BATCHES }, (_, b) =>
+    Array.from({ length: BATCH }, (_, i) => {
+      const n = seq++;
+      const v = n % 20_000;
+      return {
+        id: `ev_${n}`,
+        workspaceId: project.workspaceId,
+        projectId: project.id,
+        visitorId: `v${v}`,
+        leadId: b % 20 === 0 && i === 0 ? leads[b % leads.length]! : null,
+        type: n % 50 === 0 ? "purchase" : "pageview",
+        url: `https://shop.example.com/p/${n % 40}`,
+        data: n % 50 === 0 ? { revenue: 30 } : {},
+        referrer: null,
+        timestamp: start + n * 10,
+        sessionId: `s${v}`,
+        channel: CHANNELS[v % CHANNELS.length]!,
+        source: null,
+        isBot: false,
+      };
+    }),
+  );
+
+  const sqlite = app.dbHandle.sqlite!;
+  sqlite.exec(
+    "create table bench_events (id text primary key, project_id text, visitor_id text, lead_id text, type text, url text, referrer text, data text, ts integer, received_at integer, session_id text, channel text, source text, is_bot integer)",
+  );
+  const insert = sqlite.prepare("insert into bench_events values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const store = sqlite.transaction((events: CommittedEvent[]) => {
+    for (const e of events)
+      insert.run(
+        e.id,
+        e.projectId,
+        e.visitorId,
+        e.leadId,
+        e.type,
+        e.url,
+        e.referrer,
+        JSON.stringify(e.data),
+        e.timestamp,
+        e.timestamp,
+        e.sessionId,
+        e.channel,
+        e.source,
+        0,
+      );
+  });
+  const analytics = createAnalyticsProcessor(app.dbHandle);
+  let t0 = performance.now();
+  for (const b of batches) store(b);
+  const baseMs = performance.now() - t0;
+  t0 = performance.now();
+  for (const b of batches)
+    await app.db.transaction().execute(async (trx) => {
+      await processIdentityEvents(trx, b);
+      await analytics(trx, b);
+    });
+  const procMs = performance.now() - t0;
+  const total = BATCHES * BATCH;
+  const conv = await app.db
+    .selectFrom("analytics_conversions")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirst();
+  console.log(
+    `raw insert baseline : ${(total / (baseMs / 1000)).toFixed(0)} events/s (${baseMs.toFixed(0)} ms)`,
+  );
+  console.log(
+    `identity+analytics  : ${(total / (procMs / 1000)).toFixed(0)} events/s (${procMs.toFixed(0)} ms, ${conv?.n} conversions)`,
+  );
+  console.log(
+    `processor time per batch of ${BATCH}: ${(procMs / BATCHES).toFixed(2)} ms; ratio processors/insert time: ${(procMs / baseMs).toFixed(2)}`,
+  );
+} finally {
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}

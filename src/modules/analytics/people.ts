@@ -1,0 +1,79 @@
+import type { Trx } from "../../platform/db/index.js";
+import "./tables.js";
+
+const CHUNK = 400;
+
+/** The unit attribution credits: the lead once the visitor is linked, else the visitor. */
+export const personKey = (visitorId: string, leadId: string | null | undefined): string =>
+  leadId ? `l:${leadId}` : `v:${visitorId}`;
+
+/** Visitor → lead for the given visitors (analytics' own copy of identity's links). */
+export async function leadsOfVisitors(
+  trx: Trx,
+  projectId: string,
+  visitorIds: string[],
+): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < visitorIds.length; i += CHUNK) {
+    const rows = await trx
+      .selectFrom("analytics_links")
+      .select(["visitor_id", "lead_id"])
+      .where("project_id", "=", projectId)
+      .where("visitor_id", "in", visitorIds.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) out.set(r.visitor_id, r.lead_id);
+  }
+  return out;
+}
+
+/** The visitors of each person: all visitors of a lead, or the visitor alone. */
+export async function visitorsOfPeople(
+  trx: Trx,
+  projectId: string,
+  keys: string[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const leads: string[] = [];
+  for (const k of keys) {
+    if (k.startsWith("v:")) out.set(k, [k.slice(2)]);
+    else {
+      out.set(k, []);
+      leads.push(k.slice(2));
+    }
+  }
+  for (let i = 0; i < leads.length; i += CHUNK) {
+    const rows = await trx
+      .selectFrom("analytics_links")
+      .select(["visitor_id", "lead_id"])
+      .where("project_id", "=", projectId)
+      .where("lead_id", "in", leads.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) out.get(personKey(r.visitor_id, r.lead_id))!.push(r.visitor_id);
+  }
+  return out;
+}
+
+/** Sessions (channel, start) of the given visitors started in [from, to]. */
+export async function sessionsOf(
+  trx: Trx,
+  projectId: string,
+  visitorIds: string[],
+  range: { from?: number; to?: number } = {},
+): Promise<Map<string, { channel: string; ts: number }[]>> {
+  const out = new Map<string, { channel: string; ts: number }[]>();
+  for (let i = 0; i < visitorIds.length; i += CHUNK) {
+    let q = trx
+      .selectFrom("analytics_touchpoints")
+      .select(["visitor_id", "channel", "ts"])
+      .where("project_id", "=", projectId)
+      .where("visitor_id", "in", visitorIds.slice(i, i + CHUNK));
+    if (range.from !== undefined) q = q.where("ts", ">=", range.from);
+    if (range.to !== undefined) q = q.where("ts", "<=", range.to);
+    for (const r of await q.execute()) {
+      const list = out.get(r.visitor_id) ?? [];
+      list.push({ channel: r.channel, ts: Number(r.ts) });
+      out.set(r.visitor_id, list);
+    }
+  }
+  return out;
+}
