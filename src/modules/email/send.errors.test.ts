@@ -233,6 +233,9 @@ describe("request validation (all 400 validation_error in the transactional form
     const bad = await a.send("{not json");
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual(txError("validation_error"));
+    // the limit headers are on error responses too, once the key is known
+    expect(bad.headers["x-ratelimit-limit"]).toBe("12000");
+    expect(bad.headers["x-ratelimit-remaining"]).toBeDefined();
     const form = await a.send("to=x", { "content-type": "application/x-www-form-urlencoded" });
     expect(form.status).toBe(415);
     expect(form.body).toEqual(txError("validation_error"));

@@ -92,6 +92,13 @@ describe("delivery through a real SMTP peer", () => {
       tags: { flow: "invite" },
       sandbox: false,
     });
+    // the transactional API emits no outgoing webhook (service) events
+    const emitted = await t.app.db
+      .selectFrom("service_events")
+      .select("id")
+      .where("workspace_id", "=", a.workspaceId)
+      .execute();
+    expect(emitted).toEqual([]);
     const recent = await a.get("/api/transactional/recent", { as: "admin" });
     expect(recent.body[0]).toMatchObject({
       id: res.body.send_id,
