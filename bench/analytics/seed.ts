@@ -103,7 +103,7 @@ export function seedAnalytics(
         for (let s = 0; s < 2; s++) {
           const ts = now - Math.floor(random() * 120 * DAY);
           const ch = channel();
-          insertTouch.run(projectId, `s${m}_${s}`, visitorId, person, ch, ts);
+          insertTouch.run(projectId, `s${m}_${s}`, visitorId, `v:${visitorId}`, ch, ts);
           touches.push({ channel: ch, ts });
           pending.push({ visitorId, ts, ch, s });
           sessions++;

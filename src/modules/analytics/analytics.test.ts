@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { upsertLeadByEmail } from "../identity/service.js";
 import { DAY, type Scope, commitEvents, committed } from "./testing.js";
 
 let t: TestApp;
@@ -277,5 +278,38 @@ describe("goal metrics", () => {
       conversion_rate: 2 / 3,
       leads: 0,
     });
+  });
+});
+
+describe("server-side events of a lead", () => {
+  it("convert and credit the lead's web sessions, but are neither visitors nor touchpoints", async () => {
+    const a = await t.tenant();
+    const s = scope(a);
+    const now = Date.now();
+    const { lead } = await upsertLeadByEmail(
+      t.app.db,
+      { id: a.projectId, workspaceId: a.workspaceId },
+      { email: "payer@example.com", source: "payments" },
+    );
+    await commitEvents(t.app, [
+      committed(s, { visitorId: "web1", channel: "organic_search", timestamp: now - DAY }),
+    ]);
+    expect((await a.post("/api/identity", { visitorId: "web1", leadId: lead.id })).status).toBe(200);
+    await commitEvents(t.app, [
+      committed(s, {
+        visitorId: `lead:${lead.id}`,
+        leadId: lead.id,
+        type: "$revenue",
+        data: { revenue: 100, currency: "USD" },
+        channel: "direct",
+        timestamp: now,
+      }),
+    ]);
+    const attribution = await a.get("/api/attribution/summary", { query: { model: "last_touch" } });
+    expect(attribution.body.channels).toEqual([
+      { channel: "organic_search", creditedConversions: 1, revenue: 100 },
+    ]);
+    const summary = await a.get("/api/analytics/summary", { query: { period: "7d" } });
+    expect(summary.body).toMatchObject({ visitors: 1, conversions: 1, leads: 1 });
   });
 });

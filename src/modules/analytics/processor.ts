@@ -19,6 +19,7 @@ const INSERT_TOUCHPOINT =
   "insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts) values (?, ?, ?, ?, ?, ?) on conflict (project_id, session_id) do nothing";
 export const SIGNUP_EVENT_TYPES = new Set(["signup", "sign_up"]);
 export const SIGNUP_KEY = "$signup";
+const SERVER_VISITOR_PREFIX = "lead:";
 
 /** Conversion goals per project, cached briefly: the processor holds the writer, goals change rarely. */
 const GOAL_CACHE_MS = 2000;
@@ -73,9 +74,12 @@ async function processAnalyticsEvents(
   const deltas = new RollupDeltas();
   for (const [projectId, list] of byProject) {
     const project = { id: projectId, workspaceId: list[0]!.workspaceId };
-    await recordTouchpoints(trx, projectId, list, ctx);
+    // Server-side events of a lead (visitor `lead:<id>`, events module's ingestServerEvents) are
+    // not website visits: they convert, but are neither visitors nor marketing touchpoints.
+    const visits = list.filter((e) => !e.visitorId.startsWith(SERVER_VISITOR_PREFIX));
+    await recordTouchpoints(trx, projectId, visits, ctx);
     const hashes = new Map<string, number>();
-    for (const e of list) {
+    for (const e of visits) {
       let h = hashes.get(e.visitorId);
       if (h === undefined) {
         h = visitorHash(e.visitorId);
