@@ -48,3 +48,24 @@ export function openDatabase(config: Config): DbHandle {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: "sqlite", sqlite, close: () => db.destroy() };
 }
+
+// PostgreSQL: deadlock_detected and serialization_failure mean "run it again"; the server has
+// already rolled the transaction back, so a retry is safe.
+const RETRYABLE = new Set(["40P01", "40001"]);
+
+/**
+ * Runs `fn` in a transaction, retrying up to `attempts` times when PostgreSQL reports a deadlock
+ * or serialization failure (two requests touching the same visitor and lead in opposite orders).
+ * SQLite has a single writer and never deadlocks, so there it runs once.
+ */
+export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await db.transaction().execute(fn);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (i >= attempts || !code || !RETRYABLE.has(code)) throw err;
+      await new Promise((r) => setTimeout(r, 5 * 2 ** i + Math.random() * 10));
+    }
+  }
+}
