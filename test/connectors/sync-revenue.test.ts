@@ -6,7 +6,7 @@ import { HUBSPOT_PRIVATE_TOKEN, startHubspotFake } from "../fakes/hubspot.js";
 import { QBO_REALM, startQuickbooksFake } from "../fakes/quickbooks.js";
 import type { FakePlatform } from "../fakes/server.js";
 import { STRIPE_KEY, startStripeFake } from "../fakes/stripe.js";
-import { connectOAuth, platformConfig } from "./helpers.js";
+import { connectOAuth, eventually, platformConfig } from "./helpers.js";
 
 let t: TestApp;
 let stripe: FakePlatform;
@@ -36,6 +36,13 @@ async function sync(a: Tenant) {
   await t.app.worker.drain();
   return started.body as { syncId: string; connectors: string[] };
 }
+/** Hand-offs to events and identity are jobs: drain until they landed (a retried job included). */
+const settled = <T>(read: () => Promise<T[]>, n: number) =>
+  eventually(async () => {
+    await t.app.worker.drain();
+    const rows = await read();
+    return rows.length >= n && rows;
+  });
 const revenueEvents = (projectId: string) =>
   t.app.db
     .selectFrom("events")
@@ -88,7 +95,7 @@ describe("payments (Stripe restricted key)", () => {
       conversions: 3,
       revenue: 184,
     });
-    const events = await revenueEvents(a.projectId);
+    const events = await settled(() => revenueEvents(a.projectId), 4);
     expect(events.map((e) => JSON.parse(e.data))).toEqual(
       expect.arrayContaining([
         { revenue: 49, currency: "USD", source: "payments", externalId: "ch_1" },
@@ -138,12 +145,16 @@ describe("crm (HubSpot private app token)", () => {
     expect(created.status).toBe(201);
     expect(created.body.accountName).toBe("HubSpot portal 62515");
     await sync(a);
-    const leads = await t.app.db
-      .selectFrom("identity_leads")
-      .select(["email", "name", "source"])
-      .where("project_id", "=", a.projectId)
-      .orderBy("email")
-      .execute();
+    const leads = await settled(
+      () =>
+        t.app.db
+          .selectFrom("identity_leads")
+          .select(["email", "name", "source"])
+          .where("project_id", "=", a.projectId)
+          .orderBy("email")
+          .execute(),
+      2,
+    );
     expect(leads).toEqual([
       { email: "ada@example.com", name: "Ada Lovelace", source: "crm" },
       { email: "grace@example.com", name: "Grace Hopper", source: "crm" },
@@ -155,7 +166,7 @@ describe("crm (HubSpot private app token)", () => {
       revenue: 1250.5,
       period: expect.any(Object),
     });
-    expect((await revenueEvents(a.projectId)).map((e) => e.visitor_id).sort()).toEqual([
+    expect((await settled(() => revenueEvents(a.projectId), 2)).map((e) => e.visitor_id).sort()).toEqual([
       "crm:hubspot:deal:901",
       "crm:hubspot:deal:902",
     ]);

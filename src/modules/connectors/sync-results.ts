@@ -1,11 +1,38 @@
 import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
+import { enqueueJob } from "../../platform/jobs.js";
 import { bridge } from "./bridge.js";
-import { type ConnectorType, type DailyRow, type RevenueItem, type SyncResult, isoDay } from "./types.js";
+import { type ConnectorType, type DailyRow, type LeadItem, type RevenueItem, isoDay } from "./types.js";
 import "./tables.js";
 
 /** Where a sync's results go: daily rows, revenue items, and the hand-off to identity and events. */
+
+export const FORWARD_REVENUE_JOB = "connectors.forward-revenue";
+export const FORWARD_LEADS_JOB = "connectors.forward-leads";
+const LEADS_PER_JOB = 500;
+
+/**
+ * Enqueued in the sync's own transaction (outbox): the hand-off to identity and events runs as
+ * jobs with their own retries, so a failed hand-off neither re-runs the platform sync nor is lost
+ * once the cursor has moved on.
+ */
+export async function enqueueForwarding(
+  trx: Trx,
+  project: ProjectRef,
+  connectorId: string,
+  type: ConnectorType,
+  leads: LeadItem[],
+) {
+  const scope = { projectId: project.id, workspaceId: project.workspaceId, type };
+  for (let i = 0; i < leads.length; i += LEADS_PER_JOB) {
+    await enqueueJob(trx, FORWARD_LEADS_JOB, { ...scope, leads: leads.slice(i, i + LEADS_PER_JOB) });
+  }
+  if (REVENUE_SOURCES[type]) {
+    // One forwarder per connector at a time: two would read the same pending items.
+    await enqueueJob(trx, FORWARD_REVENUE_JOB, scope, { uniqueKey: `connector-forward:${connectorId}` });
+  }
+}
 export const REVENUE_SOURCES: Partial<Record<ConnectorType, { id: string; name: string }>> = {
   payments: { id: "charges", name: "Charges and refunds" },
   crm: { id: "won_deals", name: "Won deals" },
@@ -88,7 +115,7 @@ export async function forwardLeads(
   app: FastifyInstance,
   project: ProjectRef,
   type: string,
-  leads: SyncResult["leads"] & {},
+  leads: LeadItem[],
 ) {
   if (leads.length === 0) return;
   for (const l of leads) {

@@ -4,7 +4,7 @@ import { newId } from "../../platform/crypto.js";
 import { AppError } from "../../platform/errors.js";
 import { type JobContext, RetryLater, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
 import { bridge } from "./bridge.js";
-import { forwardLeads, forwardRevenue, storeRevenue, upsertRows } from "./sync-results.js";
+import { enqueueForwarding, storeRevenue, upsertRows } from "./sync-results.js";
 import { PlatformError, redactSecrets } from "./http.js";
 import { platformContext } from "./oauth.js";
 import { platforms } from "./platforms/index.js";
@@ -221,7 +221,6 @@ export async function runSync(
       revenueItems: result.revenue?.length ?? 0,
     });
     await bridge.scheduleGoalRecompute(trx, project);
+    await enqueueForwarding(trx, project, row.id, type, result.leads ?? []);
   });
-  await forwardLeads(app, project, type, result.leads ?? []);
-  await forwardRevenue(app, project, type);
 }
