@@ -15,15 +15,7 @@ import {
   verifyState,
 } from "./oauth.js";
 import { platforms } from "./platforms/index.js";
-import {
-  type Connector,
-  findConnector,
-  getConnector,
-  openCredentials,
-  saveConnection,
-  sealCredentials,
-  toConnector,
-} from "./store.js";
+import { type Connector, getConnector, openCredentials, saveConnection, toConnector } from "./store.js";
 import {
   type ConnectorType,
   type Credentials,
@@ -281,5 +273,3 @@ export async function completeOAuth(
   }
   return `${base}?connected=${type}`;
 }
-
-export { findConnector, sealCredentials };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { newId } from "../../platform/crypto.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
@@ -79,7 +80,7 @@ export async function saveConnection(
     return (await findConnector(db, project, type))!;
   }
   const row: ConnectorTable = {
-    id: `con_${crypto.randomUUID().replace(/-/g, "")}`,
+    id: newId("con"),
     workspace_id: project.workspaceId,
     project_id: project.id,
     type,
