@@ -1,7 +1,8 @@
 /**
  * Sandbox sends/s through the whole HTTP stack (key auth, per-key tier limit, validation, render,
  * send record + timeline written to SQLite) vs a bare Fastify route, 50 connections, same run.
- * Run: npx tsx bench/email/sandbox-send.bench.ts   (BENCH_SECONDS=10 by default)
+ * Run: npx tsx bench/email/sandbox-send.bench.ts   (BENCH_SECONDS=10 by default; BENCH_TEMPLATE=1
+ * sends the password-reset template instead of inline html)
  */
 import { load, startNode } from "./servers.js";
 
@@ -38,6 +39,9 @@ try {
   await load(lift.base + url, CONNECTIONS, 2, headers, body);
   const b1 = await load(bare.base + url, CONNECTIONS, SECONDS, headers, body);
   const l = await load(lift.base + url, CONNECTIONS, SECONDS, headers, body);
+  // Context: the same route answering 401 (no key): Lift's routing, hooks and error formatting,
+  // without body parsing or any send work.
+  const floor = await load(lift.base + url, CONNECTIONS, SECONDS, () => ({}), body);
   const b2 = await load(bare.base + url, CONNECTIONS, SECONDS, headers, body);
   const baseline = (b1.rps + b2.rps) / 2;
   console.log(`shape: ${TEMPLATE ? "template (password-reset)" : "inline html"}`);
@@ -46,6 +50,9 @@ try {
   );
   console.log(
     `Lift sandbox send : ${l.rps.toFixed(0)} sends/s (p50 ${l.p50} ms, p99 ${l.p99} ms, non-2xx ${l.non2xx})`,
+  );
+  console.log(
+    `Lift 401 (no key) : ${floor.rps.toFixed(0)} req/s → ratio ${(floor.rps / baseline).toFixed(2)} (auth fails before the body is read: routing + hooks only)`,
   );
   console.log(`ratio Lift/bare   : ${(l.rps / baseline).toFixed(2)} (target >= 0.3)`);
   if (l.non2xx > 0) throw new Error(`Lift answered ${l.non2xx} non-2xx responses`);

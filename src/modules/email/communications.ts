@@ -93,26 +93,40 @@ export async function resolveForSend(
   workspaceId: string,
   id: string,
 ): Promise<{ commType: CommTypeT; compiled: CompiledTemplate } | null> {
+  // The small row first; the compiled JSON (tens of KB) is read only when this version is not cached.
   const row = await db
     .selectFrom("communications")
-    .select(["comm_type", "compiled"])
+    .select(["comm_type", "updated_at"])
     .where("workspace_id", "=", workspaceId)
     .where("id", "=", id)
     .executeTakeFirst();
-  if (row) return { commType: row.comm_type, compiled: parseCompiled(row.compiled) };
+  if (row)
+    return { commType: row.comm_type, compiled: await compiledVersion(db, workspaceId, id, row.updated_at) };
   const builtin = builtinCompiled(id);
   return builtin ? { commType: "transactional", compiled: await builtin } : null;
 }
 
-// Parsed templates are immutable; caching by the stored JSON avoids a parse per send.
+// Parsed templates by (workspace, id, updated_at): a save changes updated_at, so a stale entry is
+// never used; the map is bounded by clearing it when it grows large.
 const parsed = new Map<string, CompiledTemplate>();
-function parseCompiled(json: string): CompiledTemplate {
-  let c = parsed.get(json);
-  if (!c) {
-    c = JSON.parse(json) as CompiledTemplate;
-    if (parsed.size > 500) parsed.clear();
-    parsed.set(json, c);
-  }
+async function compiledVersion(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  version: string,
+): Promise<CompiledTemplate> {
+  const key = `${workspaceId}\n${id}\n${version}`;
+  const hit = parsed.get(key);
+  if (hit) return hit;
+  const row = await db
+    .selectFrom("communications")
+    .select(["compiled", "updated_at"])
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
+  const c = JSON.parse(row.compiled) as CompiledTemplate;
+  if (parsed.size > 1000) parsed.clear();
+  parsed.set(`${workspaceId}\n${id}\n${row.updated_at}`, c);
   return c;
 }
 

@@ -1,5 +1,6 @@
 import { compile as compileHtmlToText } from "html-to-text";
-import { newId, randomBase62, type SecretBox } from "../../platform/crypto.js";
+import { randomBytes } from "node:crypto";
+import type { SecretBox } from "../../platform/crypto.js";
 import type { Db, DbHandle } from "../../platform/db/index.js";
 import { enqueueJob } from "../../platform/jobs.js";
 import { TxError } from "../../platform/errors.js";
@@ -109,6 +110,14 @@ async function renderContent(db: Db, workspaceId: string, req: SendRequest): Pro
   return { ...r, commId: req.commId };
 }
 
+/**
+ * Send ids lead with the time (base36 ms, fixed width) so new records append to the end of the
+ * primary-key B-tree instead of landing at random pages; 80 random bits keep them unguessable.
+ */
+function sendId(): string {
+  return `snd_${Date.now().toString(36).padStart(9, "0")}${randomBytes(10).toString("hex")}`;
+}
+
 function newRecord(
   who: TxPrincipal,
   req: SendRequest,
@@ -118,7 +127,7 @@ function newRecord(
 ): TxSendTable {
   const now = new Date().toISOString();
   return {
-    id: newId("snd"),
+    id: sendId(),
     workspace_id: who.workspaceId,
     key_id: who.keyId,
     to_addr: req.to,
@@ -155,7 +164,7 @@ async function perform(
     return { status: 422, body: errBody("suppressed", `${req.to} is on the workspace suppression list`) };
   }
 
-  rec.message_id = `${rec.id}.${randomBase62(6)}@${deps.messageDomain}`;
+  rec.message_id = `${rec.id}.${randomBytes(4).toString("hex")}@${deps.messageDomain}`;
   await insertSend(deps.handle, rec, []);
   if (key) await idem.attachSend(deps.db, who.workspaceId, key, rec.id);
 
@@ -229,7 +238,7 @@ async function simulate(
     res = { status: 422, body: errBody("suppressed", `${to} is suppressed (sandbox)`) };
   } else {
     rec.status = "sent";
-    rec.message_id = `sbx_${randomBase62(16)}`;
+    rec.message_id = `sbx_${randomBytes(12).toString("hex")}`;
     events.push({ type: "sent", detail: { sandbox: true } });
     res = { status: 200, body: okBody(rec.id, rec.message_id, "sent", true) };
   }
