@@ -12,6 +12,7 @@ const P = 12;
 const M = 1 << P;
 const SPARSE_LIMIT = 512;
 const ALPHA = 0.7213 / (1 + 1.079 / M);
+const INVERSE_POWERS = Float64Array.from({ length: 64 }, (_, k) => 2 ** -k);
 
 /**
  * FNV-1a over UTF-16 code units, then MurmurHash3's fmix32 finalizer for avalanche (HLL needs
@@ -74,8 +75,10 @@ export class VisitorSketch {
 
   private mergeDenseText(text: string): void {
     const r = this.registers!;
+    // One native latin1 copy, then a typed-array loop: several times faster than charCodeAt.
+    const bytes = Buffer.from(text, "latin1");
     for (let i = 0; i < M; i++) {
-      const v = text.charCodeAt(i + 1) - 48;
+      const v = bytes[i + 1]! - 48;
       if (v > r[i]!) r[i] = v;
     }
   }
@@ -97,7 +100,7 @@ export class VisitorSketch {
     let sum = 0;
     let zeros = 0;
     for (let i = 0; i < M; i++) {
-      sum += 2 ** -r[i]!;
+      sum += INVERSE_POWERS[r[i]!]!;
       if (r[i] === 0) zeros++;
     }
     const raw = (ALPHA * M * M) / sum;
