@@ -47,6 +47,9 @@ declare module "fastify" {
 }
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+// OAuth callbacks and tracking links carry one-time codes and signatures in the query string.
+const SECRET_PARAMS = /([?&](?:code|state|token|access_token|refresh_token|sig|signature)=)[^&]*/gi;
+export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, "$1[redacted]");
 
 export interface BuildOptions {
   /** Use an already-open database (tests share nothing else). */
@@ -59,10 +62,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await migrateToLatest(handle.db, handle.dialect, config.databaseSchema);
 
   const app = Fastify({
-    logger: opts.logger ?? {
-      level: config.logLevel,
-      redact: ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-api-key"]'],
-    },
+    // Redaction applies to any logger given (tests pass their own stream).
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-api-key"]'],
+            serializers: { req: (req) => ({ method: req.method, url: redactUrl(req.url), reqId: req.id }) },
+            ...(typeof opts.logger === "object" ? opts.logger : {}),
+          },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
