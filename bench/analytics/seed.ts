@@ -10,6 +10,7 @@ import { creditsFor } from "../../src/modules/analytics/credit-store.js";
 import { VisitorSketch, visitorHash } from "../../src/modules/analytics/hll.js";
 import type { Touch } from "../../src/modules/analytics/models.js";
 import { ALL_CHANNELS } from "../../src/modules/analytics/rollup-store.js";
+import { weekOf } from "../../src/modules/analytics/sketches.js";
 
 const DAY = 86_400_000;
 const CHANNELS = [
@@ -83,6 +84,16 @@ export function seedAnalytics(
     }
     return r;
   };
+  const weeks = new Map<string, VisitorSketch>();
+  const weekRow = (week: number, ch: string) => {
+    const k = `${week}|${ch}`;
+    let w = weeks.get(k);
+    if (!w) {
+      w = new VisitorSketch();
+      weeks.set(k, w);
+    }
+    return w;
+  };
   const credited = new Map<string, { credited: number; revenue: number }>();
   let sessions = 0;
   let conversions = 0;
@@ -110,6 +121,8 @@ export function seedAnalytics(
           const day = Math.floor(ts / DAY);
           row(day, ch).sketch.add(hash);
           row(day, ALL_CHANNELS).sketch.add(hash);
+          weekRow(weekOf(day), ch).add(hash);
+          weekRow(weekOf(day), ALL_CHANNELS).add(hash);
         }
       }
       if (leadId) row(Math.floor(Math.min(...touches.map((t) => t.ts)) / DAY), touches[0]!.channel).leads++;
@@ -156,6 +169,13 @@ export function seedAnalytics(
       const [day, ch] = k.split("|");
       insertRollup.run(projectId, Number(day), ch, r.sketch.serialize(), r.conversions, r.revenue, r.leads);
     }
+    const insertWeek = sqlite.prepare(
+      "insert into analytics_weekly (project_id, week, channel, visitors_sketch) values (?, ?, ?, ?)",
+    );
+    for (const [k, w] of weeks) {
+      const [week, ch] = k.split("|");
+      insertWeek.run(projectId, Number(week), ch, w.serialize());
+    }
     const insertCredit = sqlite.prepare(
       "insert into analytics_attribution_daily (project_id, day, model, channel, credited, revenue) values (?, ?, ?, ?, ?, ?)",
     );
@@ -164,5 +184,5 @@ export function seedAnalytics(
       insertCredit.run(projectId, Number(day), model, ch, a.credited, a.revenue);
     }
   })();
-  return { events, visitors, sessions, conversions, rollupRows: rollup.size + credited.size };
+  return { events, visitors, sessions, conversions, rollupRows: rollup.size + weeks.size + credited.size };
 }

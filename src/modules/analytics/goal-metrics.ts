@@ -4,20 +4,14 @@ import { listConversionGoals } from "../goals/service.js";
 import { countUnion } from "./hll.js";
 import { SIGNUP_EVENT_TYPES, SIGNUP_KEY } from "./processor.js";
 import { ALL_CHANNELS, dayOf } from "./rollup-store.js";
+import { sketchesFor } from "./sketches.js";
 import "./tables.js";
 
 type Range = { from: number; to: number };
 
 /** Visitors over whole UTC days touching the range (the rollup's grain). */
 async function visitors(db: Db, project: ProjectRef, range: Range): Promise<number> {
-  const rows = await db
-    .selectFrom("analytics_daily")
-    .select("visitors_sketch")
-    .where("project_id", "=", project.id)
-    .where("channel", "=", ALL_CHANNELS)
-    .where("day", ">=", dayOf(range.from))
-    .where("day", "<=", dayOf(range.to))
-    .execute();
+  const rows = await sketchesFor(db, project.id, dayOf(range.from), dayOf(range.to), ALL_CHANNELS);
   return countUnion(rows.map((r) => r.visitors_sketch));
 }
 

@@ -3,6 +3,7 @@ import { PostgresAdapter, sql } from "kysely";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { VisitorSketch } from "./hll.js";
 import { statement } from "./raw.js";
+import { applyWeeklySketches } from "./sketches.js";
 import "./tables.js";
 
 /** Row locks only matter (and only parse) on PostgreSQL. */
@@ -56,6 +57,7 @@ export async function applyRollupDeltas(
 ): Promise<void> {
   const list = [...deltas.rows.values()];
   if (list.length === 0) return;
+  await applyWeeklySketches(trx, list, raw);
   if (raw) return applyRaw(raw, list);
   const postgres = isPostgresDb(trx);
   const empty = new VisitorSketch().serialize();

@@ -3,6 +3,7 @@ import type { DbOrTrx } from "../../platform/db/index.js";
 import { VisitorSketch } from "./hll.js";
 import type { Period } from "./period.js";
 import { ALL_CHANNELS } from "./rollup-store.js";
+import { sketchesFor } from "./sketches.js";
 import "./tables.js";
 
 export interface AnalyticsSummary {
@@ -17,7 +18,9 @@ export interface AnalyticsSummary {
 const TOP_CHANNELS = 10;
 
 /**
- * Reads only the daily rollup: cost grows with days × channels, not with events. Distinct
+ * Reads only the rollups: counters summed per channel in SQL, and visitor sketches — one per
+ * channel and full week plus one per channel and edge day (sketches.ts): cost grows with
+ * weeks × channels, not with events. Distinct
  * visitors over the period are the union of the days' sketches (see hll.ts), so a visitor seen on
  * many days counts once; per channel, a visitor counts in every channel it had a session from.
  */
@@ -26,31 +29,39 @@ export async function analyticsSummary(
   project: ProjectRef,
   period: Period,
 ): Promise<AnalyticsSummary> {
-  const rows = await db
+  const counters = await db
     .selectFrom("analytics_daily")
-    .select(["channel", "visitors_sketch", "conversions", "leads"])
+    .select((eb) => [
+      "channel",
+      eb.fn.sum<number>("conversions").as("conversions"),
+      eb.fn.sum<number>("leads").as("leads"),
+    ])
     .where("project_id", "=", project.id)
     .where("day", ">=", period.fromDay)
     .where("day", "<=", period.toDay)
+    .groupBy("channel")
     .execute();
   const all = new VisitorSketch();
   const channels = new Map<string, { sketch: VisitorSketch; conversions: number }>();
-  let leads = 0;
-  let conversions = 0;
-  for (const r of rows) {
-    if (r.channel === ALL_CHANNELS) {
-      all.mergeText(r.visitors_sketch);
-      continue;
-    }
-    leads += Number(r.leads);
-    conversions += Number(r.conversions);
-    let c = channels.get(r.channel);
+  const channel = (name: string) => {
+    let c = channels.get(name);
     if (!c) {
       c = { sketch: new VisitorSketch(), conversions: 0 };
-      channels.set(r.channel, c);
+      channels.set(name, c);
     }
-    c.sketch.mergeText(r.visitors_sketch);
-    c.conversions += Number(r.conversions);
+    return c;
+  };
+  let leads = 0;
+  let conversions = 0;
+  for (const r of counters) {
+    if (r.channel === ALL_CHANNELS) continue;
+    leads += Number(r.leads);
+    conversions += Number(r.conversions);
+    channel(r.channel).conversions += Number(r.conversions);
+  }
+  for (const r of await sketchesFor(db, project.id, period.fromDay, period.toDay)) {
+    if (r.channel === ALL_CHANNELS) all.mergeText(r.visitors_sketch);
+    else channel(r.channel).sketch.mergeText(r.visitors_sketch);
   }
   const visitors = all.count();
   const topChannels = [...channels]

@@ -49,6 +49,14 @@ export interface DailyRollupTable {
   leads: number;
 }
 
+export interface WeeklySketchTable {
+  project_id: string;
+  /** Monday-based UTC week number: floor((day + 3) / 7) */
+  week: number;
+  channel: string;
+  visitors_sketch: string;
+}
+
 export interface AnalyticsLinkTable {
   project_id: string;
   visitor_id: string;
@@ -61,6 +69,7 @@ declare module "../../platform/db/types.js" {
     analytics_conversions: ConversionTable;
     analytics_goal_hits: GoalHitTable;
     analytics_daily: DailyRollupTable;
+    analytics_weekly: WeeklySketchTable;
     analytics_links: AnalyticsLinkTable;
     analytics_attribution_daily: AttributionDailyTable;
   }

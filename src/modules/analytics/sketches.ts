@@ -1,0 +1,118 @@
+import type SQLite from "better-sqlite3";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import { VisitorSketch } from "./hll.js";
+import { statement } from "./raw.js";
+import { type RollupDelta, isPostgresDb } from "./rollup-store.js";
+import "./tables.js";
+
+/** Monday-based UTC weeks: day 0 (1970-01-01) was a Thursday. */
+export const weekOf = (day: number): number => Math.floor((day + 3) / 7);
+export const weekStart = (week: number): number => week * 7 - 3;
+
+/**
+ * Adds the day rows' visitor hashes to their weeks' sketches (same transaction). Built from the
+ * batch's daily deltas, so it costs nothing per event.
+ */
+export async function applyWeeklySketches(
+  trx: Trx,
+  daily: RollupDelta[],
+  raw?: SQLite.Database,
+): Promise<void> {
+  const weeks = new Map<string, { projectId: string; week: number; channel: string; hashes: Set<number> }>();
+  for (const d of daily) {
+    if (d.visitorHashes.size === 0) continue;
+    const week = weekOf(d.day);
+    const key = `${d.projectId}|${week}|${d.channel}`;
+    let w = weeks.get(key);
+    if (!w) {
+      w = { projectId: d.projectId, week, channel: d.channel, hashes: new Set() };
+      weeks.set(key, w);
+    }
+    for (const h of d.visitorHashes) w.hashes.add(h);
+  }
+  const postgres = !raw && isPostgresDb(trx);
+  for (const w of weeks.values()) {
+    let text: string | undefined;
+    if (raw) {
+      statement(
+        raw,
+        "insert into analytics_weekly (project_id, week, channel, visitors_sketch) values (?, ?, ?, 's') on conflict (project_id, week, channel) do nothing",
+      ).run(w.projectId, w.week, w.channel);
+      text = (
+        statement(
+          raw,
+          "select visitors_sketch from analytics_weekly where project_id = ? and week = ? and channel = ?",
+        ).get(w.projectId, w.week, w.channel) as { visitors_sketch: string }
+      ).visitors_sketch;
+    } else {
+      await trx
+        .insertInto("analytics_weekly")
+        .values({ project_id: w.projectId, week: w.week, channel: w.channel, visitors_sketch: "s" })
+        .onConflict((oc) => oc.columns(["project_id", "week", "channel"]).doNothing())
+        .execute();
+      let q = trx
+        .selectFrom("analytics_weekly")
+        .select("visitors_sketch")
+        .where("project_id", "=", w.projectId)
+        .where("week", "=", w.week)
+        .where("channel", "=", w.channel);
+      if (postgres) q = q.forUpdate();
+      text = (await q.executeTakeFirstOrThrow()).visitors_sketch;
+    }
+    const sketch = VisitorSketch.parse(text);
+    let changed = false;
+    for (const h of w.hashes) changed = sketch.add(h) || changed;
+    if (!changed) continue;
+    const next = sketch.serialize();
+    if (raw)
+      statement(
+        raw,
+        "update analytics_weekly set visitors_sketch = ? where project_id = ? and week = ? and channel = ?",
+      ).run(next, w.projectId, w.week, w.channel);
+    else
+      await trx
+        .updateTable("analytics_weekly")
+        .set({ visitors_sketch: next })
+        .where("project_id", "=", w.projectId)
+        .where("week", "=", w.week)
+        .where("channel", "=", w.channel)
+        .execute();
+  }
+}
+
+/**
+ * The visitor sketches covering [fromDay, toDay]: weekly rows for the full weeks inside it, daily
+ * rows for the days at either edge. `channel` restricts to one channel (e.g. "$all").
+ */
+export async function sketchesFor(
+  db: DbOrTrx,
+  projectId: string,
+  fromDay: number,
+  toDay: number,
+  channel?: string,
+): Promise<{ channel: string; visitors_sketch: string }[]> {
+  const firstWeek = weekStart(weekOf(fromDay)) === fromDay ? weekOf(fromDay) : weekOf(fromDay) + 1;
+  const lastWeek = weekStart(weekOf(toDay)) + 6 === toDay ? weekOf(toDay) : weekOf(toDay) - 1;
+  const daily = (from: number, to: number) => {
+    let q = db
+      .selectFrom("analytics_daily")
+      .select(["channel", "visitors_sketch"])
+      .where("project_id", "=", projectId)
+      .where("day", ">=", from)
+      .where("day", "<=", to);
+    if (channel) q = q.where("channel", "=", channel);
+    return q.execute();
+  };
+  if (firstWeek > lastWeek) return daily(fromDay, toDay);
+  let weekly = db
+    .selectFrom("analytics_weekly")
+    .select(["channel", "visitors_sketch"])
+    .where("project_id", "=", projectId)
+    .where("week", ">=", firstWeek)
+    .where("week", "<=", lastWeek);
+  if (channel) weekly = weekly.where("channel", "=", channel);
+  const rows = await weekly.execute();
+  if (fromDay < weekStart(firstWeek)) rows.push(...(await daily(fromDay, weekStart(firstWeek) - 1)));
+  if (weekStart(lastWeek) + 6 < toDay) rows.push(...(await daily(weekStart(lastWeek) + 7, toDay)));
+  return rows;
+}
