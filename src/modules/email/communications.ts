@@ -1,5 +1,6 @@
 import { newId } from "../../platform/crypto.js";
-import type { Db } from "../../platform/db/index.js";
+import type { Statement } from "better-sqlite3";
+import type { Db, DbHandle } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { CommunicationTable } from "./tables.js";
 import type { BlockT, CommTypeT, TemplateSource } from "./template/blocks.js";
@@ -87,21 +88,43 @@ export async function getCommunication(db: Db, workspaceId: string, id: string):
   throw notFound("communication", id);
 }
 
-/** What a send needs: the type and the precompiled template (workspace version first). */
-export async function resolveForSend(
-  db: Db,
-  workspaceId: string,
-  id: string,
-): Promise<{ commType: CommTypeT; compiled: CompiledTemplate } | null> {
-  // The small row first; the compiled JSON (tens of KB) is read only when this version is not cached.
-  const row = await db
+const overrideStatements = new WeakMap<object, Statement>();
+
+/** The workspace's version row (type and version only), through a cached prepared statement on SQLite. */
+async function findOverride(handle: DbHandle, workspaceId: string, id: string) {
+  const { sqlite } = handle;
+  if (sqlite) {
+    let st = overrideStatements.get(sqlite);
+    if (!st) {
+      st = sqlite.prepare(
+        "SELECT comm_type, updated_at FROM communications WHERE workspace_id = ? AND id = ?",
+      );
+      overrideStatements.set(sqlite, st);
+    }
+    return st.get(workspaceId, id) as Pick<CommunicationTable, "comm_type" | "updated_at"> | undefined;
+  }
+  return handle.db
     .selectFrom("communications")
     .select(["comm_type", "updated_at"])
     .where("workspace_id", "=", workspaceId)
     .where("id", "=", id)
     .executeTakeFirst();
-  if (row)
-    return { commType: row.comm_type, compiled: await compiledVersion(db, workspaceId, id, row.updated_at) };
+}
+
+/** What a send needs: the type and the precompiled template (the workspace's version first). */
+export async function resolveForSend(
+  handle: DbHandle,
+  workspaceId: string,
+  id: string,
+): Promise<{ commType: CommTypeT; compiled: CompiledTemplate } | null> {
+  // The small row first; the compiled JSON (tens of KB) is read only when this version is not cached.
+  const row = await findOverride(handle, workspaceId, id);
+  if (row) {
+    return {
+      commType: row.comm_type,
+      compiled: await compiledVersion(handle.db, workspaceId, id, row.updated_at),
+    };
+  }
   const builtin = builtinCompiled(id);
   return builtin ? { commType: "transactional", compiled: await builtin } : null;
 }
@@ -218,8 +241,13 @@ export async function deleteCommunication(db: Db, workspaceId: string, id: strin
 }
 
 /** Renders with the given sample variables; unfilled placeholders stay visible and are listed. */
-export async function previewCommunication(db: Db, workspaceId: string, id: string, variables: Variables) {
-  const t = await resolveForSend(db, workspaceId, id);
+export async function previewCommunication(
+  handle: DbHandle,
+  workspaceId: string,
+  id: string,
+  variables: Variables,
+) {
+  const t = await resolveForSend(handle, workspaceId, id);
   if (!t) throw notFound("communication", id);
   const missing = new Set<string>();
   const r = renderTemplate(t.compiled, variables, missing);

@@ -52,7 +52,7 @@ export const communicationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { params: IdParam, body: PreviewBody, response: { 200: Preview }, tags }, preHandler: read },
     async (req) =>
       svc.previewCommunication(
-        app.db,
+        app.dbHandle,
         req.project.workspaceId,
         req.params.id,
         (req.body?.variables ?? {}) as Variables,

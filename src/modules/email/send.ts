@@ -87,12 +87,12 @@ interface Content {
 }
 
 /** Rules 1–8 of the template shape, or the inline fields with text derived from html. */
-async function renderContent(db: Db, workspaceId: string, req: SendRequest): Promise<Content> {
+async function renderContent(handle: DbHandle, workspaceId: string, req: SendRequest): Promise<Content> {
   if (req.kind === "inline") {
     const text = req.text ?? htmlToText(req.html!);
     return { subject: req.subject, html: req.html, text, commId: null };
   }
-  const t = await resolveForSend(db, workspaceId, req.commId);
+  const t = await resolveForSend(handle, workspaceId, req.commId);
   if (!t) throw new TxError(404, "comm_not_found", `no communication ${req.commId} in this workspace`);
   if (t.commType !== "transactional") {
     throw new TxError(
@@ -153,7 +153,7 @@ async function perform(
   sandbox: boolean,
   key: string | null,
 ): Promise<{ status: number; body: string }> {
-  const content = await renderContent(deps.db, who.workspaceId, req);
+  const content = await renderContent(deps.handle, who.workspaceId, req);
   const rec = newRecord(who, req, content, sandbox, key);
   if (sandbox) return simulate(deps.handle, rec, req.to);
 
