@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
-import type { CommittedEvent } from "../../platform/event-bus.js";
+import { type CommittedEvent, EventBus } from "../../platform/event-bus.js";
 import { firstTouchForVisitors, ingestServerEvents, listEventsForVisitors } from "./service.js";
+import { toIncoming } from "./validate.js";
+import { EventWriter } from "./writer.js";
 
 let t: TestApp;
 const seen: CommittedEvent[][] = [];
@@ -76,6 +78,30 @@ describe("group commit", () => {
     expect(bad.status).toBe(500);
     expect(good.status).toBe(200);
     expect((await rowsOf(a)).map((r) => r.visitor_id)).toEqual(["vg"]);
+  });
+});
+
+describe("group commit limits", () => {
+  it("a flush takes whole requests up to maxEvents; a larger request still goes alone", async () => {
+    const a = await t.tenant();
+    const project = { id: a.projectId, workspaceId: a.workspaceId };
+    const bus = new EventBus();
+    const sizes: number[] = [];
+    bus.register("sizes", async (_trx, events) => {
+      sizes.push(events.length);
+    });
+    const writer = new EventWriter(t.app.dbHandle, bus, t.app.log, { maxEvents: 3, maxDelayMs: 0 });
+    const ev = (v: string) => toIncoming({ type: "x", visitorId: v, url: SITE }, "", {}, Date.now());
+    const counts = await Promise.all([
+      writer.write(project, [ev("a"), ev("b")], false),
+      writer.write(project, [ev("c")], false),
+      writer.write(project, [ev("d"), ev("e")], false),
+      writer.write(project, [ev("f"), ev("g"), ev("h"), ev("i")], false),
+    ]);
+    await writer.close();
+    expect(counts).toEqual([2, 1, 2, 4]);
+    expect(sizes).toEqual([3, 2, 4]);
+    expect((await rowsOf(a)).length).toBe(9);
   });
 });
 

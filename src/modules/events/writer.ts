@@ -123,9 +123,19 @@ export class EventWriter {
     this.cancel?.();
     this.cancel = null;
     if (this.running || this.queue.length === 0) return;
-    const items = this.queue;
-    this.queue = [];
-    this.queued = 0;
+    // A flush takes whole requests up to maxEvents (at least one), so a burst that queued during a
+    // long flush does not become one huge transaction.
+    let take = 0;
+    let events = 0;
+    while (
+      take < this.queue.length &&
+      (take === 0 || events + this.queue[take]!.events.length <= this.opts.maxEvents)
+    ) {
+      events += this.queue[take]!.events.length;
+      take++;
+    }
+    const items = this.queue.splice(0, take);
+    this.queued -= events;
     this.running = this.flush(items).finally(() => {
       this.running = null;
       if (this.queue.length > 0) this.kick();
