@@ -82,15 +82,15 @@ const localOf = (email: string) => email.slice(0, email.lastIndexOf("@")).toLowe
 interface Content {
   subject: string;
   html?: string;
-  text: string;
+  /** Undefined for an html-only inline send: derived only when a message is really built. */
+  text?: string;
   commId: string | null;
 }
 
 /** Rules 1–8 of the template shape, or the inline fields with text derived from html. */
 async function renderContent(handle: DbHandle, workspaceId: string, req: SendRequest): Promise<Content> {
   if (req.kind === "inline") {
-    const text = req.text ?? htmlToText(req.html!);
-    return { subject: req.subject, html: req.html, text, commId: null };
+    return { subject: req.subject, html: req.html, text: req.text, commId: null };
   }
   const t = await resolveForSend(handle, workspaceId, req.commId);
   if (!t) throw new TxError(404, "comm_not_found", `no communication ${req.commId} in this workspace`);
@@ -173,7 +173,7 @@ async function perform(
     to: req.to,
     subject: content.subject,
     html: content.html === undefined ? undefined : deps.tracker.instrument(content.html, rec.id),
-    text: content.text,
+    text: content.text ?? htmlToText(content.html!),
     messageId: rec.message_id,
     headers: { "X-Lift-Send-Id": rec.id },
   };
