@@ -146,6 +146,16 @@ describe("sessions", () => {
     });
   });
 
+  it("assigns sessions in time order even when a batch lists events out of order", async () => {
+    const a = await t.tenant();
+    const ev = (min: number) => ({ type: "pageview", url: `${SITE}/`, timestamp: at(min) });
+    const res = await send(a, { visitorId: "v1", events: [ev(40), ev(0), ev(10)] });
+    expect(res.body.received).toBe(3);
+    const rows = await rowsOf(a);
+    expect(rows.map((r) => Number(r.ts))).toEqual([T0, T0 + 10 * 60_000, T0 + 40 * 60_000]);
+    expect(new Set(rows.map((r) => r.session_id)).size).toBe(1);
+  });
+
   it("keeps visitors of different projects apart", async () => {
     const a = await t.tenant();
     const b = await t.tenant();

@@ -90,6 +90,9 @@ export class EventWriter {
   /** Queues events of one request; resolves with their count once they are committed. */
   write(project: ProjectRef, events: IncomingEvent[], isBot: boolean): Promise<number> {
     if (events.length === 0) return Promise.resolve(0);
+    // Sessions are assigned in time order; SDK batches may list events out of order.
+    if (events.some((e, i) => i > 0 && e.ts < events[i - 1]!.ts))
+      events = [...events].sort((a, b) => a.ts - b.ts);
     return new Promise((resolve, reject) => {
       this.queue.push({ project, events, isBot, receivedAt: Date.now(), resolve, reject });
       this.queued += events.length;
