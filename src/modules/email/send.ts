@@ -1,5 +1,5 @@
 import { compile as compileHtmlToText } from "html-to-text";
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
 import type { Db, DbHandle } from "../../platform/db/index.js";
 import { enqueueJob } from "../../platform/jobs.js";
@@ -112,10 +112,13 @@ async function renderContent(handle: DbHandle, workspaceId: string, req: SendReq
 
 /**
  * Send ids lead with the time (base36 ms, fixed width) so new records append to the end of the
- * primary-key B-tree instead of landing at random pages; 80 random bits keep them unguessable.
+ * primary-key B-tree instead of landing at random pages; 74 random bits (a UUIDv4 prefix) keep them unguessable.
  */
+// randomUUID draws from Node's cached entropy pool: far cheaper per call than randomBytes.
+const hexRandom = () => randomUUID().replace(/-/g, "");
+
 function sendId(): string {
-  return `snd_${Date.now().toString(36).padStart(9, "0")}${randomBytes(10).toString("hex")}`;
+  return `snd_${Date.now().toString(36).padStart(9, "0")}${hexRandom().slice(0, 20)}`;
 }
 
 function newRecord(
@@ -164,7 +167,7 @@ async function perform(
     return { status: 422, body: errBody("suppressed", `${req.to} is on the workspace suppression list`) };
   }
 
-  rec.message_id = `${rec.id}.${randomBytes(4).toString("hex")}@${deps.messageDomain}`;
+  rec.message_id = `${rec.id}.${hexRandom().slice(0, 8)}@${deps.messageDomain}`;
   await insertSend(deps.handle, rec, []);
   if (key) await idem.attachSend(deps.db, who.workspaceId, key, rec.id);
 
@@ -238,7 +241,7 @@ async function simulate(
     res = { status: 422, body: errBody("suppressed", `${to} is suppressed (sandbox)`) };
   } else {
     rec.status = "sent";
-    rec.message_id = `sbx_${randomBytes(12).toString("hex")}`;
+    rec.message_id = `sbx_${hexRandom()}`;
     events.push({ type: "sent", detail: { sandbox: true } });
     res = { status: 200, body: okBody(rec.id, rec.message_id, "sent", true) };
   }
