@@ -251,5 +251,7 @@ describe("leads and batch userId", () => {
       firstSeen: new Date(ts).toISOString(),
       attribution: { channel: "referral" },
     });
+    const lead = await getLead(t.app.db, project(a), s.body.leadId);
+    expect(lead.attribution).toMatchObject({ channel: "referral", landingPage: "https://shop.example.com/" });
   });
 });

@@ -4,6 +4,7 @@ import type { Db, DbOrTrx, Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
 import { recordLeadCreated } from "../analytics/sink.js";
+import { firstTouchForVisitors } from "../events/service.js";
 import type { IdentityLeadTable } from "./tables.js";
 import "./tables.js";
 
@@ -86,7 +87,26 @@ export async function findLead(
 export async function getLead(db: DbOrTrx, project: ProjectRef, id: string): Promise<Lead> {
   const row = await findLead(db, project, id);
   if (!row) throw notFound("lead", id);
-  return toLead(row);
+  const lead = toLead(row);
+  if (row.channel !== null) return lead;
+  // Linked before its visitors' first events: their earliest first touch, read now.
+  const visitors = await db
+    .selectFrom("identity_visitors")
+    .select("visitor_id")
+    .where("project_id", "=", project.id)
+    .where("lead_id", "=", id)
+    .execute();
+  const [first] = await firstTouchForVisitors(
+    db,
+    project,
+    visitors.map((v) => v.visitor_id),
+  );
+  if (!first) return lead;
+  return {
+    ...lead,
+    attribution: { channel: first.channel, source: first.source, landingPage: first.landingPage },
+    firstSeen: new Date(first.firstSeen).toISOString(),
+  };
 }
 
 /**
