@@ -92,13 +92,21 @@ try {
   for (const l of lifts) await load(l.url, CONNECTIONS, 2, l.body); // warm-up
   const raw: number[] = [];
   const got: LoadResult[][] = lifts.map(() => []);
-  // One thing at a time (2 cores): per round the raw baseline, then each Lift variant.
+  // Each Lift measurement sits between two raw measurements; its ratio uses their mean, so a
+  // change of the machine's load during the round hits both sides.
+  const rawAround: number[][] = lifts.map(() => []);
+  let before = await rawBaseline();
+  raw.push(before);
   for (let r = 0; r < ROUNDS; r++) {
-    raw.push(await rawBaseline());
     for (let i = 0; i < lifts.length; i++) {
-      const res = await load(lifts[i]!.url, CONNECTIONS, SECONDS, lifts[i]!.body);
-      if (res.non2xx > 0) throw new Error(`${lifts[i]!.name}: ${res.non2xx} non-2xx responses`);
-      got[i]!.push(res);
+      const k = (r + i) % lifts.length;
+      const res = await load(lifts[k]!.url, CONNECTIONS, SECONDS, lifts[k]!.body);
+      if (res.non2xx > 0) throw new Error(`${lifts[k]!.name}: ${res.non2xx} non-2xx responses`);
+      const after = await rawBaseline();
+      raw.push(after);
+      got[k]!.push(res);
+      rawAround[k]!.push((before + after) / 2);
+      before = after;
     }
   }
   console.log(
@@ -106,7 +114,7 @@ try {
   );
   for (let i = 0; i < lifts.length; i++) {
     const eps = got[i]!.map((x) => x.rps * PER_REQUEST);
-    const ratios = eps.map((e, r) => e / raw[r]!);
+    const ratios = eps.map((e, r) => e / rawAround[i]![r]!);
     const p50 = median(got[i]!.map((x) => x.p50));
     console.log(
       `${lifts[i]!.name.padEnd(28)} events/s ${eps.map((x) => x.toFixed(0)).join(" / ")}  p50 ${p50} ms  median ratio ${median(ratios).toFixed(2)}`,
