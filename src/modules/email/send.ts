@@ -55,18 +55,22 @@ export async function handleSend(deps: SendDeps, who: TxPrincipal, input: SendIn
   }
   const req = parseSendBody(input.body);
   const sandbox = mode === "sandbox" || domainOf(req.to) === deps.sandboxDomain.toLowerCase();
-  if (!key) return { ...(await perform(deps, who, req, sandbox, null)), replayed: false };
+  if (!key)
+    return { ...(await perform(deps, who, req, sandbox, null, { recorded: false })), replayed: false };
 
   const got = await idem.acquire(deps.db, who.workspaceId, key, idem.requestHash(input.body, sandbox), (id) =>
     responseFromRecord(deps.db, id),
   );
   if (got.kind === "replay") return { status: got.status, body: got.body, replayed: true };
   let res: { status: number; body: string };
+  const progress = { recorded: false };
   try {
-    res = await perform(deps, who, req, sandbox, key);
+    res = await perform(deps, who, req, sandbox, key, progress);
   } catch (err) {
-    // Nothing was sent (validation, template errors, internal failure): the key is free again.
-    await idem.release(deps.db, who.workspaceId, key);
+    // Refused before a live send was recorded (validation, template errors): the key is free again.
+    // Once the record exists the message may have reached SMTP, so the lock stays: after its lease
+    // the response is rebuilt from the record, never by sending again.
+    if (!progress.recorded) await idem.release(deps.db, who.workspaceId, key);
     throw err;
   }
   await idem.finalize(deps.db, who.workspaceId, key, res);
@@ -155,6 +159,7 @@ async function perform(
   req: SendRequest,
   sandbox: boolean,
   key: string | null,
+  progress: { recorded: boolean },
 ): Promise<{ status: number; body: string }> {
   const content = await renderContent(deps.handle, who.workspaceId, req);
   const rec = newRecord(who, req, content, sandbox, key);
@@ -170,6 +175,7 @@ async function perform(
   rec.message_id = `${rec.id}.${hexRandom().slice(0, 8)}@${deps.messageDomain}`;
   await insertSend(deps.handle, rec, []);
   if (key) await idem.attachSend(deps.db, who.workspaceId, key, rec.id);
+  progress.recorded = true;
 
   const msg: OutgoingMessage = {
     from: deps.from,
