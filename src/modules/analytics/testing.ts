@@ -46,7 +46,7 @@ export const BROWSER_UA =
 export async function track(
   a: {
     publicKey: string;
-    post: (url: string, body: unknown, opts: object) => Promise<{ status: number; body: any }>;
+    post: (url: string, body: unknown, opts: object) => Promise<{ status: number; body: unknown }>;
   },
   body: Record<string, unknown>,
 ) {
