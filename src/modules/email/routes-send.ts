@@ -4,6 +4,7 @@ import { bearerOrApiKey } from "../../platform/auth/plugin.js";
 import { TxError } from "../../platform/errors.js";
 import { TX_KEY_PREFIX, type TxPrincipal } from "./keys.js";
 import { txRateLimit } from "./limits.js";
+import { SendBodyDoc, SendResultDoc, TxErrorDoc } from "./schema.js";
 import { handleSend, type SendDeps } from "./send.js";
 
 export type TxKeyResolver = (rawKey: string) => Promise<TxPrincipal | null>;
@@ -34,7 +35,11 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
       schema: {
         tags: ["transactional"],
         summary: "Render and deliver one transactional email (inline or template shape)",
+        body: SendBodyDoc,
+        response: { 200: SendResultDoc, "4xx": TxErrorDoc },
       },
+      // The body schema documents; the handler validates (precise transactional errors).
+      validatorCompiler: () => () => true,
       // Authentication and the per-key limit run first, so a bad body never hides a 401 or 429.
       onRequest: [
         async (req: FastifyRequest) => {

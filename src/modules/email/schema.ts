@@ -92,3 +92,44 @@ export const Preview = Type.Object({
   text: Type.String(),
   missing: Type.Array(Type.String()),
 });
+
+// Documentation of the send endpoint (OpenAPI). The route validates by hand, so that every failure
+// is a precise `validation_error` in the transactional format; these schemas are not enforced.
+const TagsDoc = Type.Record(Type.String(), Type.String(), {
+  description: "flat string map, stored on the record",
+});
+export const SendBodyDoc = Type.Union([
+  Type.Object(
+    {
+      to: Type.String({ format: "email" }),
+      subject: Type.String({ description: "no CR/LF" }),
+      html: Type.Optional(Type.String({ description: "instrumented for opens and clicks" })),
+      text: Type.Optional(Type.String({ description: "derived from html when absent" })),
+      tags: Type.Optional(TagsDoc),
+    },
+    { title: "Inline shape", additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      to: Type.String({ format: "email" }),
+      commId: Type.String(),
+      variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      strict: Type.Optional(Type.Boolean({ default: false })),
+      tags: Type.Optional(TagsDoc),
+    },
+    { title: "Template shape", additionalProperties: false },
+  ),
+]);
+export const SendResultDoc = Type.Object({
+  send_id: Type.String(),
+  message_id: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String({ description: "sent, or queued when a job continues after transient failures" }),
+  sandbox: Type.Boolean(),
+});
+export const TxErrorDoc = Type.Object({
+  error: Type.Object({
+    code: Type.String(),
+    message: Type.String(),
+    missing: Type.Optional(Type.Array(Type.String())),
+  }),
+});

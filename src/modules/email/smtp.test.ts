@@ -73,6 +73,8 @@ describe("delivery through a real SMTP peer", () => {
     const open = await t.app.inject({ url: src.replace("https://lift.example.com", "") });
     expect(open.statusCode).toBe(200);
     expect(open.headers["content-type"]).toBe("image/gif");
+    const badPixel = await t.app.inject({ url: `/api/transactional/t/o/${res.body.send_id}/forged.gif` });
+    expect(badPixel.statusCode).toBe(200); // still a pixel, but not recorded
     const forged = await t.app.inject({
       url: `/api/transactional/t/c/${res.body.send_id}?u=https%3A%2F%2Fevil.example&s=xyz`,
     });
@@ -167,6 +169,27 @@ describe("delivery through a real SMTP peer", () => {
       .where("id", "=", res.body.send_id)
       .executeTakeFirstOrThrow();
     expect(after.pending_message).toBeNull();
+  });
+
+  it("the delivery job gives up after its schedule: failed, sealed copy erased", async () => {
+    const a = await txTenant(t);
+    peer.onRcpt = () => ({ code: 451, message: "4.4.1 still down" });
+    const res = await a.send({ to: "hal@example.com", subject: "never", text: "body" });
+    expect(res.body.status).toBe("queued");
+    for (let i = 0; i < 12; i++) {
+      await t.app.db.updateTable("jobs").set({ run_at: 0 }).where("status", "=", "queued").execute();
+      await t.app.worker.drain();
+    }
+    const detail = await a.get(`/api/transactional/sends/${res.body.send_id}`, { as: "admin" });
+    expect(detail.body.status).toBe("failed");
+    expect(detail.body.timeline.at(-1)).toMatchObject({ type: "failed", detail: { gaveUp: true } });
+    const row = await t.app.db
+      .selectFrom("tx_sends")
+      .select("pending_message")
+      .where("id", "=", res.body.send_id)
+      .executeTakeFirstOrThrow();
+    expect(row.pending_message).toBeNull();
+    expect(peer.messages).toHaveLength(0);
   });
 
   it("550 → 422 send_failed with the server's reply; the address is suppressed; next send 422 suppressed", async () => {
