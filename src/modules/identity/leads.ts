@@ -1,5 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
+import { withTransaction } from "../../platform/db/index.js";
 import type { Db, DbOrTrx, Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
@@ -67,7 +68,7 @@ export function toLead(r: IdentityLeadTable): Lead {
 
 /** Runs `fn` in the caller's transaction, or in a new one. */
 export function inTransaction<T>(db: DbOrTrx, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db as Trx) : (db as Db).transaction().execute(fn);
+  return db.isTransaction ? fn(db as Trx) : withTransaction(db as Db, fn);
 }
 
 export async function findLead(

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { withTransaction } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import { getJourney } from "./journey.js";
@@ -25,9 +26,10 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const { visitorId, leadId, source } = req.body;
-      return app.db
-        .transaction()
-        .execute(async (trx) => (await linkVisitor(trx, req.project, visitorId, leadId, source ?? "api"))!);
+      return withTransaction(
+        app.db,
+        async (trx) => (await linkVisitor(trx, req.project, visitorId, leadId, source ?? "api"))!,
+      );
     },
   );
 
@@ -57,7 +59,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const { visitorId, email } = req.body;
-      return app.db.transaction().execute((trx) => stitchVisitor(trx, req.project, { visitorId, email }));
+      // A stitch and an event commit for the same visitor can deadlock on PostgreSQL; retry then.
+      return withTransaction(app.db, (trx) => stitchVisitor(trx, req.project, { visitorId, email }));
     },
   );
 };
