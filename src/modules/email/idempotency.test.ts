@@ -2,7 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { buildApp } from "../../app.js";
-import { canonicalJson, requestHash } from "./idempotency.js";
+import { enqueueJob } from "../../platform/jobs.js";
+import { CLEANUP_JOB, canonicalJson, requestHash } from "./idempotency.js";
 import { type SmtpPeer, startSmtpPeer, txTenant } from "./test-support.js";
 
 let t: TestApp;
@@ -171,6 +172,25 @@ describe("Idempotency-Key", () => {
     expect(recovered.status).toBe(200);
     expect(recovered.body.send_id).toBe(first.body.send_id);
     expect(peer.messages.length).toBe(before + 1);
+  });
+
+  it("the cleanup job deletes expired keys only", async () => {
+    const a = await txTenant(t);
+    await a.send(body, { "idempotency-key": "fresh" });
+    await a.send(body, { "idempotency-key": "stale" });
+    await t.app.db
+      .updateTable("tx_idempotency")
+      .set({ expires_at: Date.now() - 1 })
+      .where("idem_key", "=", "stale")
+      .execute();
+    await enqueueJob(t.app.db, CLEANUP_JOB, {});
+    await t.app.worker.drain();
+    const left = await t.app.db
+      .selectFrom("tx_idempotency")
+      .select("idem_key")
+      .where("workspace_id", "=", a.workspaceId)
+      .execute();
+    expect(left.map((r) => r.idem_key)).toEqual(["fresh"]);
   });
 
   it("canonical JSON sorts keys at every level", () => {

@@ -162,3 +162,11 @@ export async function release(db: Db, workspaceId: string, key: string): Promise
     .where("state", "=", "in_flight")
     .execute();
 }
+
+export const CLEANUP_JOB = "email.idempotency-cleanup";
+
+/** Deletes expired keys (their 24 hours are over); run hourly by the worker. */
+export async function deleteExpiredKeys(db: Db, now = Date.now()): Promise<number> {
+  const res = await db.deleteFrom("tx_idempotency").where("expires_at", "<=", now).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -68,6 +68,15 @@ describe("transactional API keys", () => {
     expect((await a.send({ to: "x@sandbox.svc.test", subject: "hi", text: "t" })).status).toBe(200);
   });
 
+  it("another workspace's send record is 404 and not in its recent list", async () => {
+    const a = await txTenant(t);
+    const b = await txTenant(t);
+    const sent = await a.send({ to: "x@sandbox.svc.test", subject: "hi", text: "t" });
+    expect((await b.get(`/api/transactional/sends/${sent.body.send_id}`, { as: "admin" })).status).toBe(404);
+    expect((await b.get("/api/transactional/recent", { as: "admin" })).body).toEqual([]);
+    expect((await a.get(`/api/transactional/sends/${sent.body.send_id}`, { as: "admin" })).status).toBe(200);
+  });
+
   it("a project key or a session is not a transactional credential", async () => {
     const a = await txTenant(t);
     const viaProjectKey = await a.post(

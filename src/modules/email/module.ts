@@ -1,4 +1,6 @@
 import type { LiftModule } from "../index.js";
+import { defineJob } from "../../platform/jobs.js";
+import { CLEANUP_JOB, deleteExpiredKeys } from "./idempotency.js";
 import { createTxKeyResolver } from "./keys.js";
 import { deliveryJob } from "./delivery/job.js";
 import { type Mailer, outboxMailer, smtpMailer } from "./delivery/transport.js";
@@ -38,6 +40,14 @@ export const emailModule: LiftModule = {
     };
 
     app.jobs.define(deliveryJob(getMailer, app.secrets));
+    app.jobs.define(
+      defineJob({
+        type: CLEANUP_JOB,
+        retry: [60],
+        run: async (_payload, ctx) => void (await deleteExpiredKeys(ctx.handle.db)),
+      }),
+    );
+    app.worker.addSchedule(CLEANUP_JOB, 3_600_000);
     const resolveKey = createTxKeyResolver(app.dbHandle);
     await app.register(txSendRoutes, { deps, resolveKey });
     await app.register(txAdminRoutes);
