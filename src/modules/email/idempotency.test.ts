@@ -33,7 +33,7 @@ const body = { to: "ivy@example.com", subject: "Your code", text: "code 123456",
 describe("Idempotency-Key", () => {
   it("50 parallel requests on two app instances → one message; the others 409 in flight or replays", async () => {
     const a = await txTenant(t);
-    peer.delayMs = 300; // keep the first request in flight while the others arrive
+    peer.delayMs = 1000; // keep the first request in flight while the others arrive, even on a loaded machine
     const headers = {
       authorization: `Bearer ${a.txKey}`,
       "content-type": "application/json",
