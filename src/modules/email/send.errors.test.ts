@@ -258,12 +258,17 @@ describe("sandbox", () => {
       status: "sent",
       sandbox: true,
     });
+    const upper = await a.send(
+      { to: "someone@example.com", subject: "s", text: "t" },
+      { "x-svc-mode": "Sandbox" },
+    );
+    expect(upper.body.sandbox).toBe(true);
     const byDomain = await a.send({ to: "Someone@SANDBOX.svc.test", subject: "s", text: "t" });
     expect(byDomain.body.sandbox).toBe(true);
     const recent = await a.get("/api/transactional/recent", { as: "admin" });
-    expect(recent.body).toHaveLength(2);
+    expect(recent.body).toHaveLength(3);
     expect(recent.body.every((r: { sandbox: boolean }) => r.sandbox)).toBe(true);
-    expect(recent.body[1].tags).toEqual({ env: "ci" });
+    expect(recent.body.find((r: { id: string }) => r.id === res.body.send_id).tags).toEqual({ env: "ci" });
     const { existsSync } = await import("node:fs");
     expect(existsSync(`${t.config.dataDir}/outbox`)).toBe(false);
   });

@@ -49,7 +49,7 @@ const errBody = (code: string, message: string) => JSON.stringify({ error: { cod
 
 export async function handleSend(deps: SendDeps, who: TxPrincipal, input: SendInput): Promise<SendResponse> {
   const key = idem.checkKey(input.idempotencyKey);
-  const mode = input.mode;
+  const mode = typeof input.mode === "string" ? input.mode.trim().toLowerCase() : input.mode;
   if (mode !== undefined && mode !== "sandbox" && mode !== "live") {
     throw new TxError(400, "validation_error", "X-Svc-Mode must be sandbox (or live)");
   }
