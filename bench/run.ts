@@ -10,10 +10,14 @@ import { fileURLToPath } from "node:url";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const areas = readdirSync(root).filter((d) => statSync(path.join(root, d)).isDirectory() && (only.length === 0 || only.includes(d)));
+const areas = readdirSync(root).filter(
+  (d) => statSync(path.join(root, d)).isDirectory() && (only.length === 0 || only.includes(d)),
+);
 let failed = 0;
 for (const area of areas.sort()) {
-  for (const file of readdirSync(path.join(root, area)).filter((f) => f.endsWith(".bench.ts")).sort()) {
+  for (const file of readdirSync(path.join(root, area))
+    .filter((f) => f.endsWith(".bench.ts"))
+    .sort()) {
     const rel = path.join("bench", area, file);
     console.log(`\n=== ${rel}`);
     const res = spawnSync(process.execPath, ["--import", "tsx", path.join(root, area, file)], {

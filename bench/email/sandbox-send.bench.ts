@@ -4,7 +4,15 @@
  * Run: npx tsx bench/email/sandbox-send.bench.ts   (BENCH_SECONDS=5 per run, BENCH_ROUNDS=3; BENCH_TEMPLATE=1
  * sends the password-reset template instead of inline html)
  */
-import { load, startNode } from "./servers.js";
+import { load as run, startNode } from "../lib/servers.js";
+
+const load = (
+  url: string,
+  connections: number,
+  seconds: number,
+  headers: (i: number) => Record<string, string>,
+  body: (i: number) => string,
+) => run({ url, connections, seconds, headers, body });
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

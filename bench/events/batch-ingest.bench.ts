@@ -11,7 +11,7 @@ import path from "node:path";
 import { loadConfig } from "../../src/config.js";
 import { openDatabase } from "../../src/platform/db/index.js";
 import { migrateToLatest } from "../../src/platform/db/migrate.js";
-import { type LoadResult, load, startLift } from "./servers.js";
+import { type LoadResult, loadEvents as load, startLift } from "./servers.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

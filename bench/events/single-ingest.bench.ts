@@ -6,7 +6,7 @@
  * round; the figure is the median of the per-round ratios (the machine is shared and noisy).
  * Run: npx tsx bench/events/single-ingest.bench.ts   (BENCH_ROUNDS=5, BENCH_SECONDS=4)
  */
-import { type LoadResult, load, startLift, startNode } from "./servers.js";
+import { type LoadResult, loadEvents as load, startLift, startNode } from "./servers.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);

@@ -3,75 +3,13 @@
  * bare Fastify route answering the same JSON body, 50 connections each, same run.
  * Run: npx tsx bench/experiments/active.bench.ts   (BENCH_ROUNDS=5 × BENCH_SECONDS=4 by default)
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
+import { load as run, median, startNode } from "../lib/servers.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 50;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function start(script: string, env: NodeJS.ProcessEnv) {
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-exp-"));
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_EVENTS: "0",
-      RATE_LIMIT_READS: "0",
-      RATE_LIMIT_WRITES: "0",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout!.on("data", (c) => (out += c));
-  child.stderr!.on("data", (c) => (out += c));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (
-    !(await fetch(`${base}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      child.once("exit", () => {
-        rmSync(dataDir, { recursive: true, force: true });
-        resolve();
-      });
-      child.kill("SIGTERM");
-    });
-  return { base, output: () => out, stop };
-}
-
-async function load(url: string, seconds: number) {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
-}
+const start = startNode;
+const load = (url: string, seconds: number) => run({ url, connections: CONNECTIONS, seconds });
 
 const lift = await start("src/main.ts", {
   ADMIN_EMAIL: "bench@example.com",
@@ -123,7 +61,6 @@ try {
     liftRps.push(l.rps);
     bareRps.push(b.rps);
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(" / ");
   console.log(`body: ${body.length} bytes, 3 running experiments; ${ROUNDS} rounds of ${SECONDS} s each`);
   console.log(`bare Fastify             : ${fmt(bareRps)} req/s (median ${median(bareRps).toFixed(0)})`);

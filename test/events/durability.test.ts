@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/net.js";
 
 // The real server as a child process: events acknowledged with 200 must survive a SIGKILL.
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -17,17 +17,6 @@ const PG_URL =
 const dataDir = mkdtempSync(path.join(tmpdir(), "lift-durability-"));
 const dbName = `lift_durability_${randomBytes(4).toString("hex")}`;
 const dbUrl = PG_URL ? Object.assign(new URL(PG_URL), { pathname: `/${dbName}` }).toString() : undefined;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function adminQuery(text: string): Promise<void> {
   const c = new pg.Client({ connectionString: PG_URL });

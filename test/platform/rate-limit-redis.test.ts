@@ -1,18 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { Socket, createServer } from "node:net";
+import { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { type TestApp, startTestApp } from "../helpers/app.js";
+import { freePort } from "../helpers/net.js";
 
 // A real Redis server (Debian's redis-server, installed by .ci/run) started by this test.
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 
 let redis: ChildProcess;
 let t: TestApp;

@@ -4,6 +4,7 @@ import type { DbOrTrx } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
 import { FieldError, toIncoming, type IncomingEvent } from "./validate.js";
+import { visitorsWithLastSeen } from "./sessions.js";
 import { EventWriter } from "./writer.js";
 
 // Keyed by the database handle, shared by every encapsulated child of one app: one writer per app.
@@ -130,19 +131,7 @@ export async function firstTouchForVisitors(
   visitorIds: string[],
 ): Promise<FirstTouch[]> {
   if (visitorIds.length === 0) return [];
-  const rows = await db
-    .selectFrom("event_visitors as v")
-    .selectAll("v")
-    .select((eb) =>
-      eb
-        .selectFrom("events as e")
-        .select((e) => e.fn.max("e.ts").as("m"))
-        .whereRef("e.project_id", "=", "v.project_id")
-        .whereRef("e.visitor_id", "=", "v.visitor_id")
-        .as("events_last_seen"),
-    )
-    .where("v.project_id", "=", project.id)
-    .where("v.visitor_id", "in", visitorIds)
+  const rows = await visitorsWithLastSeen(db, project.id, visitorIds)
     .orderBy("v.first_seen", "asc")
     .execute();
   return rows.map((r) => ({

@@ -1,5 +1,5 @@
 import type SQLite from "better-sqlite3";
-import type { Trx } from "../../platform/db/index.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
 import { timeOrderedId } from "./ids.js";
 import type { EventVisitorTable } from "./tables.js";
@@ -99,20 +99,7 @@ export class SessionTracker {
         continue;
       }
       for (let i = 0; i < missing.length; i += LOAD_CHUNK) {
-        const rows = await trx
-          .selectFrom("event_visitors as v")
-          .selectAll("v")
-          .select((eb) =>
-            eb
-              .selectFrom("events as e")
-              .select((e) => e.fn.max("e.ts").as("m"))
-              .whereRef("e.project_id", "=", "v.project_id")
-              .whereRef("e.visitor_id", "=", "v.visitor_id")
-              .as("events_last_seen"),
-          )
-          .where("v.project_id", "=", projectId)
-          .where("v.visitor_id", "in", missing.slice(i, i + LOAD_CHUNK))
-          .execute();
+        const rows = await visitorsWithLastSeen(trx, projectId, missing.slice(i, i + LOAD_CHUNK)).execute();
         for (const { project_id, visitor_id, ...state } of rows) {
           this.remember(SessionTracker.key(project_id, visitor_id), withLastSeen(state));
         }
@@ -228,4 +215,24 @@ export class SessionTracker {
     this.lru.set(key, st);
     if (this.lru.size > this.capacity) this.lru.delete(this.lru.keys().next().value!);
   }
+}
+
+/**
+ * Visitor rows with the time of their latest stored event (`events_last_seen`): the truth after a
+ * restart, when the in-memory session state is gone.
+ */
+export function visitorsWithLastSeen(db: DbOrTrx, projectId: string, visitorIds: string[]) {
+  return db
+    .selectFrom("event_visitors as v")
+    .selectAll("v")
+    .select((eb) =>
+      eb
+        .selectFrom("events as e")
+        .select((e) => e.fn.max("e.ts").as("m"))
+        .whereRef("e.project_id", "=", "v.project_id")
+        .whereRef("e.visitor_id", "=", "v.visitor_id")
+        .as("events_last_seen"),
+    )
+    .where("v.project_id", "=", projectId)
+    .where("v.visitor_id", "in", visitorIds);
 }

@@ -1,0 +1,120 @@
+/** Child-process servers and autocannon runs shared by the HTTP benchmarks. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { freePort } from "../../test/helpers/net.js";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface Running {
+  child: ChildProcess;
+  base: string;
+  dataDir: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node --import tsx <script>` on a free port with a fresh DATA_DIR and every rate limit
+ * off, and waits until `probe` answers below 500. `stop` ends it and removes its data.
+ */
+export async function startNode(
+  script: string,
+  env: NodeJS.ProcessEnv = {},
+  probe = "/healthz",
+): Promise<Running> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-"));
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_EVENTS: "0",
+      RATE_LIMIT_READS: "0",
+      RATE_LIMIT_WRITES: "0",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (c) => (out += c));
+  child.stderr!.on("data", (c) => (out += c));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  const up = () =>
+    fetch(base + probe).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+  while (!(await up())) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    base,
+    dataDir,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          rmSync(dataDir, { recursive: true, force: true });
+          resolve();
+        };
+        if (child.exitCode !== null) return done();
+        child.once("exit", done);
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  seconds: number;
+  method?: "GET" | "POST";
+  /** Builds the i-th request's headers and body (POST). */
+  headers?: (i: number) => Record<string, string>;
+  body?: (i: number) => string;
+}
+
+/** One autocannon run. */
+export async function load(o: LoadOptions): Promise<LoadResult> {
+  let i = 0;
+  const method = o.method ?? (o.body ? "POST" : "GET");
+  const r = await autocannon({
+    url: o.url,
+    connections: o.connections,
+    duration: o.seconds,
+    requests: [
+      {
+        method,
+        setupRequest: (req) => {
+          const n = i++;
+          const headers = {
+            ...(o.body ? { "content-type": "application/json" } : {}),
+            ...(o.headers?.(n) ?? {}),
+          };
+          return { ...req, headers, ...(o.body ? { body: o.body(n) } : {}) };
+        },
+      },
+    ],
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
+}
+
+export const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
