@@ -25,6 +25,30 @@ export interface DbHandle {
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
+/**
+ * Kysely's SQLite driver prepares every query anew; compiled statements are reusable, so keep the
+ * most recent ones by SQL text. Safe because the driver runs `all`/`run` synchronously; a statement
+ * being iterated (streamed) is never handed out again until it is done.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (source: string) => {
+    let stmt = cache.get(source);
+    if (stmt && !stmt.busy) return stmt;
+    stmt = sqlite.prepare(source);
+    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+    cache.set(source, stmt);
+    return stmt;
+  };
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop === "prepare") return prepare;
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
 export function openDatabase(config: Config): DbHandle {
   if (isPostgres(config)) {
     const pool = new pg.Pool({
@@ -45,7 +69,7 @@ export function openDatabase(config: Config): DbHandle {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: "sqlite", sqlite, close: () => db.destroy() };
 }
 
