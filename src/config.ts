@@ -24,7 +24,12 @@ export interface Config {
   adminPassword?: string;
   rateLimits: { events: number; reads: number; writes: number };
   /** Per-platform OAuth client config and base URLs, keyed by connector type in upper case. */
-  platforms: Record<string, { clientId?: string; clientSecret?: string; baseUrl?: string }>;
+  platforms: Record<
+    string,
+    { clientId?: string; clientSecret?: string; baseUrl?: string; developerToken?: string }
+  >;
+  /** Sender of transactional email (EMAIL_FROM); defaults to no-reply at the PUBLIC_URL host. */
+  emailFrom?: string;
   /** Job worker poll interval; tests lower it. */
   jobPollMs: number;
   /** Multiplier applied to retry schedules (webhooks, jobs); tests use a tiny value. */
@@ -79,6 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       clientId: env[`${kind}_CLIENT_ID`],
       clientSecret: env[`${kind}_CLIENT_SECRET`],
       baseUrl: env[`${kind}_BASE_URL`],
+      // Google Ads also wants a developer token on every call (SEARCH_ADS_DEVELOPER_TOKEN).
+      developerToken: env[`${kind}_DEVELOPER_TOKEN`],
     };
   }
   const port = num(env.PORT, 3000);
@@ -98,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowPrivateWebhookTargets: env.ALLOW_PRIVATE_WEBHOOK_TARGETS === "1",
     adminEmail: env.ADMIN_EMAIL || undefined,
     adminPassword: env.ADMIN_PASSWORD || undefined,
+    emailFrom: env.EMAIL_FROM || undefined,
     rateLimits: {
       events: num(env.RATE_LIMIT_EVENTS, 1000),
       reads: num(env.RATE_LIMIT_READS, 200),

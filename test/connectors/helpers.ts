@@ -6,6 +6,9 @@ import { consent, type FakePlatform } from "../fakes/server.js";
 export const PUBLIC_URL = "http://localhost:3000";
 
 /** Platform config pointing a connector type at its fake. */
+/** The Google Ads developer token the test config carries (sent as `developer-token`). */
+export const TEST_DEVELOPER_TOKEN = "dev-token-for-tests";
+
 export function platformConfig(
   entries: Array<[type: string, fake: FakePlatform, client?: { id: string; secret: string }]>,
 ): Partial<Config> {
@@ -15,6 +18,7 @@ export function platformConfig(
       baseUrl: fake.baseUrl,
       clientId: client?.id,
       clientSecret: client?.secret,
+      developerToken: type === "search_ads" ? TEST_DEVELOPER_TOKEN : undefined,
     };
   }
   return { platforms };

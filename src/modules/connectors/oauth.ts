@@ -169,6 +169,7 @@ export function platformContext(opts: {
     hosts,
     credentials: creds,
     client: optionalClient(config, adapter.type),
+    developerToken: config.platforms[adapter.type.toUpperCase()]?.developerToken,
     now: Date.now(),
     async withToken(fn) {
       if (creds.apiKey) {

@@ -77,6 +77,8 @@ export interface PlatformContext {
   credentials: Credentials;
   /** The platform's OAuth client, when configured (revoke and token calls need it). */
   client?: { clientId: string; clientSecret: string };
+  /** A platform-issued developer token from config (Google Ads). */
+  developerToken?: string;
   now: number;
   /** Calls `fn` with a fresh access token; refreshes before expiry and once on a 401. */
   withToken<T>(fn: (token: string) => Promise<T>): Promise<T>;

@@ -34,7 +34,7 @@ export const emailModule: LiftModule = {
       tracker,
       sandboxDomain: config.sandboxDomain,
       // The spec has no sender field; EMAIL_FROM sets the envelope sender for a deployment.
-      from: process.env.EMAIL_FROM || `Lift <no-reply@${host.includes(".") ? host : `${host}.localdomain`}>`,
+      from: config.emailFrom || `Lift <no-reply@${host.includes(".") ? host : `${host}.localdomain`}>`,
       messageDomain: host,
       inRequestDelays: config.retryScale < 1 ? [0, 20, 50] : undefined,
     };

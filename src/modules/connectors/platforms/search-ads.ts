@@ -21,7 +21,7 @@ async function searchStream(ctx: PlatformContext, customerId: string, query: str
       {
         method: "POST",
         bearer: token,
-        headers: { "developer-token": process.env.SEARCH_ADS_DEVELOPER_TOKEN ?? "" },
+        headers: { "developer-token": ctx.developerToken ?? "" },
         json: { query },
       },
     ),
@@ -39,7 +39,7 @@ export const searchAds: PlatformAdapter = {
     const list = await ctx.withToken((token) =>
       ctx.http.request<{ resourceNames?: string[] }>(
         `${ctx.hosts.api}/${VERSION}/customers:listAccessibleCustomers`,
-        { bearer: token, headers: { "developer-token": process.env.SEARCH_ADS_DEVELOPER_TOKEN ?? "" } },
+        { bearer: token, headers: { "developer-token": ctx.developerToken ?? "" } },
       ),
     );
     const customerId = list.resourceNames?.[0]?.split("/")[1];
