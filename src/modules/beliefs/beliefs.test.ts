@@ -70,6 +70,19 @@ describe("beliefs API", () => {
     expect((await other.post(url, { type: "observation", delta: 1 })).status).toBe(404);
     expect((await a.post(url, { type: "observation", delta: 1 }, { as: "none" })).status).toBe(401);
   });
+
+  it("GET /api/beliefs/:id reads one belief; another workspace's is 404 and not listed", async () => {
+    const a = await t.tenant();
+    const b = await t.tenant();
+    const mine = await a.post("/api/beliefs", { statement: "mine" });
+    expect((await a.get(`/api/beliefs/${mine.body.id}`)).body).toMatchObject({
+      id: mine.body.id,
+      statement: "mine",
+    });
+    expect((await b.get(`/api/beliefs/${mine.body.id}`)).status).toBe(404);
+    expect((await b.get("/api/beliefs")).body).toEqual([]);
+    expect((await a.get("/api/beliefs", { as: "none" })).status).toBe(401);
+  });
 });
 
 describe("updateConfidence (properties)", () => {

@@ -151,6 +151,18 @@ describe("conversion goals", () => {
     expect((await a.del(`/api/conversion-goals?id=${c.body.id}`)).status).toBe(404);
   });
 
+  it("another workspace's conversion goals are invisible and 404; no credentials is 401", async () => {
+    const a = await t.tenant();
+    const b = await t.tenant();
+    const c = await b.post("/api/conversion-goals", { name: "Signup", eventType: "signup" });
+    expect((await a.get("/api/conversion-goals")).body).toEqual([]);
+    expect((await a.del(`/api/conversion-goals?id=${c.body.id}`)).status).toBe(404);
+    expect((await b.get("/api/conversion-goals")).body).toHaveLength(1);
+    expect(
+      (await a.post("/api/conversion-goals", { name: "x", eventType: "y" }, { as: "none" })).status,
+    ).toBe(401);
+  });
+
   it.each([
     [{ eventType: "purchase" }, /name/],
     [{ name: "x" }, /eventType/],
