@@ -170,16 +170,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
 
   await app.register(cookie);
-  await app.register(cors, {
-    delegator: (req, cb) => {
-      const publicRoute = (req as unknown as { routeOptions?: { config?: { publicCors?: boolean } } })
-        .routeOptions?.config?.publicCors;
-      cb(
-        null,
-        publicRoute ? { origin: "*", methods: ["GET", "POST", "OPTIONS"], maxAge: 86400 } : { origin: false },
-      );
-    },
+  // CORS is off by default; routes marked `publicCors` (the snippet's endpoints) get open CORS
+  // through the plugin's static per-route options, so no options object is built per request.
+  const PUBLIC_CORS = { origin: "*", methods: ["GET", "POST", "OPTIONS"], maxAge: 86400 };
+  app.addHook("onRoute", (route) => {
+    if (route.config?.publicCors)
+      route.config = { ...route.config, cors: PUBLIC_CORS } as typeof route.config;
   });
+  await app.register(cors, { origin: false });
   const redis = await registerRateLimit(app, config.redisUrl);
   await app.register(authPlugin, {
     resolver: createPrincipalResolver(handle.db),
