@@ -110,7 +110,7 @@ describe("goals", () => {
     await t.app.worker.drain();
     const reached = (await a.get("/api/goals")).body[0];
     expect(reached).toMatchObject({ current: 12, status: "completed" });
-    expect(reached.reachedAt).toBeTruthy();
+    expect(reached.reachedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     signups.set(a.projectId, 15);
     await scheduleGoalRecompute(t.app.db, project);
     await t.app.worker.drain();

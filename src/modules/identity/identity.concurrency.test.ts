@@ -34,13 +34,18 @@ describe("stitches racing event commits for the same visitors", () => {
         ]),
       ]),
     );
+    const leadOf = new Map<string, string>();
     for (const r of results) {
       if (typeof r === "number") expect(r).toBe(1);
-      else expect(r.status, r.text).toBe(200);
+      else {
+        expect(r.status, r.text).toBe(200);
+        leadOf.set(r.body.visitorId, r.body.leadId);
+      }
     }
     for (const visitorId of visitors) {
       const journey = await a.get(`/api/identity?visitorId=${visitorId}`);
-      expect(journey.body.leadId).toBeTruthy();
+      expect(journey.body.leadId).toMatch(/^lead_/);
+      expect(journey.body.leadId).toBe(leadOf.get(visitorId));
       const own = journey.body.events.filter((e: { url: string }) => e.url.startsWith("https://a.com"));
       expect(own.length).toBeGreaterThanOrEqual(3);
     }
