@@ -4,7 +4,7 @@ import { withTransaction } from "../../platform/db/index.js";
 import type { Db, DbOrTrx, Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
-import { recordLeadCreated } from "../analytics/sink.js";
+import { recordLeadCreated } from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";
 import type { IdentityLeadTable } from "./tables.js";
 import "./tables.js";

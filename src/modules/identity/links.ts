@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
-import { recordVisitorLinked } from "../analytics/sink.js";
+import { recordVisitorLinked } from "../analytics/service.js";
 import { type FirstTouch, adoptFirstTouch, findLead, normalizeEmail, upsertLead } from "./leads.js";
 import { firstTouchForVisitors } from "../events/service.js";
 import type { IdentityVisitorTable } from "./tables.js";

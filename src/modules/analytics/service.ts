@@ -7,8 +7,9 @@ import { RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
 import "./tables.js";
 
 /**
- * What identity tells analytics, in identity's transaction. Analytics never reads identity's
- * tables: it keeps the visitor → lead links it needs to key touchpoints and conversions by person.
+ * The analytics service other modules call: what identity tells analytics, in identity's
+ * transaction. Analytics never reads identity's tables: it keeps the visitor → lead links it needs
+ * to key touchpoints and conversions by person.
  */
 
 /** A new lead counts in the daily rollup of its creation day under its first-touch channel. */
