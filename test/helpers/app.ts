@@ -5,6 +5,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { buildApp } from "../../src/app.js";
+import { testSchemaPrefix } from "../global-setup.js";
 import { type Config, isPostgres, loadConfig } from "../../src/config.js";
 import { provisionWorkspace, type Provisioned } from "../../src/modules/workspace/bootstrap.js";
 import { createUser } from "../../src/modules/workspace/service.js";
@@ -32,7 +33,8 @@ export interface RequestOptions {
 export async function startTestApp(overrides: Partial<Config> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), "lift-test-"));
   const env = { ...process.env };
-  const schema = `t_${randomBytes(6).toString("hex")}`;
+  // Named after the vitest main process (our parent), which drops its schemas when the run ends.
+  const schema = `${testSchemaPrefix(process.ppid)}${randomBytes(6).toString("hex")}`;
   const base = loadConfig(env, { dataDir, secretKey: randomBytes(32).toString("base64url") });
   const config: Config = {
     ...base,
@@ -54,14 +56,11 @@ export async function startTestApp(overrides: Partial<Config> = {}) {
   const app = await buildApp(config, { logger: false });
   await app.ready();
 
+  // PostgreSQL schemas are dropped at the end of the run (test/global-setup.ts), not here: Kysely's
+  // migrator introspects every schema's tables, and a DROP SCHEMA racing that query in another
+  // test file fails its migrations with "schema … does not exist".
   const close = async () => {
     await app.close();
-    if (config.databaseSchema) {
-      const c = new pg.Client({ connectionString: config.databaseUrl });
-      await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS ${config.databaseSchema} CASCADE`);
-      await c.end();
-    }
     rmSync(dataDir, { recursive: true, force: true });
   };
 
