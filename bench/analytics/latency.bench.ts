@@ -1,3 +1,4 @@
+import { benchConfig } from "../lib/config.js";
 /**
  * Summary and attribution latency (p50/p95) over a project holding N stored events' worth of
  * derived data (touchpoints, conversions, daily rollups; see seed.ts), through the HTTP routes
@@ -7,29 +8,16 @@
  * Run: npx tsx bench/analytics/latency.bench.ts            (BENCH_EVENTS=1000000 by default)
  *      BENCH_EVENTS=10000000 npx tsx bench/analytics/latency.bench.ts
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { buildApp } from "../../src/app.js";
-import { loadConfig } from "../../src/config.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 import { seedAnalytics } from "./seed.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 
-const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-analytics-"));
-const config = {
-  ...loadConfig(
-    { ...process.env, DATABASE_URL: "" },
-    { dataDir, secretKey: randomBytes(32).toString("base64url") },
-  ),
-  sqlitePath: path.join(dataDir, "bench.db"),
-  startWorkers: false,
-  logLevel: "silent",
-  rateLimits: { events: 0, reads: 0, writes: 0 },
-};
+const config = benchConfig("analytics");
+const dataDir = config.dataDir;
 const app = await buildApp(config, { logger: false });
 await app.ready();
 try {

@@ -1,3 +1,4 @@
+import { benchConfig } from "../lib/config.js";
 /**
  * Cost the identity and analytics event processors add to the events commit: 100 batches of 500
  * committed events (visitor i % 20,000 as in bench/events/batch-ingest, one session each, 2% purchases matching a conversion
@@ -6,12 +7,8 @@
  * events with a raw better-sqlite3 prepared insert (14 columns) per batch, same run, SQLite.
  * Run: npx tsx bench/analytics/processors.bench.ts   (BENCH_BATCHES=200)
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { buildApp } from "../../src/app.js";
-import { loadConfig } from "../../src/config.js";
 import { createConversionGoal } from "../../src/modules/goals/service.js";
 import { createAnalyticsProcessor } from "../../src/modules/analytics/processor.js";
 import { processIdentityEvents } from "../../src/modules/identity/processor.js";
@@ -23,16 +20,8 @@ const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const BATCH = 500;
 const CHANNELS = ["direct", "organic_search", "paid_search", "email", "referral", "organic_social"];
 
-const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-proc-"));
-const config = {
-  ...loadConfig(
-    { ...process.env, DATABASE_URL: "" },
-    { dataDir, secretKey: randomBytes(32).toString("base64url") },
-  ),
-  sqlitePath: path.join(dataDir, "bench.db"),
-  startWorkers: false,
-  logLevel: "silent",
-};
+const config = benchConfig("proc");
+const dataDir = config.dataDir;
 const app = await buildApp(config, { logger: false });
 await app.ready();
 try {

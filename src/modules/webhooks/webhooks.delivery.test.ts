@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
 import { sendWebhook, trustCaForTests } from "./sender.js";
-import { drainUntil, makeSelfSignedCert, startReceiver } from "./testing/receiver.js";
+import { drainUntil, makeSelfSignedCert, startReceiver, subscribedTenant } from "./testing/receiver.js";
 
 let t: TestApp;
 const tls = makeSelfSignedCert();
@@ -37,10 +37,7 @@ describe("outgoing deliveries", () => {
         t.app.db,
         { workspaceId: a.workspaceId, projectId: a.projectId },
         "lead.created",
-        {
-          id: "lead_1",
-          email: "ada@example.com",
-        },
+        { id: "lead_1", email: "ada@example.com" },
       );
       const done = await drainUntil(
         t.app,
@@ -92,14 +89,9 @@ describe("outgoing deliveries", () => {
   it("delivers only subscribed types, once per event even if the dispatch runs twice", async () => {
     const rx = await startReceiver(tls, () => ({ status: 200 }));
     try {
-      const a = await t.tenant();
-      const wh = await a.post("/api/webhooks", {
-        url: `https://127.0.0.1:${rx.port}/`,
-        events: ["goal.reached"],
-      });
-      const scope = { workspaceId: a.workspaceId, projectId: a.projectId };
-      await emitServiceEvent(t.app.db, scope, "lead.created", {});
-      const evt = await emitServiceEvent(t.app.db, scope, "goal.reached", { goalId: "g1" });
+      const { a, wh, emit } = await subscribedTenant(t, rx.port, ["goal.reached"]);
+      await emit("lead.created");
+      const evt = await emit("goal.reached", { goalId: "g1" });
       await t.app.worker.drain();
       // A second run of the dispatch (at-least-once) must not create a second delivery.
       const { fanOut } = await import("./delivery.js");
@@ -128,17 +120,8 @@ describe("outgoing deliveries", () => {
   it("410 Gone disables the endpoint at once", async () => {
     const rx = await startReceiver(tls, () => ({ status: 410 }));
     try {
-      const a = await t.tenant();
-      const wh = await a.post("/api/webhooks", {
-        url: `https://127.0.0.1:${rx.port}/`,
-        events: ["lead.updated"],
-      });
-      await emitServiceEvent(
-        t.app.db,
-        { workspaceId: a.workspaceId, projectId: a.projectId },
-        "lead.updated",
-        {},
-      );
+      const { a, wh, emit } = await subscribedTenant(t, rx.port, ["lead.updated"]);
+      await emit("lead.updated");
       await t.app.worker.drain();
       const [ep] = (await a.get("/api/webhooks")).body;
       expect(ep).toMatchObject({ status: "disabled", disabledReason: expect.stringMatching(/410/) });
@@ -171,17 +154,8 @@ describe("outgoing deliveries", () => {
       n === 1 ? { status: 302, headers: { location: "https://127.0.0.1:1/elsewhere" } } : { status: 200 },
     );
     try {
-      const a = await t.tenant();
-      const wh = await a.post("/api/webhooks", {
-        url: `https://127.0.0.1:${rx.port}/`,
-        events: ["lead.created"],
-      });
-      await emitServiceEvent(
-        t.app.db,
-        { workspaceId: a.workspaceId, projectId: a.projectId },
-        "lead.created",
-        {},
-      );
+      const { a, wh, emit } = await subscribedTenant(t, rx.port, ["lead.created"]);
+      await emit("lead.created");
       expect(
         await drainUntil(
           t.app,
@@ -206,17 +180,8 @@ describe("outgoing deliveries", () => {
       n === 1 ? { status: 429, headers: { "retry-after": "120" } } : { status: 200 },
     );
     try {
-      const a = await t.tenant();
-      const wh = await a.post("/api/webhooks", {
-        url: `https://127.0.0.1:${rx.port}/`,
-        events: ["lead.created"],
-      });
-      await emitServiceEvent(
-        t.app.db,
-        { workspaceId: a.workspaceId, projectId: a.projectId },
-        "lead.created",
-        {},
-      );
+      const { a, wh, emit } = await subscribedTenant(t, rx.port, ["lead.created"]);
+      await emit("lead.created");
       await t.app.worker.drain();
       const firstAt = Date.now();
       expect(await drainUntil(t.app, async () => rx.received.length === 2)).toBe(true);
@@ -230,18 +195,9 @@ describe("outgoing deliveries", () => {
   it("paginates the log newest first with limit and cursor", async () => {
     const rx = await startReceiver(tls, () => ({ status: 200 }));
     try {
-      const a = await t.tenant();
-      const wh = await a.post("/api/webhooks", {
-        url: `https://127.0.0.1:${rx.port}/`,
-        events: ["lead.created"],
-      });
+      const { a, wh, emit } = await subscribedTenant(t, rx.port, ["lead.created"]);
       for (let i = 0; i < 3; i++) {
-        await emitServiceEvent(
-          t.app.db,
-          { workspaceId: a.workspaceId, projectId: a.projectId },
-          "lead.created",
-          { i },
-        );
+        await emit("lead.created", { i });
         await t.app.worker.drain();
       }
       const p1 = await deliveries(a, wh.body.id, { limit: "2" });

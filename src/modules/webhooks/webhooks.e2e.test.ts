@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { fixture } from "./incoming/fixtures.js";
 import { trustCaForTests } from "./sender.js";
-import { drainUntil, makeSelfSignedCert, startReceiver } from "./testing/receiver.js";
+import { drainUntil, makeSelfSignedCert, startReceiver, subscribedTenant } from "./testing/receiver.js";
 
 let t: TestApp;
 const tls = makeSelfSignedCert();
@@ -58,11 +58,7 @@ describe("service events of other modules reach subscribers, signed", () => {
   it("starting an experiment delivers experiment.started", async () => {
     const rx = await startReceiver(tls, () => ({ status: 204 }));
     try {
-      const a = await t.tenant();
-      const wh = await a.post("/api/webhooks", {
-        url: `https://127.0.0.1:${rx.port}/`,
-        events: ["experiment.started"],
-      });
+      const { a, wh } = await subscribedTenant(t, rx.port, ["experiment.started"]);
       const exp = await a.post("/api/experiments", {
         name: "Headline",
         targetUrl: "https://shop.example.com/",

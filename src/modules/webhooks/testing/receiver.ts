@@ -4,6 +4,8 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { TestApp } from "../../../../test/helpers/app.js";
+import { type ServiceEventType, emitServiceEvent } from "../../../platform/jobs.js";
 
 /** A self-signed certificate made for this test run (EC P-256: fast), valid for localhost names. */
 export function makeSelfSignedCert(names = ["localhost", "pinned.example.test"]): {
@@ -98,4 +100,16 @@ export async function drainUntil(
     await new Promise((r) => setTimeout(r, 2));
   }
   return check();
+}
+
+/**
+ * A new tenant subscribed to `events` at the receiver on `port`, and `emit`, which fires a service
+ * event in that tenant's project (as the other modules do).
+ */
+export async function subscribedTenant(t: TestApp, port: number, events: ServiceEventType[]) {
+  const a = await t.tenant();
+  const wh = await a.post("/api/webhooks", { url: `https://127.0.0.1:${port}/`, events });
+  const emit = (type: ServiceEventType, data: unknown = {}) =>
+    emitServiceEvent(t.app.db, { workspaceId: a.workspaceId, projectId: a.projectId }, type, data);
+  return { a, wh, emit };
 }
