@@ -28,7 +28,9 @@ export async function startNode(
 ): Promise<Running> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-"));
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  // BENCH_NODE_ARGS passes flags to the servers (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -32,14 +32,26 @@ export interface RollupDelta {
 }
 
 export class RollupDeltas {
-  readonly rows = new Map<string, RollupDelta>();
+  readonly rows: RollupDelta[] = [];
+  // project → day → channel: called twice per event, so no key string is built per call
+  private index = new Map<string, Map<number, Map<string, RollupDelta>>>();
   get(projectId: string, ts: number, channel: string): RollupDelta {
     const day = dayOf(ts);
-    const key = `${projectId}|${day}|${channel}`;
-    let d = this.rows.get(key);
+    let days = this.index.get(projectId);
+    if (!days) {
+      days = new Map();
+      this.index.set(projectId, days);
+    }
+    let channels = days.get(day);
+    if (!channels) {
+      channels = new Map();
+      days.set(day, channels);
+    }
+    let d = channels.get(channel);
     if (!d) {
       d = { projectId, day, channel, visitorHashes: new Set(), conversions: 0, revenue: 0, leads: 0 };
-      this.rows.set(key, d);
+      channels.set(channel, d);
+      this.rows.push(d);
     }
     return d;
   }
@@ -55,7 +67,7 @@ export async function applyRollupDeltas(
   deltas: RollupDeltas,
   raw?: SQLite.Database,
 ): Promise<void> {
-  const list = [...deltas.rows.values()];
+  const list = deltas.rows;
   if (list.length === 0) return;
   await applyWeeklySketches(trx, list, raw);
   if (raw) return applyRaw(raw, list);

@@ -1,18 +1,20 @@
 import { randomBytes } from "node:crypto";
 
-// Hot path: crypto.randomBytes per id costs a syscall-ish call each; draw from a pooled buffer.
-let pool = randomBytes(4096);
+// Hot path (one id per event): random characters come from a pooled base64url string, and the
+// time part is formatted once per millisecond.
+let pool = "";
 let offset = 0;
-let lastMs = 0;
+let lastMs = -1;
+let timePart = "";
 let seq = 0;
 
 function randomPart(): string {
-  if (offset + 6 > pool.length) {
-    pool = randomBytes(4096);
+  if (offset + 8 > pool.length) {
+    pool = randomBytes(3072).toString("base64url"); // 4096 characters, 6 random bits each
     offset = 0;
   }
-  const s = pool.toString("base64url", offset, offset + 6);
-  offset += 6;
+  const s = pool.slice(offset, offset + 8);
+  offset += 8;
   return s;
 }
 
@@ -25,7 +27,9 @@ export function timeOrderedId(prefix: string, now = Date.now()): string {
   if (now === lastMs) seq++;
   else {
     lastMs = now;
+    timePart = now.toString(36).padStart(9, "0");
     seq = 0;
   }
-  return `${prefix}_${now.toString(36).padStart(9, "0")}${seq.toString(36).padStart(4, "0")}${randomPart()}`;
+  const seqPart = seq < 36 ? `000${seq.toString(36)}` : seq.toString(36).padStart(4, "0");
+  return `${prefix}_${timePart}${seqPart}${randomPart()}`;
 }
