@@ -37,6 +37,8 @@ export interface Config {
   logLevel: string;
   /** Start background workers (jobs, schedulers) with the app. */
   startWorkers: boolean;
+  /** SQLite: events per merge of the per-visitor event index (EVENT_INDEX_MERGE_ROWS). */
+  eventIndexMergeRows: number;
 }
 
 const PLATFORM_KINDS = [
@@ -116,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     retryScale: num(env.RETRY_SCALE, 1),
     logLevel: env.LOG_LEVEL ?? "info",
     startWorkers: true,
+    eventIndexMergeRows: num(env.EVENT_INDEX_MERGE_ROWS, 32_768),
   };
   return { ...base, ...overrides };
 }

@@ -90,7 +90,11 @@ describe("group commit limits", () => {
     bus.register("sizes", async (_trx, events) => {
       sizes.push(events.length);
     });
-    const writer = new EventWriter(t.app.dbHandle, bus, t.app.log, { maxEvents: 3, maxDelayMs: 0 });
+    const writer = new EventWriter(t.app.dbHandle, bus, t.app.log, {
+      maxEvents: 3,
+      maxDelayMs: 0,
+      indexMergeRows: 32_768,
+    });
     const ev = (v: string) => toIncoming({ type: "x", visitorId: v, url: SITE }, "", {}, Date.now());
     const counts = await Promise.all([
       writer.write(project, [ev("a"), ev("b")], false),

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from "fastify";
+import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
 import { FieldError, toIncoming, type IncomingEvent } from "./validate.js";
 import { visitorsWithLastSeen } from "./sessions.js";
+import type { EventTable } from "./tables.js";
+import { isSqlite, sqliteVisitorEventIds } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
 
 // Keyed by the database handle, shared by every encapsulated child of one app: one writer per app.
@@ -14,7 +17,11 @@ const writers = new WeakMap<object, EventWriter>();
 export function writerFor(app: FastifyInstance): EventWriter {
   let w = writers.get(app.dbHandle);
   if (!w) {
-    w = new EventWriter(app.dbHandle, app.eventBus, app.log);
+    w = new EventWriter(app.dbHandle, app.eventBus, app.log, {
+      maxEvents: 5000,
+      maxDelayMs: 0,
+      indexMergeRows: app.config.eventIndexMergeRows,
+    });
     writers.set(app.dbHandle, w);
   }
   return w;
@@ -87,15 +94,20 @@ export async function listEventsForVisitors(
   limit: number,
 ): Promise<StoredEvent[]> {
   if (visitorIds.length === 0 || limit <= 0) return [];
-  const rows = await db
-    .selectFrom("events")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .where("visitor_id", "in", visitorIds)
-    .orderBy("ts", "asc")
-    .orderBy("id", "asc")
-    .limit(limit)
-    .execute();
+  const rows = isSqlite(db)
+    ? (
+        await sql<EventTable>`select * from events where id in (${sqliteVisitorEventIds(project.id, visitorIds)})
+          order by ts asc, id asc limit ${limit}`.execute(db)
+      ).rows
+    : await db
+        .selectFrom("events")
+        .selectAll()
+        .where("project_id", "=", project.id)
+        .where("visitor_id", "in", visitorIds)
+        .orderBy("ts", "asc")
+        .orderBy("id", "asc")
+        .limit(limit)
+        .execute();
   return rows.map((r) => ({
     id: r.id,
     visitorId: r.visitor_id,

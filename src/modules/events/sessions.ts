@@ -1,7 +1,9 @@
 import type SQLite from "better-sqlite3";
+import { sql } from "kysely";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
 import { timeOrderedId } from "./ids.js";
+import { isSqlite, sqliteVisitorLastSeen } from "./visitor-index.js";
 import type { EventVisitorTable } from "./tables.js";
 
 /** 30 minutes of inactivity end a session (GA4, Plausible). */
@@ -40,16 +42,21 @@ export interface SessionInfo {
   source: string | null;
 }
 
+/** A visitor's state as cached: the table row plus the flush that last touched it. */
+type CachedState = VisitorState & { touched: number };
+
 /**
- * Session and first-touch state per visitor: an LRU map in front of `event_visitors`. Used only by
- * the writer, one flush at a time; changes of a flush go to an overlay that becomes visible in the
- * LRU after the transaction commits (and is dropped on rollback).
+ * Session and first-touch state per visitor: per-project LRU maps in front of `event_visitors`.
+ * Used only by the writer, one flush at a time. A flush changes cached states in place (no copy
+ * per event); a rolled-back flush drops the whole cache, which then reloads from the table, the
+ * truth after any commit.
  */
 export class SessionTracker {
-  private lru = new Map<string, VisitorState>();
-  private overlay = new Map<string, VisitorState>();
-  /** visitors of the overlay whose session changed: only these rows are written */
-  private dirty = new Set<string>();
+  private byProject = new Map<string, Map<string, CachedState>>();
+  private size = 0;
+  /** states whose session changed in this flush: only these rows are written */
+  private dirty: { projectId: string; visitorId: string; st: CachedState }[] = [];
+  private flush = 1;
 
   private raw?: { select: SQLite.Statement; upsert: SQLite.Statement };
 
@@ -64,7 +71,7 @@ export class SessionTracker {
     if (!sqlite) return;
     this.raw = {
       select: sqlite.prepare(
-        `select ${STATE_COLUMNS.join(",")}, (select max(ts) from events e where e.project_id = v.project_id and e.visitor_id = v.visitor_id) as events_last_seen from event_visitors v where project_id = ? and visitor_id = ?`,
+        `select ${STATE_COLUMNS.join(",")}, ${sqliteVisitorLastSeen("v.project_id", "v.visitor_id")} as events_last_seen from event_visitors v where project_id = ? and visitor_id = ?`,
       ),
       upsert: sqlite.prepare(
         `insert into event_visitors (project_id, visitor_id, ${STATE_COLUMNS.join(",")}) values (${Array(
@@ -78,33 +85,35 @@ export class SessionTracker {
     };
   }
 
-  private static key(projectId: string, visitorId: string): string {
-    return `${projectId}\u0000${visitorId}`;
+  /** Whether `load` must run before `assign` (PostgreSQL); on SQLite `assign` looks up misses itself. */
+  get needsLoad(): boolean {
+    return !this.raw;
   }
 
   /**
-   * Loads the state of visitors that are not cached. The table row is written only when a session
-   * starts, so the visitor's latest event time comes from the events index (index-only max).
+   * Loads the state of visitors that are not cached (PostgreSQL, in chunks). The table row is
+   * written only when a session starts, so the visitor's latest event time comes from the events
+   * index (index-only max).
    */
   async load(trx: Trx, visitors: Map<string, Set<string>>): Promise<void> {
     for (const [projectId, ids] of visitors) {
-      const missing = [...ids].filter((v) => !this.lru.has(SessionTracker.key(projectId, v)));
-      if (this.raw) {
-        for (const v of missing) {
-          const st = this.raw.select.get(projectId, v) as
-            | (VisitorState & { events_last_seen: number | null })
-            | undefined;
-          if (st) this.remember(SessionTracker.key(projectId, v), withLastSeen(st));
-        }
-        continue;
-      }
+      const cached = this.byProject.get(projectId);
+      const missing = cached ? [...ids].filter((v) => !cached.has(v)) : [...ids];
       for (let i = 0; i < missing.length; i += LOAD_CHUNK) {
         const rows = await visitorsWithLastSeen(trx, projectId, missing.slice(i, i + LOAD_CHUNK)).execute();
-        for (const { project_id, visitor_id, ...state } of rows) {
-          this.remember(SessionTracker.key(project_id, visitor_id), withLastSeen(state));
-        }
+        for (const { project_id, visitor_id, ...state } of rows)
+          this.remember(project_id, visitor_id, withLastSeen(state));
       }
     }
+  }
+
+  private lookup(projectId: string, visitorId: string): CachedState | undefined {
+    const st = this.byProject.get(projectId)?.get(visitorId);
+    if (st || !this.raw) return st;
+    const row = this.raw.select.get(projectId, visitorId) as
+      | (VisitorState & { events_last_seen: number | null })
+      | undefined;
+    return row ? this.remember(projectId, visitorId, withLastSeen(row)) : undefined;
   }
 
   /** Puts the event in its session: same session within 30 min of the visitor's last event. */
@@ -115,16 +124,14 @@ export class SessionTracker {
     url: string,
     referrer: string | null,
   ): SessionInfo {
-    const key = SessionTracker.key(projectId, visitorId);
-    let st = this.overlay.get(key);
-    if (!st) {
-      const cached = this.lru.get(key);
-      if (cached) st = { ...cached };
+    const st = this.lookup(projectId, visitorId);
+    if (st && st.touched !== this.flush) {
+      st.touched = this.flush;
+      this.touch(projectId, visitorId, st);
     }
     if (st && ts <= st.last_seen + SESSION_GAP_MS && ts >= st.session_started - SESSION_GAP_MS) {
       if (ts > st.last_seen) st.last_seen = ts;
       if (ts < st.session_started) st.session_started = ts;
-      this.overlay.set(key, st);
       return { sessionId: st.session_id, channel: st.session_channel as Channel, source: st.session_source };
     }
     const acq = deriveAcquisition(url, referrer);
@@ -140,45 +147,46 @@ export class SessionTracker {
       // A late event older than the current session: its own session, current state untouched.
       return { sessionId, channel, source };
     }
-    const next: VisitorState = st ?? {
-      first_seen: ts,
-      first_channel: channel,
-      first_source: source,
-      first_landing_page: acq.landingPage,
-      session_id: "",
-      session_started: ts,
-      session_channel: channel,
-      session_source: source,
-      session_landing_page: acq.landingPage,
-      last_seen: ts,
-    };
+    const next =
+      st ??
+      this.remember(projectId, visitorId, {
+        first_seen: ts,
+        first_channel: channel,
+        first_source: source,
+        first_landing_page: acq.landingPage,
+        session_id: "",
+        session_started: ts,
+        session_channel: channel,
+        session_source: source,
+        session_landing_page: acq.landingPage,
+        last_seen: ts,
+      });
+    next.touched = this.flush;
     next.session_id = sessionId;
     next.session_started = ts;
     next.session_channel = channel;
     next.session_source = source;
     next.session_landing_page = acq.landingPage;
     next.last_seen = ts;
-    this.overlay.set(key, next);
-    this.dirty.add(key);
+    this.dirty.push({ projectId, visitorId, st: next });
     return { sessionId, channel, source };
   }
 
   /** Writes the states changed by this flush (upsert, chunked under the bound-parameter limits). */
   async persist(trx: Trx): Promise<void> {
+    // A visitor whose session restarted twice in one flush is listed twice; the last write wins.
     if (this.raw) {
-      for (const key of this.dirty) {
-        const st = this.overlay.get(key)!;
-        const sep = key.indexOf("\u0000");
-        this.raw.upsert.run(key.slice(0, sep), key.slice(sep + 1), ...STATE_COLUMNS.map((c) => st[c]));
-      }
+      for (const { projectId, visitorId, st } of this.dirty)
+        this.raw.upsert.run(projectId, visitorId, ...STATE_COLUMNS.map((c) => st[c]));
       return;
     }
-    const rows: EventVisitorTable[] = [];
-    for (const key of this.dirty) {
-      const st = this.overlay.get(key)!;
-      const sep = key.indexOf("\u0000");
-      rows.push({ project_id: key.slice(0, sep), visitor_id: key.slice(sep + 1), ...st });
+    const latest = new Map<string, EventVisitorTable>();
+    for (const { projectId, visitorId, st } of this.dirty) {
+      const row: EventVisitorTable = { project_id: projectId, visitor_id: visitorId } as EventVisitorTable;
+      for (const c of STATE_COLUMNS) (row as unknown as Record<string, unknown>)[c] = st[c];
+      latest.set(`${projectId}\u0000${visitorId}`, row);
     }
+    const rows = [...latest.values()];
     for (let i = 0; i < rows.length; i += 1000) {
       await trx
         .insertInto("event_visitors")
@@ -197,23 +205,43 @@ export class SessionTracker {
     }
   }
 
-  /** The flush committed: its states become the cached truth. */
+  /** The flush committed: the cached states are the truth. */
   commit(): void {
-    for (const [key, st] of this.overlay) this.remember(key, st);
-    this.overlay.clear();
-    this.dirty.clear();
+    this.dirty = [];
+    this.flush++;
   }
 
-  /** The flush rolled back: forget its changes. */
+  /** The flush rolled back: cached states may hold its changes, so forget them all. */
   rollback(): void {
-    this.overlay.clear();
-    this.dirty.clear();
+    this.byProject.clear();
+    this.size = 0;
+    this.dirty = [];
+    this.flush++;
   }
 
-  private remember(key: string, st: VisitorState): void {
-    this.lru.delete(key);
-    this.lru.set(key, st);
-    if (this.lru.size > this.capacity) this.lru.delete(this.lru.keys().next().value!);
+  private remember(projectId: string, visitorId: string, state: VisitorState): CachedState {
+    const st = state as CachedState;
+    st.touched = 0;
+    let map = this.byProject.get(projectId);
+    if (!map) {
+      map = new Map();
+      this.byProject.set(projectId, map);
+    }
+    if (!map.has(visitorId)) this.size++;
+    map.set(visitorId, st);
+    // Over capacity: drop this project's least recently used visitor (a later event reloads it).
+    if (this.size > this.capacity) {
+      map.delete(map.keys().next().value!);
+      this.size--;
+    }
+    return st;
+  }
+
+  /** Marks the state most recently used (once per flush). */
+  private touch(projectId: string, visitorId: string, st: CachedState): void {
+    const map = this.byProject.get(projectId)!;
+    map.delete(visitorId);
+    map.set(visitorId, st);
   }
 }
 
@@ -222,17 +250,13 @@ export class SessionTracker {
  * restart, when the in-memory session state is gone.
  */
 export function visitorsWithLastSeen(db: DbOrTrx, projectId: string, visitorIds: string[]) {
+  const lastSeen = isSqlite(db)
+    ? sqliteVisitorLastSeen("v.project_id", "v.visitor_id")
+    : "(select max(e.ts) from events e where e.project_id = v.project_id and e.visitor_id = v.visitor_id)";
   return db
     .selectFrom("event_visitors as v")
     .selectAll("v")
-    .select((eb) =>
-      eb
-        .selectFrom("events as e")
-        .select((e) => e.fn.max("e.ts").as("m"))
-        .whereRef("e.project_id", "=", "v.project_id")
-        .whereRef("e.visitor_id", "=", "v.visitor_id")
-        .as("events_last_seen"),
-    )
+    .select(sql<number | string | null>`${sql.raw(lastSeen)}`.as("events_last_seen"))
     .where("v.project_id", "=", projectId)
     .where("v.visitor_id", "in", visitorIds);
 }

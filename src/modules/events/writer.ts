@@ -5,6 +5,7 @@ import type { DbHandle, Trx } from "../../platform/db/index.js";
 import type { CommittedEvent, EventBus } from "../../platform/event-bus.js";
 import { timeOrderedId } from "./ids.js";
 import { SessionTracker } from "./sessions.js";
+import { VisitorIndex } from "./visitor-index.js";
 import type { EventTable } from "./tables.js";
 import type { IncomingEvent } from "./validate.js";
 
@@ -40,6 +41,13 @@ const PG_TYPES = [
   "text",
   "integer",
 ];
+const WIDTH = COLUMNS.length;
+const AT = {
+  id: COLUMNS.indexOf("id"),
+  project: COLUMNS.indexOf("project_id"),
+  visitor: COLUMNS.indexOf("visitor_id"),
+  ts: COLUMNS.indexOf("ts"),
+};
 // 14 columns × 200 rows = 2800 parameters, far under SQLite's 32766.
 const SQLITE_CHUNK = 200;
 
@@ -48,6 +56,8 @@ export interface WriterOptions {
   maxEvents: number;
   /** otherwise flush this long after the first waiting event */
   maxDelayMs: number;
+  /** SQLite: events per merge of the per-visitor index (visitor-index.ts) */
+  indexMergeRows: number;
 }
 
 interface Item {
@@ -71,20 +81,24 @@ export class EventWriter {
   private cancel: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private sessions: SessionTracker;
-  private insertMany?: (rows: unknown[][]) => void;
+  private insertMany?: (values: unknown[]) => void;
+  private visitorIndex?: VisitorIndex;
 
   constructor(
     private handle: DbHandle,
     private bus: EventBus,
     private log: FastifyBaseLogger,
-    private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 0 },
+    private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 0, indexMergeRows: 32_768 },
   ) {
     this.sessions = new SessionTracker(handle.sqlite);
     // Connection-wide (the app has one SQLite connection): checkpoint the WAL every ~40 MB instead
     // of every 4 MB. With the default, nearly every group commit paid a checkpoint; measured: COMMIT
     // cost per row halves (bench/README.md, events). The WAL stays crash-durable either way.
     handle.sqlite?.pragma("wal_autocheckpoint = 10000");
-    if (handle.sqlite) this.insertMany = sqliteInserter(handle);
+    if (handle.sqlite) {
+      this.insertMany = sqliteInserter(handle);
+      this.visitorIndex = new VisitorIndex(handle.sqlite, opts.indexMergeRows);
+    }
   }
 
   /** Queues events of one request; resolves with their count once they are committed. */
@@ -139,10 +153,25 @@ export class EventWriter {
     }
     const items = this.queue.splice(0, take);
     this.queued -= events;
-    this.running = this.flush(items).finally(() => {
-      this.running = null;
-      if (this.queue.length > 0) this.kick();
-    });
+    this.running = this.flush(items)
+      .then(() => this.mergeIndexIfDue())
+      .finally(() => {
+        this.running = null;
+        if (this.queue.length > 0) this.kick();
+      });
+  }
+
+  /** Between flushes (the writer is the index's only writer): one merge when enough entries wait. */
+  private async mergeIndexIfDue(): Promise<void> {
+    const index = this.visitorIndex;
+    if (!index?.mergeDue) return;
+    try {
+      // Through Kysely's transaction so no other transaction is open on the connection meanwhile.
+      await this.handle.db.transaction().execute(async () => index.merge());
+    } catch (err) {
+      index.rollback();
+      this.log.error({ err }, "merging the per-visitor event index failed; entries stay in the recent table");
+    }
   }
 
   private async flush(items: Item[]): Promise<void> {
@@ -170,23 +199,21 @@ export class EventWriter {
   private async commit(items: Item[]): Promise<void> {
     try {
       await this.handle.db.transaction().execute(async (trx) => {
-        const visitors = new Map<string, Set<string>>();
-        for (const it of items) {
-          const set = visitors.get(it.project.id) ?? new Set<string>();
-          visitors.set(it.project.id, set);
-          for (const e of it.events) set.add(e.visitorId);
-        }
-        await this.sessions.load(trx, visitors);
-        const rows: unknown[][] = [];
+        if (this.sessions.needsLoad) await this.sessions.load(trx, visitorsOf(items));
+        // Column values of all rows, one after another (COLUMNS order): the multi-row insert binds
+        // slices of it directly.
+        const values: unknown[] = [];
         const committed: CommittedEvent[] = [];
         for (const it of items) {
           const bot = it.isBot ? 1 : 0;
+          const projectId = it.project.id;
+          const workspaceId = it.project.workspaceId;
           for (const e of it.events) {
-            const s = this.sessions.assign(it.project.id, e.visitorId, e.ts, e.url, e.referrer);
+            const s = this.sessions.assign(projectId, e.visitorId, e.ts, e.url, e.referrer);
             const id = timeOrderedId("ev", it.receivedAt);
-            rows.push([
+            values.push(
               id,
-              it.project.id,
+              projectId,
               e.visitorId,
               e.leadId,
               e.type,
@@ -199,11 +226,11 @@ export class EventWriter {
               s.channel,
               s.source,
               bot,
-            ]);
+            );
             committed.push({
               id,
-              workspaceId: it.project.workspaceId,
-              projectId: it.project.id,
+              workspaceId,
+              projectId,
               visitorId: e.visitorId,
               leadId: e.leadId,
               type: e.type,
@@ -218,41 +245,55 @@ export class EventWriter {
             });
           }
         }
-        await this.insert(trx, rows);
+        await this.insert(trx, values);
         await this.sessions.persist(trx);
         await this.bus.process(trx, committed);
       });
     } catch (err) {
       this.sessions.rollback();
+      this.visitorIndex?.rollback();
       throw err;
     }
     this.sessions.commit();
   }
 
-  private async insert(trx: Trx, rows: unknown[][]): Promise<void> {
+  private async insert(trx: Trx, values: unknown[]): Promise<void> {
     if (this.insertMany) {
       // Same connection and transaction as `trx` (better-sqlite3 has one connection), without
       // Kysely's per-statement compile cost.
-      this.insertMany(rows);
+      this.insertMany(values);
+      this.visitorIndex!.add(values, WIDTH, AT);
       return;
     }
-    const cols = COLUMNS.map((_, i) => rows.map((r) => r[i]));
+    const n = values.length / WIDTH;
+    const cols = COLUMNS.map((_, c) => Array.from({ length: n }, (_, r) => values[r * WIDTH + c]));
     const list = sql.join(COLUMNS.map((c) => sql.ref(c)));
-    const arrays = sql.join(cols.map((values, i) => sql`${values}::${sql.raw(PG_TYPES[i]!)}[]`));
+    const arrays = sql.join(cols.map((vs, i) => sql`${vs}::${sql.raw(PG_TYPES[i]!)}[]`));
     await sql`insert into events (${list}) select * from unnest(${arrays})`.execute(trx);
   }
 }
 
-function sqliteInserter(handle: DbHandle): (rows: unknown[][]) => void {
+/** Visitors of a flush per project, for the batch lookup of states that are not cached. */
+function visitorsOf(items: Item[]): Map<string, Set<string>> {
+  const visitors = new Map<string, Set<string>>();
+  for (const it of items) {
+    const set = visitors.get(it.project.id) ?? new Set<string>();
+    visitors.set(it.project.id, set);
+    for (const e of it.events) set.add(e.visitorId);
+  }
+  return visitors;
+}
+
+function sqliteInserter(handle: DbHandle): (values: unknown[]) => void {
   const db = handle.sqlite!;
   const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
   const head = `insert into events (${COLUMNS.join(",")}) values `;
   const one = db.prepare(head + tuple);
   const many = db.prepare(head + Array(SQLITE_CHUNK).fill(tuple).join(","));
-  return (rows) => {
+  const chunk = SQLITE_CHUNK * WIDTH;
+  return (values) => {
     let i = 0;
-    for (; i + SQLITE_CHUNK <= rows.length; i += SQLITE_CHUNK)
-      many.run(rows.slice(i, i + SQLITE_CHUNK).flat());
-    for (; i < rows.length; i++) one.run(rows[i]!);
+    for (; i + chunk <= values.length; i += chunk) many.run(values.slice(i, i + chunk));
+    for (; i < values.length; i += WIDTH) one.run(values.slice(i, i + WIDTH));
   };
 }

@@ -1,0 +1,109 @@
+import type SQLite from "better-sqlite3";
+import { type RawBuilder, SqliteAdapter, sql } from "kysely";
+import type { DbOrTrx } from "../../platform/db/index.js";
+
+/** Merges per bucket of `event_visitor_index`: a bucket holds at most this × mergeRows entries. */
+const MERGES_PER_BUCKET = 8;
+const CHUNK = 200;
+
+/**
+ * SQLite's per-visitor index of events, log-structured (migration 0301): each commit adds its
+ * events to the small `event_visitor_recent`; every `mergeRows` entries they move in key order to
+ * the current bucket of `event_visitor_index`. Only the events writer writes these tables.
+ */
+export class VisitorIndex {
+  private one: SQLite.Statement;
+  private many: SQLite.Statement;
+  private pending: number;
+  private mergeStmts: SQLite.Statement[];
+
+  constructor(
+    private sqlite: SQLite.Database,
+    private mergeRows: number,
+  ) {
+    const head = "insert into event_visitor_recent (project_id, visitor_id, ts, id) values ";
+    this.one = sqlite.prepare(`${head}(?,?,?,?)`);
+    this.many = sqlite.prepare(head + Array(CHUNK).fill("(?,?,?,?)").join(","));
+    this.pending = (
+      sqlite.prepare("select count(*) as n from event_visitor_recent").get() as { n: number }
+    ).n;
+    this.mergeStmts = [
+      // recent's key order is the index's within one bucket: an append-like sequential insert
+      sqlite.prepare(`insert into event_visitor_index (project_id, bucket, visitor_id, ts, id)
+        select project_id, (select bucket from event_index_state), visitor_id, ts, id from event_visitor_recent
+        order by project_id, visitor_id, ts, id`),
+      sqlite.prepare("delete from event_visitor_recent"),
+      sqlite.prepare(
+        `update event_index_state set merges = merges + 1, bucket = max(bucket, (merges + 1) / ${MERGES_PER_BUCKET} + 1)`,
+      ),
+    ];
+  }
+
+  /**
+   * Adds entries for events given as flat column values, `width` per event, with the id, project,
+   * visitor and time at the given offsets. Runs inside the writer's transaction.
+   */
+  add(
+    values: unknown[],
+    width: number,
+    at: { id: number; project: number; visitor: number; ts: number },
+  ): void {
+    const n = values.length / width;
+    const params: unknown[] = new Array(Math.min(n, CHUNK) * 4);
+    let k = 0;
+    let r = 0;
+    for (; r + CHUNK <= n; r += CHUNK) {
+      k = 0;
+      for (let i = r; i < r + CHUNK; i++) {
+        const b = i * width;
+        params[k++] = values[b + at.project];
+        params[k++] = values[b + at.visitor];
+        params[k++] = values[b + at.ts];
+        params[k++] = values[b + at.id];
+      }
+      this.many.run(params);
+    }
+    for (; r < n; r++) {
+      const b = r * width;
+      this.one.run(values[b + at.project], values[b + at.visitor], values[b + at.ts], values[b + at.id]);
+    }
+    this.pending += n;
+  }
+
+  /** Whether enough entries wait in `event_visitor_recent` for a merge. */
+  get mergeDue(): boolean {
+    return this.pending >= this.mergeRows;
+  }
+
+  /** Moves the recent entries into the index; runs inside a transaction of its own. */
+  merge(): void {
+    for (const s of this.mergeStmts) s.run();
+    this.pending = 0;
+  }
+
+  /** The transaction that added entries rolled back: recount what waits. */
+  rollback(): void {
+    this.pending = (
+      this.sqlite.prepare("select count(*) as n from event_visitor_recent").get() as { n: number }
+    ).n;
+  }
+}
+
+/** Whether a Kysely handle or transaction runs on SQLite (where this index replaces the plain one). */
+export function isSqlite(db: DbOrTrx): boolean {
+  return db.getExecutor().adapter instanceof SqliteAdapter;
+}
+
+/** SQLite: ids of the given visitors' events (recent entries and every bucket of the index). */
+export function sqliteVisitorEventIds(projectId: string, visitorIds: string[]): RawBuilder<unknown> {
+  const visitors = sql.join(visitorIds);
+  return sql`select id from event_visitor_recent where project_id = ${projectId} and visitor_id in (${visitors})
+    union all select id from event_visitor_index where project_id = ${projectId}
+    and bucket in (select n from event_index_buckets) and visitor_id in (${visitors})`;
+}
+
+/** SQLite: a visitor's latest event time, from column references (no parameters), 0 when none. */
+export const sqliteVisitorLastSeen = (projectRef: string, visitorRef: string): string =>
+  `max(coalesce((select max(ts) from event_visitor_recent r where r.project_id = ${projectRef} and r.visitor_id = ${visitorRef}), 0),
+   coalesce((select max(ts) from event_visitor_index x where x.project_id = ${projectRef}
+   and x.bucket in (select n from event_index_buckets) and x.visitor_id = ${visitorRef}), 0))`;
