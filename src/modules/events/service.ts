@@ -7,7 +7,7 @@ import "./tables.js";
 import { FieldError, toIncoming, type IncomingEvent } from "./validate.js";
 import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
-import { isSqlite, sqliteVisitorEventIds } from "./visitor-index.js";
+import { isSqlite, sqliteVisitorEventSeqs } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
 
 // Keyed by the database handle, shared by every encapsulated child of one app: one writer per app.
@@ -96,7 +96,7 @@ export async function listEventsForVisitors(
   if (visitorIds.length === 0 || limit <= 0) return [];
   const rows = isSqlite(db)
     ? (
-        await sql<EventTable>`select * from events where id in (${sqliteVisitorEventIds(project.id, visitorIds)})
+        await sql<EventTable>`select * from events where seq in (${sqliteVisitorEventSeqs(project.id, visitorIds)})
           order by ts asc, id asc limit ${limit}`.execute(db)
       ).rows
     : await db

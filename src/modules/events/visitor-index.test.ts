@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
-import { firstTouchForVisitors, listEventsForVisitors } from "./service.js";
+import { firstTouchForVisitors, listEventsForVisitors, writerFor } from "./service.js";
 import { toIncoming } from "./validate.js";
 import { EventWriter } from "./writer.js";
 
@@ -40,6 +40,7 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
       );
       expect(res.status).toBe(200);
     }
+    await writerFor(t.app).idle(); // the last merge runs after the last response
     if (t.app.dbHandle.sqlite) {
       const state = t.app.dbHandle.sqlite.prepare("select merges, bucket from event_index_state").get() as {
         merges: number;
@@ -80,6 +81,25 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
     const http = await a.get("/api/identity", { query: { visitorId: "vc" } });
     expect(http.status).toBe(200);
     expect(http.body.events).toHaveLength(40);
+  });
+
+  it("entries point at the right rows when one request spans several multi-row inserts", async () => {
+    const a = await t.tenant();
+    const project = { id: a.projectId, workspaceId: a.workspaceId };
+    // 450 events: two 200-row inserts and 50 single-row ones, visitors interleaved
+    const events = Array.from({ length: 450 }, (_, i) => ({
+      type: "pageview",
+      visitorId: `w${i % 3}`,
+      url: `${SITE}/p/${i}`,
+      timestamp: new Date(min(0) + i * 1000).toISOString(),
+    }));
+    expect((await send(a, events)).status).toBe(200);
+    for (const v of ["w0", "w1", "w2"]) {
+      const journey = await listEventsForVisitors(t.app.db, project, [v], 1000);
+      expect(journey).toHaveLength(150);
+      expect(journey.every((e) => e.visitorId === v)).toBe(true);
+      expect(journey.map((e) => e.url)).toEqual(events.filter((e) => e.visitorId === v).map((e) => e.url));
+    }
   });
 
   it("a restarted writer (empty cache) continues a session whose last event is merged in an old bucket", async () => {

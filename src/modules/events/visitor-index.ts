@@ -5,6 +5,14 @@ import type { DbOrTrx } from "../../platform/db/index.js";
 /** Merges per bucket of `event_visitor_index`: a bucket holds at most this × mergeRows entries. */
 const MERGES_PER_BUCKET = 8;
 const CHUNK = 200;
+const MERGE_SQL = [
+  // recent's key order is the index's within one bucket: an append-like sequential insert
+  `insert into event_visitor_index (project_id, bucket, visitor_id, ts, seq)
+   select project_id, (select bucket from event_index_state), visitor_id, ts, seq from event_visitor_recent
+   order by project_id, visitor_id, ts, seq`,
+  "delete from event_visitor_recent",
+  `update event_index_state set merges = merges + 1, bucket = max(bucket, (merges + 1) / ${MERGES_PER_BUCKET} + 1)`,
+];
 
 /**
  * SQLite's per-visitor index of events, log-structured (migration 0301): each commit adds its
@@ -21,32 +29,25 @@ export class VisitorIndex {
     private sqlite: SQLite.Database,
     private mergeRows: number,
   ) {
-    const head = "insert into event_visitor_recent (project_id, visitor_id, ts, id) values ";
+    const head = "insert into event_visitor_recent (project_id, visitor_id, ts, seq) values ";
     this.one = sqlite.prepare(`${head}(?,?,?,?)`);
     this.many = sqlite.prepare(head + Array(CHUNK).fill("(?,?,?,?)").join(","));
     this.pending = (
       sqlite.prepare("select count(*) as n from event_visitor_recent").get() as { n: number }
     ).n;
-    this.mergeStmts = [
-      // recent's key order is the index's within one bucket: an append-like sequential insert
-      sqlite.prepare(`insert into event_visitor_index (project_id, bucket, visitor_id, ts, id)
-        select project_id, (select bucket from event_index_state), visitor_id, ts, id from event_visitor_recent
-        order by project_id, visitor_id, ts, id`),
-      sqlite.prepare("delete from event_visitor_recent"),
-      sqlite.prepare(
-        `update event_index_state set merges = merges + 1, bucket = max(bucket, (merges + 1) / ${MERGES_PER_BUCKET} + 1)`,
-      ),
-    ];
+    this.mergeStmts = MERGE_SQL.map((q) => sqlite.prepare(q));
   }
 
   /**
-   * Adds entries for events given as flat column values, `width` per event, with the id, project,
-   * visitor and time at the given offsets. Runs inside the writer's transaction.
+   * Adds entries for events given as flat column values, `width` per event, with the project,
+   * visitor and time at the given offsets; their rows got consecutive keys from `firstSeq`. Runs
+   * inside the writer's transaction.
    */
   add(
     values: unknown[],
     width: number,
-    at: { id: number; project: number; visitor: number; ts: number },
+    firstSeq: number,
+    at: { project: number; visitor: number; ts: number },
   ): void {
     const n = values.length / width;
     const params: unknown[] = new Array(Math.min(n, CHUNK) * 4);
@@ -59,13 +60,13 @@ export class VisitorIndex {
         params[k++] = values[b + at.project];
         params[k++] = values[b + at.visitor];
         params[k++] = values[b + at.ts];
-        params[k++] = values[b + at.id];
+        params[k++] = firstSeq + i;
       }
       this.many.run(params);
     }
     for (; r < n; r++) {
       const b = r * width;
-      this.one.run(values[b + at.project], values[b + at.visitor], values[b + at.ts], values[b + at.id]);
+      this.one.run(values[b + at.project], values[b + at.visitor], values[b + at.ts], firstSeq + r);
     }
     this.pending += n;
   }
@@ -75,7 +76,11 @@ export class VisitorIndex {
     return this.pending >= this.mergeRows;
   }
 
-  /** Moves the recent entries into the index; runs inside a transaction of its own. */
+  /**
+   * Moves the recent entries into the index, in a transaction of its own. It runs on the event
+   * loop: on the helper thread it would hold SQLite's one write lock all the same, and the writer
+   * would idle waiting for it (measured: no faster, bench/README.md).
+   */
   merge(): void {
     for (const s of this.mergeStmts) s.run();
     this.pending = 0;
@@ -94,11 +99,11 @@ export function isSqlite(db: DbOrTrx): boolean {
   return db.getExecutor().adapter instanceof SqliteAdapter;
 }
 
-/** SQLite: ids of the given visitors' events (recent entries and every bucket of the index). */
-export function sqliteVisitorEventIds(projectId: string, visitorIds: string[]): RawBuilder<unknown> {
+/** SQLite: keys (`seq`) of the given visitors' events (recent entries and every bucket of the index). */
+export function sqliteVisitorEventSeqs(projectId: string, visitorIds: string[]): RawBuilder<unknown> {
   const visitors = sql.join(visitorIds);
-  return sql`select id from event_visitor_recent where project_id = ${projectId} and visitor_id in (${visitors})
-    union all select id from event_visitor_index where project_id = ${projectId}
+  return sql`select seq from event_visitor_recent where project_id = ${projectId} and visitor_id in (${visitors})
+    union all select seq from event_visitor_index where project_id = ${projectId}
     and bucket in (select n from event_index_buckets) and visitor_id in (${visitors})`;
 }
 

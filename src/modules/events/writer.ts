@@ -43,7 +43,6 @@ const PG_TYPES = [
 ];
 const WIDTH = COLUMNS.length;
 const AT = {
-  id: COLUMNS.indexOf("id"),
   project: COLUMNS.indexOf("project_id"),
   visitor: COLUMNS.indexOf("visitor_id"),
   ts: COLUMNS.indexOf("ts"),
@@ -81,7 +80,8 @@ export class EventWriter {
   private cancel: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private sessions: SessionTracker;
-  private insertMany?: (values: unknown[]) => void;
+  /** returns the `seq` of the first inserted row (the others follow consecutively) */
+  private insertMany?: (values: unknown[]) => number;
   private visitorIndex?: VisitorIndex;
 
   constructor(
@@ -91,10 +91,6 @@ export class EventWriter {
     private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 0, indexMergeRows: 32_768 },
   ) {
     this.sessions = new SessionTracker(handle.sqlite);
-    // Connection-wide (the app has one SQLite connection): checkpoint the WAL every ~40 MB instead
-    // of every 4 MB. With the default, nearly every group commit paid a checkpoint; measured: COMMIT
-    // cost per row halves (bench/README.md, events). The WAL stays crash-durable either way.
-    handle.sqlite?.pragma("wal_autocheckpoint = 10000");
     if (handle.sqlite) {
       this.insertMany = sqliteInserter(handle);
       this.visitorIndex = new VisitorIndex(handle.sqlite, opts.indexMergeRows);
@@ -114,12 +110,17 @@ export class EventWriter {
     });
   }
 
-  /** Flushes what is queued and waits for it (shutdown). */
-  async close(): Promise<void> {
+  /** Flushes what is queued and waits for it, and for an index merge that follows. */
+  async idle(): Promise<void> {
     while (this.running || this.queue.length > 0) {
       if (!this.running) this.kick();
       await this.running;
     }
+  }
+
+  /** Shutdown: everything queued is committed first. */
+  close(): Promise<void> {
+    return this.idle();
   }
 
   private schedule(): void {
@@ -161,12 +162,15 @@ export class EventWriter {
       });
   }
 
-  /** Between flushes (the writer is the index's only writer): one merge when enough entries wait. */
+  /**
+   * Between flushes (the writer is the index's only writer): one merge when enough entries wait.
+   * Requests keep arriving and queue meanwhile; the next flush takes them together.
+   */
   private async mergeIndexIfDue(): Promise<void> {
     const index = this.visitorIndex;
     if (!index?.mergeDue) return;
     try {
-      // Through Kysely's transaction so no other transaction is open on the connection meanwhile.
+      // Through Kysely's transaction, so no other one is open on the connection meanwhile.
       await this.handle.db.transaction().execute(async () => index.merge());
     } catch (err) {
       index.rollback();
@@ -261,8 +265,8 @@ export class EventWriter {
     if (this.insertMany) {
       // Same connection and transaction as `trx` (better-sqlite3 has one connection), without
       // Kysely's per-statement compile cost.
-      this.insertMany(values);
-      this.visitorIndex!.add(values, WIDTH, AT);
+      const firstSeq = this.insertMany(values);
+      this.visitorIndex!.add(values, WIDTH, firstSeq, AT);
       return;
     }
     const n = values.length / WIDTH;
@@ -284,7 +288,11 @@ function visitorsOf(items: Item[]): Map<string, Set<string>> {
   return visitors;
 }
 
-function sqliteInserter(handle: DbHandle): (values: unknown[]) => void {
+/**
+ * SQLite inserts of flat column values. One connection, one writer: rows of one run get
+ * consecutive `seq` keys (max + 1 each), so the first key is the last one minus the count.
+ */
+function sqliteInserter(handle: DbHandle): (values: unknown[]) => number {
   const db = handle.sqlite!;
   const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
   const head = `insert into events (${COLUMNS.join(",")}) values `;
@@ -292,8 +300,16 @@ function sqliteInserter(handle: DbHandle): (values: unknown[]) => void {
   const many = db.prepare(head + Array(SQLITE_CHUNK).fill(tuple).join(","));
   const chunk = SQLITE_CHUNK * WIDTH;
   return (values) => {
+    let first = -1;
     let i = 0;
-    for (; i + chunk <= values.length; i += chunk) many.run(values.slice(i, i + chunk));
-    for (; i < values.length; i += WIDTH) one.run(values.slice(i, i + WIDTH));
+    for (; i + chunk <= values.length; i += chunk) {
+      const last = Number(many.run(values.slice(i, i + chunk)).lastInsertRowid);
+      if (first < 0) first = last - SQLITE_CHUNK + 1;
+    }
+    for (; i < values.length; i += WIDTH) {
+      const last = Number(one.run(values.slice(i, i + WIDTH)).lastInsertRowid);
+      if (first < 0) first = last;
+    }
+    return first;
   };
 }

@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { type Config, isPostgres } from "../../config.js";
+import { startCheckpointer } from "./checkpointer.js";
 import type { Database } from "./types.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -70,7 +71,22 @@ export function openDatabase(config: Config): DbHandle {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: "sqlite", sqlite, close: () => db.destroy() };
+  if (config.sqlitePath === ":memory:") return { db, dialect: "sqlite", sqlite, close: () => db.destroy() };
+  // Checkpoints run on their own thread (checkpointer.ts); this connection checkpoints only if the
+  // WAL passes ~400 MB, should that thread fall behind.
+  sqlite.pragma("wal_autocheckpoint = 100000");
+  const checkpointer = startCheckpointer(config.sqlitePath, {
+    onError: (message) => process.emitWarning(`WAL checkpoint failed: ${message}`),
+  });
+  return {
+    db,
+    dialect: "sqlite",
+    sqlite,
+    close: async () => {
+      await checkpointer.stop();
+      await db.destroy();
+    },
+  };
 }
 
 // PostgreSQL: deadlock_detected and serialization_failure mean "run it again"; the server has

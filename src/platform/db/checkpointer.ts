@@ -1,0 +1,77 @@
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/**
+ * WAL checkpoints on a thread of their own. A checkpoint copies pages from the WAL back into the
+ * database file and syncs it; with SQLite's auto-checkpoint that I/O runs inside whichever COMMIT
+ * crosses the threshold, on the event loop (~10% of the events writer's time under batch load,
+ * bench/README.md). Here a worker with its own connection runs PASSIVE checkpoints, which never
+ * block writers or readers; the app's connection keeps a far higher auto-checkpoint as a backstop.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.path);
+db.pragma("busy_timeout = 1000");
+let stopped = false;
+const tick = () => {
+  if (stopped) return;
+  let behind = false;
+  try {
+    const [r] = db.pragma("wal_checkpoint(PASSIVE)");
+    // The WAL starts over (instead of growing) only when a write begins with every frame copied;
+    // frames committed during a pass are copied right away, so the next pass is short.
+    behind = r.checkpointed < r.log;
+    // Still far behind (writes land during every pass): a RESTART waits for the writer once and
+    // lets the WAL start over.
+    if (r.log > workerData.restartFrames) db.pragma("wal_checkpoint(RESTART)");
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+  }
+  if (behind) setImmediate(tick);
+  else setTimeout(tick, workerData.intervalMs);
+};
+parentPort.on("message", (m) => {
+  if (m === "stop") {
+    stopped = true;
+    db.close();
+    parentPort.close();
+  }
+});
+setTimeout(tick, workerData.intervalMs);
+`;
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+export function startCheckpointer(
+  path: string,
+  opts: { intervalMs?: number; restartFrames?: number; onError?: (message: string) => void } = {},
+): Checkpointer {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      path,
+      driver: createRequire(import.meta.url).resolve("better-sqlite3"),
+      intervalMs: opts.intervalMs ?? 100,
+      // 16384 frames of 4 KiB: the WAL stays under ~64 MB plus one pass
+      restartFrames: opts.restartFrames ?? 16_384,
+    },
+  });
+  worker.unref();
+  let exited = false;
+  worker.on("message", (m: { error?: string }) => m.error && opts.onError?.(m.error));
+  worker.on("error", (err) => opts.onError?.(err.message));
+  worker.on("exit", () => {
+    exited = true;
+  });
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        worker.once("exit", () => resolve());
+        worker.postMessage("stop");
+      }),
+  };
+}
