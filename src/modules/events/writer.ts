@@ -156,6 +156,7 @@ export class EventWriter {
     this.queued -= events;
     this.running = this.flush(items)
       .then(() => this.mergeIndexIfDue())
+      .then(() => this.maintainWal())
       .finally(() => {
         this.running = null;
         if (this.queue.length > 0) this.kick();
@@ -175,6 +176,15 @@ export class EventWriter {
     } catch (err) {
       index.rollback();
       this.log.error({ err }, "merging the per-visitor event index failed; entries stay in the recent table");
+    }
+  }
+
+  /** Between flushes: the WAL may start over (back-to-back commits never leave it a moment). */
+  private async maintainWal(): Promise<void> {
+    try {
+      await this.handle.maintainWal?.();
+    } catch (err) {
+      this.log.warn({ err }, "WAL truncation failed; the checkpoint thread keeps copying");
     }
   }
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction, sql } from "kysely";
 import pg from "pg";
 import { type Config, isPostgres } from "../../config.js";
 import { startCheckpointer } from "./checkpointer.js";
@@ -18,6 +18,8 @@ export interface DbHandle {
   dialect: Dialect;
   /** Raw driver for hot paths (group-commit writer, benchmarks). */
   sqlite?: SQLite.Database;
+  /** SQLite files: lets the WAL start over when it has grown; call between write transactions */
+  maintainWal?: () => Promise<void>;
   pool?: pg.Pool;
   close(): Promise<void>;
 }
@@ -82,6 +84,13 @@ export function openDatabase(config: Config): DbHandle {
     db,
     dialect: "sqlite",
     sqlite,
+    // Through Kysely's connection, so no transaction is open on it meanwhile.
+    maintainWal: () =>
+      checkpointer.restartIfLarge(async () => {
+        await db.connection().execute(async (c) => {
+          await sql`pragma wal_checkpoint(truncate)`.execute(c);
+        });
+      }),
     close: async () => {
       await checkpointer.stop();
       await db.destroy();
