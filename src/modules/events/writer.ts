@@ -1,54 +1,12 @@
 import type { FastifyBaseLogger } from "fastify";
-import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbHandle, Trx } from "../../platform/db/index.js";
 import type { CommittedEvent, EventBus } from "../../platform/event-bus.js";
 import { timeOrderedId } from "./ids.js";
+import { AT, WIDTH, insertPostgres, sqliteInserter } from "./rows.js";
 import { SessionTracker } from "./sessions.js";
 import { VisitorIndex } from "./visitor-index.js";
-import type { EventTable } from "./tables.js";
 import type { IncomingEvent } from "./validate.js";
-
-const COLUMNS = [
-  "id",
-  "project_id",
-  "visitor_id",
-  "lead_id",
-  "type",
-  "url",
-  "referrer",
-  "data",
-  "ts",
-  "received_at",
-  "session_id",
-  "channel",
-  "source",
-  "is_bot",
-] as const satisfies readonly (keyof EventTable)[];
-const PG_TYPES = [
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "bigint",
-  "bigint",
-  "text",
-  "text",
-  "text",
-  "integer",
-];
-const WIDTH = COLUMNS.length;
-const AT = {
-  project: COLUMNS.indexOf("project_id"),
-  visitor: COLUMNS.indexOf("visitor_id"),
-  ts: COLUMNS.indexOf("ts"),
-};
-// 14 columns × 200 rows = 2800 parameters, far under SQLite's 32766.
-const SQLITE_CHUNK = 200;
 
 export interface WriterOptions {
   /** flush as soon as this many events wait */
@@ -214,7 +172,7 @@ export class EventWriter {
     try {
       await this.handle.db.transaction().execute(async (trx) => {
         if (this.sessions.needsLoad) await this.sessions.load(trx, visitorsOf(items));
-        // Column values of all rows, one after another (COLUMNS order): the multi-row insert binds
+        // Column values of all rows, one after another (in `COLUMNS` order, rows.ts): inserts bind
         // slices of it directly.
         const values: unknown[] = [];
         const committed: CommittedEvent[] = [];
@@ -279,11 +237,7 @@ export class EventWriter {
       this.visitorIndex!.add(values, WIDTH, firstSeq, AT);
       return;
     }
-    const n = values.length / WIDTH;
-    const cols = COLUMNS.map((_, c) => Array.from({ length: n }, (_, r) => values[r * WIDTH + c]));
-    const list = sql.join(COLUMNS.map((c) => sql.ref(c)));
-    const arrays = sql.join(cols.map((vs, i) => sql`${vs}::${sql.raw(PG_TYPES[i]!)}[]`));
-    await sql`insert into events (${list}) select * from unnest(${arrays})`.execute(trx);
+    await insertPostgres(trx, values);
   }
 }
 
@@ -296,30 +250,4 @@ function visitorsOf(items: Item[]): Map<string, Set<string>> {
     for (const e of it.events) set.add(e.visitorId);
   }
   return visitors;
-}
-
-/**
- * SQLite inserts of flat column values. One connection, one writer: rows of one run get
- * consecutive `seq` keys (max + 1 each), so the first key is the last one minus the count.
- */
-function sqliteInserter(handle: DbHandle): (values: unknown[]) => number {
-  const db = handle.sqlite!;
-  const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
-  const head = `insert into events (${COLUMNS.join(",")}) values `;
-  const one = db.prepare(head + tuple);
-  const many = db.prepare(head + Array(SQLITE_CHUNK).fill(tuple).join(","));
-  const chunk = SQLITE_CHUNK * WIDTH;
-  return (values) => {
-    let first = -1;
-    let i = 0;
-    for (; i + chunk <= values.length; i += chunk) {
-      const last = Number(many.run(values.slice(i, i + chunk)).lastInsertRowid);
-      if (first < 0) first = last - SQLITE_CHUNK + 1;
-    }
-    for (; i < values.length; i += WIDTH) {
-      const last = Number(one.run(values.slice(i, i + WIDTH)).lastInsertRowid);
-      if (first < 0) first = last;
-    }
-    return first;
-  };
 }
