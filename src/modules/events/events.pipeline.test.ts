@@ -107,6 +107,28 @@ describe("group commit limits", () => {
     expect(sizes).toEqual([3, 2, 4]);
     expect((await rowsOf(a)).length).toBe(9);
   });
+
+  it("lets the database maintain its WAL between flushes, never inside one", async () => {
+    const a = await t.tenant();
+    const project = { id: a.projectId, workspaceId: a.workspaceId };
+    let open = 0;
+    const bus = new EventBus();
+    bus.register("in-flush", async () => {
+      open++;
+    });
+    const calls: number[] = [];
+    // the handle as openDatabase gives it, with the WAL hook observed
+    const handle = { ...t.app.dbHandle, maintainWal: async () => void calls.push(open) };
+    const writer = new EventWriter(handle, bus, t.app.log, {
+      maxEvents: 1,
+      maxDelayMs: 0,
+      indexMergeRows: 32_768,
+    });
+    const ev = (v: string) => toIncoming({ type: "x", visitorId: v, url: SITE }, "", {}, Date.now());
+    await Promise.all([writer.write(project, [ev("a")], false), writer.write(project, [ev("b")], false)]);
+    await writer.idle();
+    expect(calls).toEqual([1, 2]); // once after each of the two flushes
+  });
 });
 
 describe("sessions", () => {

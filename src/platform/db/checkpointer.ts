@@ -52,8 +52,10 @@ export interface Checkpointer {
    * Truncates the WAL through the app's connection when it holds more than `restartFrames`
    * frames (as the thread last saw it). Call it with no transaction open on that connection;
    * the thread has copied nearly every frame already, so this costs a few milliseconds.
+   * `truncate` answers whether the WAL was reset (a checkpoint busy elsewhere leaves it be, and
+   * the next call tries again).
    */
-  restartIfLarge(truncate: () => Promise<void>): Promise<void>;
+  restartIfLarge(truncate: () => Promise<boolean>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -85,8 +87,7 @@ export function startCheckpointer(
   return {
     async restartIfLarge(truncate) {
       if (frames <= restartFrames) return;
-      frames = 0;
-      await truncate();
+      if (await truncate()) frames = 0;
     },
     stop: () =>
       new Promise<void>((resolve) => {

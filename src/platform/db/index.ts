@@ -86,11 +86,12 @@ export function openDatabase(config: Config): DbHandle {
     sqlite,
     // Through Kysely's connection, so no transaction is open on it meanwhile.
     maintainWal: () =>
-      checkpointer.restartIfLarge(async () => {
-        await db.connection().execute(async (c) => {
-          await sql`pragma wal_checkpoint(truncate)`.execute(c);
-        });
-      }),
+      checkpointer.restartIfLarge(() =>
+        db.connection().execute(async (c) => {
+          const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(truncate)`.execute(c);
+          return rows[0]?.busy === 0;
+        }),
+      ),
     close: async () => {
       await checkpointer.stop();
       await db.destroy();
