@@ -1,15 +1,10 @@
 import type SQLite from "better-sqlite3";
-import { PostgresAdapter, sql } from "kysely";
-import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import { sql } from "kysely";
+import { type Trx, isPostgresDb } from "../../platform/db/index.js";
 import { VisitorSketch } from "./hll.js";
 import { statement } from "./raw.js";
 import { applyWeeklySketches } from "./sketches.js";
 import "./tables.js";
-
-/** Row locks only matter (and only parse) on PostgreSQL. */
-export function isPostgresDb(db: DbOrTrx): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /**
  * A row per day holding only the day's visitor sketch over all channels, so totals merge one

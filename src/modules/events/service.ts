@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
 import { FieldError, toIncoming, type IncomingEvent } from "./validate.js";
 import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
-import { isSqlite, sqliteVisitorEventSeqs } from "./visitor-index.js";
+import { sqliteVisitorEventSeqs } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
 
 // Keyed by the database handle, shared by every encapsulated child of one app: one writer per app.
@@ -94,12 +94,8 @@ export async function listEventsForVisitors(
   limit: number,
 ): Promise<StoredEvent[]> {
   if (visitorIds.length === 0 || limit <= 0) return [];
-  const rows = isSqlite(db)
-    ? (
-        await sql<EventTable>`select * from events where seq in (${sqliteVisitorEventSeqs(project.id, visitorIds)})
-          order by ts asc, id asc limit ${limit}`.execute(db)
-      ).rows
-    : await db
+  const rows = isPostgresDb(db)
+    ? await db
         .selectFrom("events")
         .selectAll()
         .where("project_id", "=", project.id)
@@ -107,7 +103,11 @@ export async function listEventsForVisitors(
         .orderBy("ts", "asc")
         .orderBy("id", "asc")
         .limit(limit)
-        .execute();
+        .execute()
+    : (
+        await sql<EventTable>`select * from events where seq in (${sqliteVisitorEventSeqs(project.id, visitorIds)})
+          order by ts asc, id asc limit ${limit}`.execute(db)
+      ).rows;
   return rows.map((r) => ({
     id: r.id,
     visitorId: r.visitor_id,

@@ -1,9 +1,9 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
 import { timeOrderedId } from "./ids.js";
-import { isSqlite, sqliteVisitorLastSeen } from "./visitor-index.js";
+import { sqliteVisitorLastSeen } from "./visitor-index.js";
 import type { EventVisitorTable } from "./tables.js";
 
 /** 30 minutes of inactivity end a session (GA4, Plausible). */
@@ -250,9 +250,9 @@ export class SessionTracker {
  * restart, when the in-memory session state is gone.
  */
 export function visitorsWithLastSeen(db: DbOrTrx, projectId: string, visitorIds: string[]) {
-  const lastSeen = isSqlite(db)
-    ? sqliteVisitorLastSeen("v.project_id", "v.visitor_id")
-    : "(select max(e.ts) from events e where e.project_id = v.project_id and e.visitor_id = v.visitor_id)";
+  const lastSeen = isPostgresDb(db)
+    ? "(select max(e.ts) from events e where e.project_id = v.project_id and e.visitor_id = v.visitor_id)"
+    : sqliteVisitorLastSeen("v.project_id", "v.visitor_id");
   return db
     .selectFrom("event_visitors as v")
     .selectAll("v")

@@ -1,6 +1,5 @@
 import type SQLite from "better-sqlite3";
-import { type RawBuilder, SqliteAdapter, sql } from "kysely";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import { type RawBuilder, sql } from "kysely";
 
 /** Merges per bucket of `event_visitor_index`: a bucket holds at most this × mergeRows entries. */
 const MERGES_PER_BUCKET = 8;
@@ -24,17 +23,18 @@ export class VisitorIndex {
   private many: SQLite.Statement;
   private pending: number;
   private mergeStmts: SQLite.Statement[];
+  private countRecent: SQLite.Statement;
 
   constructor(
-    private sqlite: SQLite.Database,
+    sqlite: SQLite.Database,
     private mergeRows: number,
   ) {
     const head = "insert into event_visitor_recent (project_id, visitor_id, ts, seq) values ";
     this.one = sqlite.prepare(`${head}(?,?,?,?)`);
     this.many = sqlite.prepare(head + Array(CHUNK).fill("(?,?,?,?)").join(","));
-    this.pending = (
-      sqlite.prepare("select count(*) as n from event_visitor_recent").get() as { n: number }
-    ).n;
+    // what waits from before a restart counts towards the next merge
+    this.countRecent = sqlite.prepare("select count(*) as n from event_visitor_recent").pluck();
+    this.pending = this.countRecent.get() as number;
     this.mergeStmts = MERGE_SQL.map((q) => sqlite.prepare(q));
   }
 
@@ -88,15 +88,8 @@ export class VisitorIndex {
 
   /** The transaction that added entries rolled back: recount what waits. */
   rollback(): void {
-    this.pending = (
-      this.sqlite.prepare("select count(*) as n from event_visitor_recent").get() as { n: number }
-    ).n;
+    this.pending = this.countRecent.get() as number;
   }
-}
-
-/** Whether a Kysely handle or transaction runs on SQLite (where this index replaces the plain one). */
-export function isSqlite(db: DbOrTrx): boolean {
-  return db.getExecutor().adapter instanceof SqliteAdapter;
 }
 
 /** SQLite: keys (`seq`) of the given visitors' events (recent entries and every bucket of the index). */

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction, sql } from "kysely";
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction, sql } from "kysely";
 import pg from "pg";
 import { type Config, isPostgres } from "../../config.js";
 import { startCheckpointer } from "./checkpointer.js";
@@ -22,6 +22,11 @@ export interface DbHandle {
   maintainWal?: () => Promise<void>;
   pool?: pg.Pool;
   close(): Promise<void>;
+}
+
+/** Whether a handle or transaction runs on PostgreSQL (for dialect-specific SQL: row locks, indexes). */
+export function isPostgresDb(db: DbOrTrx): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // int8 and numeric come back as strings by default; our values fit in a double.
