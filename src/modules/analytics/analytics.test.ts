@@ -11,6 +11,12 @@ afterAll(async () => t.close());
 
 const scope = (a: Tenant): Scope => ({ projectId: a.projectId, workspaceId: a.workspaceId });
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/**
+ * "Now" for the seeded journeys, kept out of the day's last 10 minutes: events a few minutes
+ * after a session's start must fall on the same UTC day as the session whatever the clock says
+ * (a run at 23:59 put v3b's purchase on the next day).
+ */
+const seedNow = () => Math.min(Date.now(), Math.floor(Date.now() / DAY) * DAY + DAY - 10 * 60_000);
 
 /**
  * A small journey set (times relative to now):
@@ -67,7 +73,7 @@ const byChannel = (body: { channels: { channel: string; creditedConversions: num
 
 describe("GET /api/attribution/summary", () => {
   let a: Tenant;
-  const now = Date.now();
+  const now = seedNow();
   beforeAll(async () => {
     a = await t.tenant();
     await seedJourneys(a, now);
@@ -149,7 +155,7 @@ describe("GET /api/attribution/summary", () => {
 
 describe("GET /api/analytics/summary", () => {
   let a: Tenant;
-  const now = Date.now();
+  const now = seedNow();
   beforeAll(async () => {
     a = await t.tenant();
     await seedJourneys(a, now);
