@@ -319,3 +319,20 @@ describe("server-side events of a lead", () => {
     expect(summary.body).toMatchObject({ visitors: 1, conversions: 1, leads: 1 });
   });
 });
+
+describe("touchpoints", () => {
+  it("a session id seen in one project still starts a touchpoint in another", async () => {
+    const [a, b] = [await t.tenant(), await t.tenant()];
+    const at = Date.now() - DAY;
+    for (const x of [a, b])
+      await commitEvents(t.app, [
+        committed(scope(x), { visitorId: "same", channel: "email", timestamp: at, sessionId: "ses_shared" }),
+      ]);
+    const rows = await t.app.db
+      .selectFrom("analytics_touchpoints")
+      .select(["project_id", "channel"])
+      .where("session_id", "=", "ses_shared")
+      .execute();
+    expect(rows.map((r) => r.project_id).sort()).toEqual([a.projectId, b.projectId].sort());
+  });
+});

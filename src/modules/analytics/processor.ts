@@ -52,7 +52,8 @@ interface ProcessorContext {
   raw?: SQLite.Database;
   /**
    * Sessions whose touchpoint this process already wrote, so a continuing session costs no
-   * statement (session ids are unique across projects: time plus random bits). Safe across nodes (the row exists) and across a rolled-back commit (the events
+   * statement. Keyed by project too: a session id is only the writer's to make unique, and
+   * server-side or test callers may reuse one in another project. Safe across nodes (the row exists) and across a rolled-back commit (the events
    * module then gives a new session id, and a continuing session's row was committed before).
    */
   seenSessions: Set<string>;
@@ -102,12 +103,12 @@ async function recordTouchpoints(
 ): Promise<void> {
   const starts = new Map<string, CommittedEvent>();
   for (const e of list) {
-    if (ctx.seenSessions.has(e.sessionId)) continue;
+    if (ctx.seenSessions.has(`${projectId}|${e.sessionId}`)) continue;
     const prev = starts.get(e.sessionId);
     if (!prev || e.timestamp < prev.timestamp) starts.set(e.sessionId, e);
   }
   if (ctx.seenSessions.size + starts.size > SEEN_SESSIONS_MAX) ctx.seenSessions.clear();
-  for (const id of starts.keys()) ctx.seenSessions.add(id);
+  for (const id of starts.keys()) ctx.seenSessions.add(`${projectId}|${id}`);
   // person_key is the visitor's: persons are resolved through analytics_links at credit time.
   if (ctx.raw) {
     const insert = statement(ctx.raw, INSERT_TOUCHPOINT);
