@@ -43,7 +43,7 @@ export function forgetCachedGoals(projectId: string): void {
  * a visitor hash; conversions, rare, carry the lookups.
  */
 export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): EventProcessor {
-  const ctx: ProcessorContext = { raw: handle.sqlite, seenSessions: new Set() };
+  const ctx: ProcessorContext = { raw: handle.sqlite, seenSessions: new Map(), seenCount: 0 };
   return (trx, events) => processAnalyticsEvents(trx, events, ctx);
 }
 
@@ -51,12 +51,16 @@ interface ProcessorContext {
   /** SQLite: the connection under the transaction, for prepared statements on the hot path */
   raw?: SQLite.Database;
   /**
-   * Sessions whose touchpoint this process already wrote, so a continuing session costs no
-   * statement. Keyed by project too: a session id is only the writer's to make unique, and
-   * server-side or test callers may reuse one in another project. Safe across nodes (the row exists) and across a rolled-back commit (the events
-   * module then gives a new session id, and a continuing session's row was committed before).
+   * Sessions whose touchpoint this process already wrote, per project, so a continuing session
+   * costs no statement. Per project: a session id is only the writer's to make unique, and
+   * server-side or test callers may reuse one in another project. No key string is built per
+   * event (the session id strings come from the writer's session cache, their hashes cached).
+   * Safe across nodes (the row exists) and across a rolled-back commit (the events module then
+   * gives a new session id, and a continuing session's row was committed before).
    */
-  seenSessions: Set<string>;
+  seenSessions: Map<string, Set<string>>;
+  /** sessions held in `seenSessions` over all projects */
+  seenCount: number;
 }
 const SEEN_SESSIONS_MAX = 200_000;
 
@@ -102,13 +106,25 @@ async function recordTouchpoints(
   ctx: ProcessorContext,
 ): Promise<void> {
   const starts = new Map<string, CommittedEvent>();
+  const seen = ctx.seenSessions.get(projectId);
   for (const e of list) {
-    if (ctx.seenSessions.has(`${projectId}|${e.sessionId}`)) continue;
+    if (seen?.has(e.sessionId)) continue;
     const prev = starts.get(e.sessionId);
     if (!prev || e.timestamp < prev.timestamp) starts.set(e.sessionId, e);
   }
-  if (ctx.seenSessions.size + starts.size > SEEN_SESSIONS_MAX) ctx.seenSessions.clear();
-  for (const id of starts.keys()) ctx.seenSessions.add(`${projectId}|${id}`);
+  if (ctx.seenCount + starts.size > SEEN_SESSIONS_MAX) {
+    ctx.seenSessions.clear();
+    ctx.seenCount = 0;
+  }
+  if (starts.size > 0) {
+    let set = ctx.seenSessions.get(projectId);
+    if (!set) {
+      set = new Set();
+      ctx.seenSessions.set(projectId, set);
+    }
+    for (const id of starts.keys()) set.add(id);
+    ctx.seenCount += starts.size;
+  }
   // person_key is the visitor's: persons are resolved through analytics_links at credit time.
   if (ctx.raw) {
     const insert = statement(ctx.raw, INSERT_TOUCHPOINT);
