@@ -118,7 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     retryScale: num(env.RETRY_SCALE, 1),
     logLevel: env.LOG_LEVEL ?? "info",
     startWorkers: true,
-    eventIndexMergeRows: num(env.EVENT_INDEX_MERGE_ROWS, 32_768),
+    eventIndexMergeRows: num(env.EVENT_INDEX_MERGE_ROWS, 262_144),
   };
   return { ...base, ...overrides };
 }

@@ -1,9 +1,9 @@
 /**
  * Batch ingest: POST /api/events with 500 events per request (batch format) against raw
- * better-sqlite3 prepared inserts of the same rows in one transaction, same schema, same run:
- * each event's row in `events` plus its per-visitor index entry (`event_visitor_recent`, what the
- * `(project_id, visitor_id, ts)` index on `events` was before migration 0301), and, for reference,
- * the `events` rows alone.
+ * better-sqlite3 prepared inserts of the same rows into `events` in one transaction, same schema,
+ * same run (the issue's baseline), and, for reference, the same rows with a plain
+ * `(project_id, visitor_id, ts)` index on `events` (what a per-visitor lookup needs, and what Lift
+ * had before migration 0301).
  * Lift runs as built (every module's event processors) and with processors unregistered (the
  * events module alone); the figure is the median of the per-round ratios (shared, noisy machine).
  * Run: npx tsx bench/events/batch-ingest.bench.ts   (BENCH_ROUNDS=3, BENCH_SECONDS=5, BENCH_VISITORS=20000)
@@ -34,9 +34,9 @@ const eventOf = (i: number) => ({
 
 /**
  * The same rows as the writer stores, inserted with one prepared statement per table in one
- * transaction into a freshly migrated file; `withIndex` adds each row's per-visitor index entry.
+ * transaction into a freshly migrated file; `withIndex` adds a plain per-visitor index first.
  */
-async function rawBaseline(withIndex = true): Promise<number> {
+async function rawBaseline(withIndex = false): Promise<number> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-raw-"));
   const handle = openDatabase(loadConfig({}, { dataDir, secretKey: "bench" }));
   await migrateToLatest(handle.db, handle.dialect);
@@ -65,13 +65,10 @@ async function rawBaseline(withIndex = true): Promise<number> {
       0,
     ];
   });
-  const entry = db.prepare(
-    "insert into event_visitor_recent (project_id, visitor_id, ts, seq) values (?,?,?,?)",
-  );
+  if (withIndex) db.exec("create index events_visitor_ts_ref on events (project_id, visitor_id, ts)");
   const insertAll = db.transaction((rs: unknown[][]) => {
     for (const r of rs) {
-      const { lastInsertRowid } = stmt.run(r);
-      if (withIndex) entry.run(r[1], r[2], r[8], lastInsertRowid);
+      stmt.run(r);
     }
   });
   const started = performance.now();
@@ -121,19 +118,19 @@ try {
       before = after;
     }
   }
-  const rowsOnly = [await rawBaseline(false), await rawBaseline(false), await rawBaseline(false)];
+  const withIndex = [await rawBaseline(true), await rawBaseline(true), await rawBaseline(true)];
   console.log(
-    `raw better-sqlite3 (prepared inserts, one transaction), rows + visitor index  events/s ${raw.map((x) => x.toFixed(0)).join(" / ")}`,
+    `raw better-sqlite3 (prepared inserts, one transaction), events rows  events/s ${raw.map((x) => x.toFixed(0)).join(" / ")}`,
   );
   console.log(
-    `raw better-sqlite3, events rows alone (reference)  events/s ${rowsOnly.map((x) => x.toFixed(0)).join(" / ")}  median ${median(rowsOnly).toFixed(0)}`,
+    `raw better-sqlite3, rows + plain per-visitor index (reference)  events/s ${withIndex.map((x) => x.toFixed(0)).join(" / ")}  median ${median(withIndex).toFixed(0)}`,
   );
   for (let i = 0; i < lifts.length; i++) {
     const eps = got[i]!.map((x) => x.rps * PER_REQUEST);
     const ratios = eps.map((e, r) => e / rawAround[i]![r]!);
     const p50 = median(got[i]!.map((x) => x.p50));
     console.log(
-      `${lifts[i]!.name.padEnd(28)} events/s ${eps.map((x) => x.toFixed(0)).join(" / ")}  p50 ${p50} ms  median ratio ${median(ratios).toFixed(2)} (to rows alone: ${(median(eps) / median(rowsOnly)).toFixed(2)})`,
+      `${lifts[i]!.name.padEnd(28)} events/s ${eps.map((x) => x.toFixed(0)).join(" / ")}  median ${median(eps).toFixed(0)}  p50 ${p50} ms  median ratio ${median(ratios).toFixed(2)} (to rows + plain index: ${(median(eps) / median(withIndex)).toFixed(2)})`,
     );
   }
   console.log(

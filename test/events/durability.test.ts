@@ -118,6 +118,8 @@ describe("durability", () => {
     server = await startServer();
     const publicKey = /public key:\s+(\S+)/.exec(server.output())?.[1];
     expect(publicKey).toMatch(/^svc_pk_/);
+    const apiKey = /project API key:\s+(\S+)/.exec(server.output())?.[1];
+    expect(apiKey).toBeTruthy();
     const post = (body: unknown) =>
       fetch(`${server!.base}/api/events`, {
         method: "POST",
@@ -145,6 +147,17 @@ describe("durability", () => {
     const rows = await storedEvents();
     expect(rows).toHaveLength(400);
     expect(new Set(rows.map((r) => r.visitor_id)).size).toBe(160);
+
+    // Journeys after the restart: on SQLite the newest events' per-visitor entries lived only in
+    // the killed process (the index's tail) and are rebuilt from the stored rows.
+    for (const visitorId of ["b3", "s42"]) {
+      const res = await fetch(`${server.base}/api/identity?visitorId=${visitorId}`, {
+        headers: { "x-api-key": apiKey! },
+      });
+      expect(res.status).toBe(200);
+      const journey = (await res.json()) as { events: unknown[] };
+      expect(journey.events).toHaveLength(visitorId === "b3" ? 25 : 1);
+    }
 
     // A visitor coming back within 30 minutes continues its session after the restart.
     const before = rows.find((r) => r.visitor_id === "s7")!.session_id;

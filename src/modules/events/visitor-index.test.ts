@@ -1,10 +1,18 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
 import { firstTouchForVisitors, listEventsForVisitors, writerFor } from "./service.js";
 import { toIncoming } from "./validate.js";
+import { loadConfig } from "../../config.js";
+import { type DbHandle, openDatabase } from "../../platform/db/index.js";
+import { migrateToLatest } from "../../platform/db/migrate.js";
+import { AT, WIDTH, sqliteInserter } from "./rows.js";
+import { VisitorIndex } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
 
-// A merge every 5 events: a few requests cross merges and bucket boundaries (8 merges a bucket).
+// A merge every 5 events: requests cross merges, each merge writes a bucket of its own.
 const MERGE_ROWS = 5;
 let t: TestApp;
 beforeAll(async () => {
@@ -27,7 +35,7 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
     const a = await t.tenant();
     const project = { id: a.projectId, workspaceId: a.workspaceId };
     // 3 visitors × 40 events, one request per minute-step: a merge after every second request
-    // (6 entries waiting ≥ 5), so 20 merges over buckets 1–3.
+    // (6 entries waiting ≥ 5), so 20 merges, 20 buckets.
     for (let step = 0; step < 40; step++) {
       const res = await send(
         a,
@@ -41,23 +49,26 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
       expect(res.status).toBe(200);
     }
     await writerFor(t.app).idle(); // the last merge runs after the last response
-    if (t.app.dbHandle.sqlite) {
-      const state = t.app.dbHandle.sqlite.prepare("select merges, bucket from event_index_state").get() as {
-        merges: number;
+    const sqlite = t.app.dbHandle.sqlite;
+    if (sqlite) {
+      // one bucket per merge, published in its last step; the tail is empty after the last merge
+      const state = sqlite.prepare("select bucket, merged_seq from event_index_state").get() as {
         bucket: number;
+        merged_seq: number;
       };
-      expect(state.merges).toBe(20);
-      expect(state.bucket).toBe(3);
-      const recent = t.app.dbHandle.sqlite
-        .prepare("select count(*) as n from event_visitor_recent")
-        .get() as {
-        n: number;
-      };
-      expect(recent.n).toBe(0);
-      const buckets = t.app.dbHandle.sqlite
-        .prepare("select count(distinct bucket) as n from event_visitor_index where project_id = ?")
-        .get(a.projectId) as { n: number };
-      expect(buckets.n).toBe(3);
+      const maxSeq = sqlite.prepare("select max(seq) from events").pluck().get() as number;
+      expect(state.merged_seq).toBe(maxSeq);
+      const buckets = sqlite
+        .prepare(
+          "select count(distinct bucket) as n, max(bucket) as last from event_visitor_index where project_id = ?",
+        )
+        .get(a.projectId) as { n: number; last: number };
+      expect(buckets).toEqual({ n: 20, last: state.bucket - 1 });
+      const tail = sqlite
+        .prepare("select count(*) from event_visitor_tail(?, ?)")
+        .pluck()
+        .get(a.projectId, JSON.stringify(["va", "vb", "vc"]));
+      expect(tail).toBe(0);
     }
     const stored = await t.app.db
       .selectFrom("events")
@@ -121,6 +132,7 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
         a,
         Array.from({ length: 5 }, (_, j) => ({ type: "pageview", visitorId: `o${i}-${j}`, url: SITE })),
       );
+    await writerFor(t.app).idle(); // the old writer's last merge is done, as at a shutdown
     const fresh = new EventWriter(t.app.dbHandle, t.app.eventBus, t.app.log, {
       maxEvents: 5000,
       maxDelayMs: 0,
@@ -134,5 +146,136 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
     expect(journey.map((e) => e.timestamp)).toEqual([min(0), min(10), min(35), min(70)]);
     expect(journey[2]!.sessionId).toBe(journey[0]!.sessionId);
     expect(journey[3]!.sessionId).not.toBe(journey[0]!.sessionId);
+  });
+});
+
+describe("the index's tail and its merges (a SQLite file of its own)", () => {
+  let handle: DbHandle;
+  beforeAll(async () => {
+    // SQLite whatever DATABASE_URL says: the tail and buckets are SQLite's (PostgreSQL has a plain index)
+    handle = openDatabase(
+      loadConfig({}, { dataDir: mkdtempSync(path.join(tmpdir(), "lift-tail-")), secretKey: "t" }),
+    );
+    await migrateToLatest(handle.db, handle.dialect);
+  });
+  afterAll(async () => handle.close());
+
+  const P = "prj_tail";
+  /** Stores `n` events (visitors v0..v2 in turn) and adds them to `index` as the writer does. */
+  function store(index: VisitorIndex, n: number, from = 0): void {
+    const insert = sqliteInserter(handle);
+    const values: unknown[] = [];
+    for (let i = from; i < from + n; i++)
+      values.push(
+        `ev_t${i}`,
+        P,
+        `v${i % 3}`,
+        null,
+        "pageview",
+        SITE,
+        null,
+        "{}",
+        T0 + i,
+        T0,
+        "s",
+        "direct",
+        null,
+        0,
+      );
+    handle.sqlite!.transaction(() => index.add(values, WIDTH, insert(values), AT))();
+    index.commit();
+  }
+  /** Every key the readers find for a visitor, repeats included. */
+  const keysOf = (visitor: string) =>
+    handle
+      .sqlite!.prepare(
+        `select seq from event_visitor_tail(?, ?) union all select seq from event_visitor_index
+         where project_id = ? and bucket in (select n from event_index_buckets) and visitor_id = ?`,
+      )
+      .pluck()
+      .all(P, JSON.stringify([visitor]), P, visitor) as number[];
+  const seqsOf = (visitor: string) =>
+    handle
+      .sqlite!.prepare("select seq from events where visitor_id = ? order by seq")
+      .pluck()
+      .all(visitor) as number[];
+  const state = () =>
+    handle.sqlite!.prepare("select bucket, merged_seq from event_index_state").get() as {
+      bucket: number;
+      merged_seq: number;
+    };
+  const step = (index: VisitorIndex) => {
+    handle.sqlite!.transaction(() => index.mergeStep())();
+    index.stepCommitted();
+  };
+
+  it("a merge in steps: readers see every entry exactly once before, during and after it", () => {
+    const index = new VisitorIndex(handle.sqlite!, 10, 3);
+    store(index, 12);
+    expect(index.mergeDue).toBe(true);
+    const before = state();
+    let steps = 0;
+    while (index.mergeDue) {
+      step(index);
+      steps++;
+      for (const v of ["v0", "v1", "v2"]) expect(keysOf(v).sort((a, b) => a - b)).toEqual(seqsOf(v));
+      // the bucket is published by the last step only
+      expect(state().bucket).toBe(index.mergeDue ? before.bucket : before.bucket + 1);
+    }
+    expect(steps).toBe(4); // 12 entries, 3 per step
+    expect(state().merged_seq).toBe(Math.max(...seqsOf("v0"), ...seqsOf("v1"), ...seqsOf("v2")));
+    expect([...index.entries(P, ["v0", "v1", "v2"])]).toEqual([]);
+  });
+
+  it("a merge cut short (crash) starts over on the next start; nothing is indexed twice", () => {
+    const index = new VisitorIndex(handle.sqlite!, 10, 3);
+    store(index, 12, 100);
+    step(index);
+    step(index);
+    const { bucket } = state();
+    const partial = () =>
+      handle.sqlite!.prepare("select count(*) from event_visitor_index where bucket = ?").pluck().get(bucket);
+    expect(partial()).toBe(6);
+    const restarted = new VisitorIndex(handle.sqlite!, 10, 3);
+    expect(partial()).toBe(0);
+    expect([...restarted.entries(P, ["v0", "v1", "v2"])]).toHaveLength(12);
+    while (restarted.mergeDue) step(restarted);
+    expect(partial()).toBe(12);
+    expect(state()).toMatchObject({ bucket: bucket + 1 });
+  });
+
+  it("a rolled-back flush leaves no entry behind (its keys are reused by the next rows)", () => {
+    const index = new VisitorIndex(handle.sqlite!, 1000);
+    const insert = sqliteInserter(handle);
+    const row = (id: string, visitor: string) => [
+      id,
+      P,
+      visitor,
+      null,
+      "pageview",
+      SITE,
+      null,
+      "{}",
+      T0,
+      T0,
+      "s",
+      "direct",
+      null,
+      0,
+    ];
+    const failed = row("ev_x", "vx");
+    expect(() =>
+      handle.sqlite!.transaction(() => {
+        index.add(failed, WIDTH, insert(failed), AT);
+        throw new Error("a processor failed");
+      })(),
+    ).toThrow("a processor failed");
+    index.rollback();
+    const next = row("ev_y", "vy");
+    handle.sqlite!.transaction(() => index.add(next, WIDTH, insert(next), AT))();
+    index.commit();
+    expect([...index.entries(P, ["vx"])]).toEqual([]);
+    expect(keysOf("vx")).toEqual([]);
+    expect(keysOf("vy")).toEqual(seqsOf("vy"));
   });
 });

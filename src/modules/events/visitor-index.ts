@@ -1,47 +1,86 @@
 import type SQLite from "better-sqlite3";
 import { type RawBuilder, sql } from "kysely";
 
-/** Merges per bucket of `event_visitor_index`: a bucket holds at most this × mergeRows entries. */
-const MERGES_PER_BUCKET = 8;
+/** Entries written per merge step: one step runs between two flushes (~15 ms), not one long stall. */
+const MERGE_STEP = 16_384;
 const CHUNK = 200;
-const MERGE_SQL = [
-  // recent's key order is the index's within one bucket: an append-like sequential insert
-  `insert into event_visitor_index (project_id, bucket, visitor_id, ts, seq)
-   select project_id, (select bucket from event_index_state), visitor_id, ts, seq from event_visitor_recent
-   order by project_id, visitor_id, ts, seq`,
-  "delete from event_visitor_recent",
-  `update event_index_state set merges = merges + 1, bucket = max(bucket, (merges + 1) / ${MERGES_PER_BUCKET} + 1)`,
-];
+const INSERT_HEAD = "insert into event_visitor_index (project_id, bucket, visitor_id, ts, seq) values ";
 
 /**
- * SQLite's per-visitor index of events, log-structured (migration 0301): each commit adds its
- * events to the small `event_visitor_recent`; every `mergeRows` entries they move in key order to
- * the current bucket of `event_visitor_index`. Only the events writer writes these tables.
+ * SQLite's per-visitor index of events, log-structured (migrations 0301, 0302). The newest events'
+ * entries (those after `event_index_state.merged_seq`) live in this object, the "tail": adding one
+ * costs a map push instead of an insert at a random place in a table, and no page of it is written
+ * at commit. Every `mergeRows` events the tail is written, sorted by key, into a new bucket of
+ * `event_visitor_index` (an append), in steps between flushes; the bucket becomes visible (and the
+ * entries leave the tail) with its last step. The tail is rebuilt from `events` on start: it is
+ * derived from rows that are already committed. SQL readers on this connection see it through the
+ * `event_visitor_tail(project_id, visitor_ids_json)` table-valued function. Only the events writer
+ * changes any of it.
  */
 export class VisitorIndex {
-  private one: SQLite.Statement;
+  // the tail, in seq order: parallel arrays, plus positions per project and visitor
+  private projects: string[] = [];
+  private visitors: string[] = [];
+  private tss: number[] = [];
+  private seqs: number[] = [];
+  private byVisitor = new Map<string, Map<string, number[]>>();
+  /** entries below this position are committed (visible to readers, mergeable) */
+  private committed = 0;
+  private bucket: number;
+  /** a merge in progress: entries in key order, how many were written, how many it covers */
+  private merge: { order: Int32Array; done: number; stepEnd: number } | null = null;
   private many: SQLite.Statement;
-  private pending: number;
-  private mergeStmts: SQLite.Statement[];
-  private countRecent: SQLite.Statement;
+  private one: SQLite.Statement;
+  private publish: SQLite.Statement;
 
   constructor(
     sqlite: SQLite.Database,
     private mergeRows: number,
+    private mergeStepRows = MERGE_STEP,
   ) {
-    const head = "insert into event_visitor_recent (project_id, visitor_id, ts, seq) values ";
-    this.one = sqlite.prepare(`${head}(?,?,?,?)`);
-    this.many = sqlite.prepare(head + Array(CHUNK).fill("(?,?,?,?)").join(","));
-    // what waits from before a restart counts towards the next merge
-    this.countRecent = sqlite.prepare("select count(*) as n from event_visitor_recent").pluck();
-    this.pending = this.countRecent.get() as number;
-    this.mergeStmts = MERGE_SQL.map((q) => sqlite.prepare(q));
+    const tuple = "(?,?,?,?,?)";
+    this.many = sqlite.prepare(INSERT_HEAD + Array(CHUNK).fill(tuple).join(","));
+    this.one = sqlite.prepare(INSERT_HEAD + tuple);
+    this.publish = sqlite.prepare("update event_index_state set bucket = ?, merged_seq = ?");
+    const state = sqlite.prepare("select bucket, merged_seq from event_index_state").get() as {
+      bucket: number;
+      merged_seq: number;
+    };
+    this.bucket = state.bucket;
+    const rows = sqlite
+      .prepare("select seq, project_id, visitor_id, ts from events where seq > ? order by seq")
+      .raw()
+      .iterate(state.merged_seq) as IterableIterator<[number, string, string, number]>;
+    for (const [seq, project, visitor, ts] of rows) this.push(project, visitor, Number(ts), seq);
+    this.committed = this.seqs.length;
+    // A merge cut short by a crash left part of the (invisible) next bucket: it starts over.
+    const clear = sqlite.prepare("delete from event_visitor_index where project_id = ? and bucket = ?");
+    sqlite.transaction(() => {
+      for (const project of this.byVisitor.keys()) clear.run(project, this.bucket);
+    })();
+    registerTail(sqlite, this);
+  }
+
+  private push(project: string, visitor: string, ts: number, seq: number): void {
+    const at = this.seqs.length;
+    this.projects.push(project);
+    this.visitors.push(visitor);
+    this.tss.push(ts);
+    this.seqs.push(seq);
+    let ofProject = this.byVisitor.get(project);
+    if (!ofProject) {
+      ofProject = new Map();
+      this.byVisitor.set(project, ofProject);
+    }
+    const list = ofProject.get(visitor);
+    if (list) list.push(at);
+    else ofProject.set(visitor, [at]);
   }
 
   /**
    * Adds entries for events given as flat column values, `width` per event, with the project,
-   * visitor and time at the given offsets; their rows got consecutive keys from `firstSeq`. Runs
-   * inside the writer's transaction.
+   * visitor and time at the given offsets; their rows got consecutive keys from `firstSeq`. Part of
+   * the writer's transaction: `commit` or `rollback` follows.
    */
   add(
     values: unknown[],
@@ -50,58 +89,162 @@ export class VisitorIndex {
     at: { project: number; visitor: number; ts: number },
   ): void {
     const n = values.length / width;
-    const params: unknown[] = new Array(Math.min(n, CHUNK) * 4);
-    let k = 0;
-    let r = 0;
-    for (; r + CHUNK <= n; r += CHUNK) {
-      k = 0;
-      for (let i = r; i < r + CHUNK; i++) {
-        const b = i * width;
-        params[k++] = values[b + at.project];
-        params[k++] = values[b + at.visitor];
-        params[k++] = values[b + at.ts];
-        params[k++] = firstSeq + i;
-      }
-      this.many.run(params);
+    for (let i = 0; i < n; i++) {
+      const b = i * width;
+      this.push(
+        values[b + at.project] as string,
+        values[b + at.visitor] as string,
+        values[b + at.ts] as number,
+        firstSeq + i,
+      );
     }
-    for (; r < n; r++) {
-      const b = r * width;
-      this.one.run(values[b + at.project], values[b + at.visitor], values[b + at.ts], firstSeq + r);
-    }
-    this.pending += n;
   }
 
-  /** Whether enough entries wait in `event_visitor_recent` for a merge. */
+  /** The writer's transaction committed: its entries become visible. */
+  commit(): void {
+    this.committed = this.seqs.length;
+  }
+
+  /** The writer's transaction rolled back: its entries go (they are the newest, at the ends). */
+  rollback(): void {
+    for (let i = this.seqs.length - 1; i >= this.committed; i--) {
+      const ofProject = this.byVisitor.get(this.projects[i]!)!;
+      const list = ofProject.get(this.visitors[i]!)!;
+      list.pop();
+      if (list.length === 0) ofProject.delete(this.visitors[i]!);
+    }
+    for (const a of [this.projects, this.visitors, this.tss, this.seqs]) a.length = this.committed;
+  }
+
+  /** Whether a merge step should run: a merge is under way, or enough committed entries wait. */
   get mergeDue(): boolean {
-    return this.pending >= this.mergeRows;
+    return this.merge !== null || this.committed >= this.mergeRows;
   }
 
   /**
-   * Moves the recent entries into the index, in a transaction of its own. It runs on the event
-   * loop: on the helper thread it would hold SQLite's one write lock all the same, and the writer
-   * would idle waiting for it (measured: no faster, bench/README.md).
+   * Writes the next step of the merge (starting one if none is under way) inside the caller's
+   * transaction; the last step also publishes the bucket. Then `stepCommitted` or `stepFailed`.
    */
-  merge(): void {
-    for (const s of this.mergeStmts) s.run();
-    this.pending = 0;
+  mergeStep(): void {
+    this.merge ??= { order: this.keyOrder(this.committed), done: 0, stepEnd: 0 };
+    const { order, done } = this.merge;
+    const end = Math.min(done + this.mergeStepRows, order.length);
+    const params: unknown[] = new Array(CHUNK * 5);
+    let i = done;
+    for (; i + CHUNK <= end; i += CHUNK) {
+      let k = 0;
+      for (let j = i; j < i + CHUNK; j++) {
+        const p = order[j]!;
+        params[k++] = this.projects[p];
+        params[k++] = this.bucket;
+        params[k++] = this.visitors[p];
+        params[k++] = this.tss[p];
+        params[k++] = this.seqs[p];
+      }
+      this.many.run(params);
+    }
+    for (; i < end; i++) {
+      const p = order[i]!;
+      this.one.run(this.projects[p], this.bucket, this.visitors[p], this.tss[p], this.seqs[p]);
+    }
+    // The tail is in seq order, so its first `order.length` entries end at the largest seq.
+    if (end === order.length) this.publish.run(this.bucket + 1, this.seqs[order.length - 1]);
+    this.merge.stepEnd = end;
   }
 
-  /** The transaction that added entries rolled back: recount what waits. */
-  rollback(): void {
-    this.pending = this.countRecent.get() as number;
+  stepCommitted(): void {
+    const m = this.merge!;
+    m.done = m.stepEnd;
+    if (m.done < m.order.length) return;
+    this.merge = null;
+    this.bucket++;
+    this.dropMerged(m.order.length);
+  }
+
+  /** The step's transaction rolled back: the next attempt writes the same entries again. */
+  stepFailed(): void {
+    if (this.merge) this.merge.stepEnd = this.merge.done;
+  }
+
+  /** Positions 0..n-1 in the index's key order (project, visitor, ts, seq). */
+  private keyOrder(n: number): Int32Array {
+    const order = new Int32Array(n);
+    let k = 0;
+    for (const project of [...this.byVisitor.keys()].sort()) {
+      const ofProject = this.byVisitor.get(project)!;
+      for (const visitor of [...ofProject.keys()].sort()) {
+        const list = ofProject.get(visitor)!;
+        const start = k;
+        for (const p of list) if (p < n) order[k++] = p;
+        // positions are in seq order; times are nearly so (SDK batches may be out of order)
+        let sorted = true;
+        for (let j = start + 1; j < k && sorted; j++)
+          sorted = this.tss[order[j - 1]!]! <= this.tss[order[j]!]!;
+        if (!sorted) order.subarray(start, k).sort((a, b) => this.tss[a]! - this.tss[b]! || a - b);
+      }
+    }
+    return order;
+  }
+
+  /** The first `n` entries are in a published bucket: the tail keeps the rest. */
+  private dropMerged(n: number): void {
+    const rest = { projects: this.projects, visitors: this.visitors, tss: this.tss, seqs: this.seqs };
+    const total = this.seqs.length;
+    this.projects = [];
+    this.visitors = [];
+    this.tss = [];
+    this.seqs = [];
+    this.byVisitor = new Map();
+    for (let i = n; i < total; i++)
+      this.push(rest.projects[i]!, rest.visitors[i]!, rest.tss[i]!, rest.seqs[i]!);
+    this.committed -= n;
+  }
+
+  /** Committed tail entries of the given visitors, as [seq, ts]. */
+  *entries(project: string, visitorIds: string[]): Generator<[bigint, number]> {
+    const ofProject = this.byVisitor.get(project);
+    if (!ofProject) return;
+    for (const v of visitorIds) {
+      for (const p of ofProject.get(v) ?? [])
+        if (p < this.committed) yield [BigInt(this.seqs[p]!), this.tss[p]!];
+    }
   }
 }
 
-/** SQLite: keys (`seq`) of the given visitors' events (recent entries and every bucket of the index). */
+// One table-valued function per connection, answering from every index opened on it. There is one
+// in a running app; tests open more (a restarted writer), whose tails may hold the same entries:
+// readers use the keys as a set (`seq in (...)`, `max(ts)`), so a repeat does no harm. A closed
+// writer's tail keeps answering: its entries may be in no bucket yet.
+const tails = new WeakMap<SQLite.Database, Set<VisitorIndex>>();
+function registerTail(sqlite: SQLite.Database, index: VisitorIndex): void {
+  const open = tails.get(sqlite);
+  if (open) {
+    open.add(index);
+    return;
+  }
+  const indexes = new Set([index]);
+  tails.set(sqlite, indexes);
+  sqlite.table("event_visitor_tail", {
+    columns: ["seq", "ts"],
+    parameters: ["project_id", "visitor_ids"],
+    rows: function* (project: unknown, visitorIds: unknown) {
+      if (typeof project !== "string" || typeof visitorIds !== "string") return;
+      const ids = JSON.parse(visitorIds) as string[];
+      for (const index of indexes) yield* index.entries(project, ids);
+    },
+  });
+}
+
+/** SQLite: keys (`seq`) of the given visitors' events (the tail and every published bucket). */
 export function sqliteVisitorEventSeqs(projectId: string, visitorIds: string[]): RawBuilder<unknown> {
   const visitors = sql.join(visitorIds);
-  return sql`select seq from event_visitor_recent where project_id = ${projectId} and visitor_id in (${visitors})
+  return sql`select seq from event_visitor_tail(${projectId}, ${JSON.stringify(visitorIds)})
     union all select seq from event_visitor_index where project_id = ${projectId}
     and bucket in (select n from event_index_buckets) and visitor_id in (${visitors})`;
 }
 
 /** SQLite: a visitor's latest event time, from column references (no parameters), 0 when none. */
 export const sqliteVisitorLastSeen = (projectRef: string, visitorRef: string): string =>
-  `max(coalesce((select max(ts) from event_visitor_recent r where r.project_id = ${projectRef} and r.visitor_id = ${visitorRef}), 0),
+  `max(coalesce((select max(ts) from event_visitor_tail(${projectRef}, json_array(${visitorRef}))), 0),
    coalesce((select max(ts) from event_visitor_index x where x.project_id = ${projectRef}
    and x.bucket in (select n from event_index_buckets) and x.visitor_id = ${visitorRef}), 0))`;

@@ -48,11 +48,12 @@ export class EventWriter {
     private log: FastifyBaseLogger,
     private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 0, indexMergeRows: 32_768 },
   ) {
-    this.sessions = new SessionTracker(handle.sqlite);
     if (handle.sqlite) {
       this.insertMany = sqliteInserter(handle);
+      // before the session tracker, whose prepared lookup reads the index's tail
       this.visitorIndex = new VisitorIndex(handle.sqlite, opts.indexMergeRows);
     }
+    this.sessions = new SessionTracker(handle.sqlite);
   }
 
   /** Queues events of one request; resolves with their count once they are committed. */
@@ -98,7 +99,12 @@ export class EventWriter {
   private kick(): void {
     this.cancel?.();
     this.cancel = null;
-    if (this.running || this.queue.length === 0) return;
+    if (this.running) return;
+    if (this.queue.length === 0) {
+      // No traffic: a merge under way goes on, one short transaction per step.
+      if (this.visitorIndex?.mergeDue) this.run(this.mergeIndexIfDue());
+      return;
+    }
     // A flush takes whole requests up to maxEvents (at least one), so a burst that queued during a
     // long flush does not become one huge transaction.
     let take = 0;
@@ -112,28 +118,46 @@ export class EventWriter {
     }
     const items = this.queue.splice(0, take);
     this.queued -= events;
-    this.running = this.flush(items)
-      .then(() => this.mergeIndexIfDue())
-      .then(() => this.maintainWal())
-      .finally(() => {
+    this.run(this.flush(items).then(() => this.mergeIndexIfDue()));
+  }
+
+  /** `work` (a flush, or a merge step), then WAL upkeep; then whatever is queued or due next. */
+  private run(work: Promise<boolean>): void {
+    this.running = work
+      .catch((err) => {
+        this.log.error({ err }, "event writer step failed");
+        return false;
+      })
+      .then(async (mergeOk) => {
+        await this.maintainWal();
+        return mergeOk;
+      })
+      .then((mergeOk) => {
         this.running = null;
-        if (this.queue.length > 0) this.kick();
+        // a failing merge step waits for the next flush instead of retrying in a loop
+        if (this.queue.length > 0 || (mergeOk && this.visitorIndex?.mergeDue)) this.kick();
       });
   }
 
   /**
-   * Between flushes (the writer is the index's only writer): one merge when enough entries wait.
+   * Between flushes (the writer is the index's only writer): one merge step when a merge is due.
    * Requests keep arriving and queue meanwhile; the next flush takes them together.
    */
-  private async mergeIndexIfDue(): Promise<void> {
+  private async mergeIndexIfDue(): Promise<boolean> {
     const index = this.visitorIndex;
-    if (!index?.mergeDue) return;
+    if (!index?.mergeDue) return true;
     try {
       // Through Kysely's transaction, so no other one is open on the connection meanwhile.
-      await this.handle.db.transaction().execute(async () => index.merge());
+      await this.handle.db.transaction().execute(async () => index.mergeStep());
+      index.stepCommitted();
+      return true;
     } catch (err) {
-      index.rollback();
-      this.log.error({ err }, "merging the per-visitor event index failed; entries stay in the recent table");
+      index.stepFailed();
+      this.log.error(
+        { err },
+        "a merge step of the per-visitor event index failed; it is retried after the next flush",
+      );
+      return false;
     }
   }
 
@@ -227,6 +251,7 @@ export class EventWriter {
       throw err;
     }
     this.sessions.commit();
+    this.visitorIndex?.commit();
   }
 
   private async insert(trx: Trx, values: unknown[]): Promise<void> {
