@@ -8,6 +8,7 @@ import { toIncoming } from "./validate.js";
 import { loadConfig } from "../../config.js";
 import { type DbHandle, openDatabase } from "../../platform/db/index.js";
 import { migrateToLatest } from "../../platform/db/migrate.js";
+import { EventBus } from "../../platform/event-bus.js";
 import { AT, WIDTH, sqliteInserter } from "./rows.js";
 import { VisitorIndex } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
@@ -277,5 +278,38 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
     expect([...index.entries(P, ["vx"])]).toEqual([]);
     expect(keysOf("vx")).toEqual([]);
     expect(keysOf("vy")).toEqual(seqsOf("vy"));
+  });
+
+  it("the writer carries a merge through all its steps when no request comes", async () => {
+    const writer = new EventWriter(handle, new EventBus(), t.app.log, {
+      maxEvents: 5000,
+      maxDelayMs: 0,
+      indexMergeRows: 10,
+      indexMergeStep: 3,
+    });
+    const { bucket, merged_seq } = state();
+    // events stored by the tests above and not merged yet: the writer's tail starts with them
+    const waiting = handle
+      .sqlite!.prepare("select count(*) from events where seq > ?")
+      .pluck()
+      .get(merged_seq);
+    const project = { id: P, workspaceId: "wsp_tail" };
+    const ev = (i: number) =>
+      toIncoming({ type: "pageview", visitorId: `w${i % 4}`, url: SITE }, "", {}, min(i));
+    await writer.write(
+      project,
+      Array.from({ length: 12 }, (_, i) => ev(i)),
+      false,
+    );
+    await writer.idle();
+    // 12 entries (and those waiting) in steps of 3, after a single flush: published, tail empty
+    expect(waiting).toBeGreaterThan(0);
+    expect(state().bucket).toBe(bucket + 1);
+    const inBucket = handle
+      .sqlite!.prepare("select count(*) from event_visitor_index where bucket = ?")
+      .pluck();
+    expect(inBucket.get(bucket)).toBe((waiting as number) + 12);
+    for (const v of ["w0", "w1", "w2", "w3"]) expect(keysOf(v).sort((a, b) => a - b)).toEqual(seqsOf(v));
+    await writer.close();
   });
 });

@@ -15,6 +15,8 @@ export interface WriterOptions {
   maxDelayMs: number;
   /** SQLite: events per merge of the per-visitor index (visitor-index.ts) */
   indexMergeRows: number;
+  /** SQLite: index entries written per merge step (default 16384) */
+  indexMergeStep?: number;
 }
 
 interface Item {
@@ -46,12 +48,12 @@ export class EventWriter {
     private handle: DbHandle,
     private bus: EventBus,
     private log: FastifyBaseLogger,
-    private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 0, indexMergeRows: 32_768 },
+    private opts: WriterOptions = { maxEvents: 5000, maxDelayMs: 0, indexMergeRows: 262_144 },
   ) {
     if (handle.sqlite) {
       this.insertMany = sqliteInserter(handle);
       // before the session tracker, whose prepared lookup reads the index's tail
-      this.visitorIndex = new VisitorIndex(handle.sqlite, opts.indexMergeRows);
+      this.visitorIndex = new VisitorIndex(handle.sqlite, opts.indexMergeRows, opts.indexMergeStep);
     }
     this.sessions = new SessionTracker(handle.sqlite);
   }
