@@ -119,7 +119,7 @@ describe("durability", () => {
     const publicKey = /public key:\s+(\S+)/.exec(server.output())?.[1];
     expect(publicKey).toMatch(/^svc_pk_/);
     const apiKey = /project API key:\s+(\S+)/.exec(server.output())?.[1];
-    expect(apiKey).toBeTruthy();
+    expect(apiKey).toMatch(/^svc_key_/);
     const post = (body: unknown) =>
       fetch(`${server!.base}/api/events`, {
         method: "POST",

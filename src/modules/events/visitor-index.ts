@@ -118,7 +118,7 @@ export class VisitorIndex {
 
   /** Whether a merge step should run: a merge is under way, or enough committed entries wait. */
   get mergeDue(): boolean {
-    return this.merge !== null || this.committed >= this.mergeRows;
+    return this.merge !== null || (this.committed > 0 && this.committed >= this.mergeRows);
   }
 
   /**
