@@ -58,12 +58,30 @@ export function sqliteInserter(handle: DbHandle): (values: unknown[]) => number 
   const head = `insert into events (${COLUMNS.join(",")}) values `;
   const one = db.prepare(head + tuple);
   const many = db.prepare(head + Array(SQLITE_CHUNK).fill(tuple).join(","));
+  // The usual chunk holds one project's rows: its id is bound once ($project), a string fewer per
+  // row (binding a string costs ~0.18 µs here: a UTF-8 copy and a SQLite copy).
+  const P = AT.project;
+  const projectTuple = `(${COLUMNS.map((_, c) => (c === P ? "$project" : "?")).join(",")})`;
+  const manyOneProject = db.prepare(head + Array(SQLITE_CHUNK).fill(projectTuple).join(","));
+  const params: unknown[] = new Array(SQLITE_CHUNK * (WIDTH - 1));
+  const named = { project: "" };
   const chunk = SQLITE_CHUNK * WIDTH;
+  const oneProject = (values: unknown[], i: number): boolean => {
+    const project = values[i + P];
+    for (let k = i + WIDTH + P; k < i + chunk; k += WIDTH) if (values[k] !== project) return false;
+    return true;
+  };
   return (values) => {
     let first = -1;
     let i = 0;
     for (; i + chunk <= values.length; i += chunk) {
-      const last = Number(many.run(values.slice(i, i + chunk)).lastInsertRowid);
+      let last: number;
+      if (oneProject(values, i)) {
+        named.project = values[i + P] as string;
+        let k = 0;
+        for (let j = i; j < i + chunk; j++) if ((j - i) % WIDTH !== P) params[k++] = values[j];
+        last = Number(manyOneProject.run(params, named).lastInsertRowid);
+      } else last = Number(many.run(values.slice(i, i + chunk)).lastInsertRowid);
       if (first < 0) first = last - SQLITE_CHUNK + 1;
     }
     for (; i < values.length; i += WIDTH) {

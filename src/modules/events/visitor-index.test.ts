@@ -312,4 +312,52 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
     for (const v of ["w0", "w1", "w2", "w3"]) expect(keysOf(v).sort((a, b) => a - b)).toEqual(seqsOf(v));
     await writer.close();
   });
+
+  it("rows and merged entries of two projects sharing 200-row chunks land under the right project", async () => {
+    const writer = new EventWriter(handle, new EventBus(), t.app.log, {
+      maxEvents: 5000,
+      maxDelayMs: 0,
+      indexMergeRows: 300,
+    });
+    const [pa, pb] = [
+      { id: "prj_mix_a", workspaceId: "w" },
+      { id: "prj_mix_b", workspaceId: "w" },
+    ];
+    const events = (prefix: string) =>
+      Array.from({ length: 150 }, (_, i) =>
+        toIncoming({ type: "pageview", visitorId: `${prefix}${i % 3}`, url: SITE }, "", {}, min(i)),
+      );
+    const { bucket } = state();
+    // queued together: one flush of 300 rows, the first 200-row insert holding both projects
+    await Promise.all([writer.write(pa, events("a"), false), writer.write(pb, events("b"), false)]);
+    await writer.idle();
+    expect(state().bucket).toBe(bucket + 1); // merged: sorted chunks mix the projects too
+    const sqlite = handle.sqlite!;
+    for (const [project, prefix] of [
+      [pa.id, "a"],
+      [pb.id, "b"],
+    ] as const) {
+      const rows = sqlite.prepare("select count(*) from events where project_id = ?").pluck().get(project);
+      expect(rows).toBe(150);
+      const indexed = sqlite
+        .prepare("select count(*) from event_visitor_index where project_id = ? and bucket = ?")
+        .pluck()
+        .get(project, bucket);
+      expect(indexed).toBe(150);
+      for (let v = 0; v < 3; v++) {
+        const visitor = `${prefix}${v}`;
+        const keys = sqlite
+          .prepare("select seq from event_visitor_index where project_id = ? and visitor_id = ? order by seq")
+          .pluck()
+          .all(project, visitor);
+        const stored = sqlite
+          .prepare("select seq from events where project_id = ? and visitor_id = ? order by seq")
+          .pluck()
+          .all(project, visitor);
+        expect(keys).toEqual(stored);
+        expect(stored).toHaveLength(50);
+      }
+    }
+    await writer.close();
+  });
 });

@@ -31,6 +31,7 @@ export class VisitorIndex {
   private merge: { order: Int32Array; done: number; stepEnd: number } | null = null;
   private many: SQLite.Statement;
   private one: SQLite.Statement;
+  private manyOneProject: SQLite.Statement;
   private publish: SQLite.Statement;
 
   constructor(
@@ -41,6 +42,9 @@ export class VisitorIndex {
     const tuple = "(?,?,?,?,?)";
     this.many = sqlite.prepare(INSERT_HEAD + Array(CHUNK).fill(tuple).join(","));
     this.one = sqlite.prepare(INSERT_HEAD + tuple);
+    this.manyOneProject = sqlite.prepare(
+      INSERT_HEAD + Array(CHUNK).fill("($project,$bucket,?,?,?)").join(","),
+    );
     this.publish = sqlite.prepare("update event_index_state set bucket = ?, merged_seq = ?");
     const state = sqlite.prepare("select bucket, merged_seq from event_index_state").get() as {
       bucket: number;
@@ -130,8 +134,22 @@ export class VisitorIndex {
     const { order, done } = this.merge;
     const end = Math.min(done + this.mergeStepRows, order.length);
     const params: unknown[] = new Array(CHUNK * 5);
+    const named = { project: "", bucket: this.bucket };
     let i = done;
     for (; i + CHUNK <= end; i += CHUNK) {
+      // In key order a chunk nearly always holds one project: project and bucket bound once.
+      named.project = this.projects[order[i]!]!;
+      if (named.project === this.projects[order[i + CHUNK - 1]!]) {
+        let k = 0;
+        for (let j = i; j < i + CHUNK; j++) {
+          const p = order[j]!;
+          params[k++] = this.visitors[p];
+          params[k++] = this.tss[p];
+          params[k++] = this.seqs[p];
+        }
+        this.manyOneProject.run(params.slice(0, CHUNK * 3), named);
+        continue;
+      }
       let k = 0;
       for (let j = i; j < i + CHUNK; j++) {
         const p = order[j]!;
