@@ -10,8 +10,18 @@ import { freePort } from "./helpers/net.js";
 let child: ChildProcess | undefined;
 const dataDir = mkdtempSync(path.join(tmpdir(), "lift-start-"));
 let dbName: string | undefined;
+/** `npm start` runs sh → tsx → node: killing npm alone would leave the server running. */
+function killGroup(): void {
+  if (child?.pid && child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
 afterAll(async () => {
-  child?.kill("SIGKILL");
+  killGroup();
   rmSync(dataDir, { recursive: true, force: true });
   if (dbName) {
     const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
@@ -43,7 +53,8 @@ describe("npm start from a clean checkout", () => {
     } else {
       delete env.DATABASE_URL;
     }
-    child = spawn("npm", ["start"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    // its own process group, so the whole tree can be stopped
+    child = spawn("npm", ["start"], { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let out = "";
     child.stdout!.on("data", (d) => {
       out += d;
@@ -71,5 +82,17 @@ describe("npm start from a clean checkout", () => {
       body: JSON.stringify({ email, password }),
     });
     expect(login.status).toBe(200);
+
+    // Stopping the tree stops the server itself (a leaked server kept running after every test run).
+    killGroup();
+    let stillUp = true;
+    for (let i = 0; i < 50 && stillUp; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      stillUp = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      );
+    }
+    expect(stillUp).toBe(false);
   }, 60_000);
 });
