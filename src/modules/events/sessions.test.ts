@@ -1,24 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../config.js";
-import { type DbHandle, openDatabase } from "../../platform/db/index.js";
-import { migrateToLatest } from "../../platform/db/migrate.js";
+import { openMigratedSqlite } from "../../../test/helpers/sqlite.js";
 import { SessionTracker } from "./sessions.js";
 import { VisitorIndex } from "./visitor-index.js";
 
 // SQLite whatever DATABASE_URL says: the tracker's own lookups (PostgreSQL loads in batches instead).
 describe("session cache past its capacity", () => {
-  let handle: DbHandle;
+  let handle: Awaited<ReturnType<typeof openMigratedSqlite>>;
   beforeAll(async () => {
-    handle = openDatabase(
-      loadConfig({}, { dataDir: mkdtempSync(path.join(tmpdir(), "lift-sessions-")), secretKey: "t" }),
-    );
-    await migrateToLatest(handle.db, handle.dialect);
+    handle = await openMigratedSqlite("sessions");
     new VisitorIndex(handle.sqlite!, 1000); // the lookups read the index's tail
   });
-  afterAll(async () => handle.close());
+  afterAll(async () => handle.remove());
 
   const T0 = Date.parse("2026-03-01T12:00:00Z");
   const URL = "https://shop.example.com/";

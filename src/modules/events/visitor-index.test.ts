@@ -1,13 +1,8 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
+import { openMigratedSqlite } from "../../../test/helpers/sqlite.js";
 import { firstTouchForVisitors, listEventsForVisitors, writerFor } from "./service.js";
 import { toIncoming } from "./validate.js";
-import { loadConfig } from "../../config.js";
-import { type DbHandle, openDatabase } from "../../platform/db/index.js";
-import { migrateToLatest } from "../../platform/db/migrate.js";
 import { EventBus } from "../../platform/event-bus.js";
 import { AT, WIDTH, sqliteInserter } from "./rows.js";
 import { VisitorIndex } from "./visitor-index.js";
@@ -151,15 +146,12 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
 });
 
 describe("the index's tail and its merges (a SQLite file of its own)", () => {
-  let handle: DbHandle;
+  // SQLite whatever DATABASE_URL says: the tail and buckets are SQLite's (PostgreSQL has a plain index)
+  let handle: Awaited<ReturnType<typeof openMigratedSqlite>>;
   beforeAll(async () => {
-    // SQLite whatever DATABASE_URL says: the tail and buckets are SQLite's (PostgreSQL has a plain index)
-    handle = openDatabase(
-      loadConfig({}, { dataDir: mkdtempSync(path.join(tmpdir(), "lift-tail-")), secretKey: "t" }),
-    );
-    await migrateToLatest(handle.db, handle.dialect);
+    handle = await openMigratedSqlite("tail");
   });
-  afterAll(async () => handle.close());
+  afterAll(async () => handle.remove());
 
   const P = "prj_tail";
   /** Stores `n` events (visitors v0..v2 in turn) and adds them to `index` as the writer does. */

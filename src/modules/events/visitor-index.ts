@@ -134,6 +134,7 @@ export class VisitorIndex {
     const { order, done } = this.merge;
     const end = Math.min(done + this.mergeStepRows, order.length);
     const params: unknown[] = new Array(CHUNK * 5);
+    const oneProjectParams: unknown[] = new Array(CHUNK * 3);
     const named = { project: "", bucket: this.bucket };
     let i = done;
     for (; i + CHUNK <= end; i += CHUNK) {
@@ -143,11 +144,11 @@ export class VisitorIndex {
         let k = 0;
         for (let j = i; j < i + CHUNK; j++) {
           const p = order[j]!;
-          params[k++] = this.visitors[p];
-          params[k++] = this.tss[p];
-          params[k++] = this.seqs[p];
+          oneProjectParams[k++] = this.visitors[p];
+          oneProjectParams[k++] = this.tss[p];
+          oneProjectParams[k++] = this.seqs[p];
         }
-        this.manyOneProject.run(params.slice(0, CHUNK * 3), named);
+        this.manyOneProject.run(oneProjectParams, named);
         continue;
       }
       let k = 0;
