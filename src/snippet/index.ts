@@ -4,44 +4,15 @@
  * experiments' variants (same bucketing as the server), sends exposures once per visitor and
  * experiment, and tracks pageviews (SPA navigations included), clicks and form submits.
  */
-import { assignVariant } from "../modules/experiments/bucketing.js";
-import { urlMatches } from "./url-match.js";
+import { startExperiments } from "./experiments.js";
+import { store } from "./storage.js";
 
-interface Variant {
-  name: string;
-  css?: string;
-  js?: string;
-}
-interface ActiveExperiment {
-  id: string;
-  targetUrl: string;
-  trafficSplit: number;
-  weights: number[];
-  variants: Variant[];
-}
 type Data = Record<string, unknown>;
 
 const w = window as unknown as { svc?: { loaded?: boolean } & Record<string, unknown>; fetch?: unknown };
 const d = document;
 const VID = "svc_vid";
-const ANTI_FLICKER_MS = 500;
 
-function store(key: string, value?: string): string | null {
-  try {
-    if (value === undefined) return localStorage.getItem(key);
-    localStorage.setItem(key, value);
-  } catch {
-    // Storage can be disabled (privacy modes); the cookie still carries the visitor id.
-  }
-  return null;
-}
-function readJson(key: string): Record<string, string> {
-  try {
-    return JSON.parse(store(key) || "{}") as Record<string, string>;
-  } catch {
-    return {};
-  }
-}
 function readCookie(name: string): string | null {
   const m = d.cookie.match(new RegExp(`(?:^|; )${name}=([^;]*)`));
   return m ? decodeURIComponent(m[1]!) : null;
@@ -96,71 +67,17 @@ function start(): void {
     }).then((r) => r.status >= 500 && retry(), retry);
   }
 
-  const assigned: Record<string, string> = {};
-  const sticky = readJson("svc_assign");
-  const exposed = readJson("svc_exposed");
-  let experiments: ActiveExperiment[] = [];
-
-  function whenReady(fn: () => void): void {
-    if (d.readyState === "loading") d.addEventListener("DOMContentLoaded", fn);
-    else fn();
-  }
-
-  function apply(): void {
-    for (const e of experiments) {
-      if (assigned[e.id] || !urlMatches(e.targetUrl, location.href)) continue;
-      // A visitor keeps the variant first shown (bandit reweights must not flip what they saw).
-      let v = e.variants.find((x) => x.name === sticky[e.id]);
-      if (!v) v = e.variants[assignVariant(e.id, visitorId, e.weights, e.trafficSplit)];
-      if (!v) continue;
-      const variant = v;
-      assigned[e.id] = sticky[e.id] = variant.name;
-      if (variant.css) {
-        const style = d.createElement("style");
-        style.setAttribute("data-svc-experiment", e.id);
-        style.textContent = variant.css;
-        (d.head || d.documentElement).appendChild(style);
-      }
-      if (variant.js)
-        whenReady(() => {
-          try {
-            new Function(variant.js!)();
-          } catch {
-            // A broken variant script must not break the page or the tracking.
-          }
-        });
-      if (!exposed[e.id]) {
-        exposed[e.id] = variant.name;
-        track("$exposure", { experimentId: e.id, variant: variant.name });
-      }
-    }
-    store("svc_assign", JSON.stringify(sticky));
-    store("svc_exposed", JSON.stringify(exposed));
-  }
-
-  // Anti-flicker: hide the page until variants are applied, never longer than ANTI_FLICKER_MS.
-  const hide = d.createElement("style");
-  hide.textContent = "body{opacity:0!important}";
-  (d.head || d.documentElement).appendChild(hide);
-  const reveal = () => hide.parentNode?.removeChild(hide);
-  setTimeout(reveal, ANTI_FLICKER_MS);
-
-  const ready = fetch(`${api}/api/experiments/active?key=${encodeURIComponent(key)}`)
-    .then((r) => (r.ok ? (r.json() as Promise<ActiveExperiment[]>) : []))
-    .then((list) => {
-      experiments = list;
-      apply();
-    })
-    .catch(() => {})
-    .then(() => whenReady(reveal));
-
+  // The pageview goes first: with a cached list the exposure is sent at once, and a conversion
+  // counts from its exposure on (a pageview goal must not count the page that exposed).
   let lastUrl = location.href;
   track("pageview");
+  const experiments = startExperiments({ key, api, visitorId, track });
   function navigated(): void {
-    if (location.href === lastUrl) return;
+    const from = lastUrl;
+    if (location.href === from) return;
     lastUrl = location.href;
     track("pageview");
-    apply();
+    experiments.navigated(from);
   }
   for (const m of ["pushState", "replaceState"] as const) {
     const original = history[m];
@@ -214,10 +131,10 @@ function start(): void {
   w.svc = {
     loaded: true,
     visitorId,
-    ready,
+    ready: experiments.ready,
     track: (name: string, data?: Data) => track(String(name), data),
     identify: (email: string) => identify(String(email).trim()),
-    getVariant: (experimentId: string) => assigned[experimentId] ?? null,
+    getVariant: experiments.getVariant,
   };
 }
 
