@@ -115,7 +115,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorate("jobs", registry);
   app.decorate("worker", worker);
   app.decorate("metricsRegistry", metricsRegistry);
-  app.decorate("eventBus", new EventBus());
+  app.decorate("eventBus", new EventBus(handle.sqlite));
   app.decorateRequest("rawBody", undefined);
 
   app.setErrorHandler((err, req, reply) => handleError(err, req, reply));

@@ -14,7 +14,7 @@ import { createAnalyticsProcessor } from "../../src/modules/analytics/processor.
 import { processIdentityEvents } from "../../src/modules/identity/processor.js";
 import { upsertLeadByEmail } from "../../src/modules/identity/service.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
-import type { CommittedEvent } from "../../src/platform/event-bus.js";
+import { type CommittedEvent, EventBus } from "../../src/platform/event-bus.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const BATCH = 500;
@@ -83,16 +83,15 @@ try {
         0,
       );
   });
-  const analytics = createAnalyticsProcessor(app.dbHandle);
+  // The two processors as the writer runs them (with the per-transaction configuration version read).
+  const bus = new EventBus(sqlite);
+  bus.register("identity", processIdentityEvents);
+  bus.register("analytics", createAnalyticsProcessor(app.dbHandle));
   let t0 = performance.now();
   for (const b of batches) store(b);
   const baseMs = performance.now() - t0;
   t0 = performance.now();
-  for (const b of batches)
-    await app.db.transaction().execute(async (trx) => {
-      await processIdentityEvents(trx, b);
-      await analytics(trx, b);
-    });
+  for (const b of batches) await app.db.transaction().execute((trx) => bus.process(trx, b));
   const procMs = performance.now() - t0;
   const total = BATCHES * BATCH;
   const conv = await app.db

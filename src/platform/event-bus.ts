@@ -1,3 +1,5 @@
+import type SQLite from "better-sqlite3";
+import { readConfigVersions } from "./config-version.js";
 import type { Trx } from "./db/index.js";
 
 /** A tracking event as committed by the events module, after enrichment. */
@@ -19,19 +21,51 @@ export interface CommittedEvent {
   isBot: boolean;
 }
 
+/** What one events transaction knows beside its events. */
+export interface FlushContext {
+  /**
+   * The project's configuration version, read in this transaction before any processor ran (on
+   * PostgreSQL under a share lock): key processors' configuration caches on it
+   * (platform/config-version.ts), so no stale copy decides what is stored.
+   */
+  configVersion(projectId: string): number;
+}
+
 /**
  * Called by the events module inside the group-commit transaction, with every event of that
  * transaction, so derived state (experiment counters, conversions, rollups) commits together with
  * the events or not at all. Processors must be batch-oriented and fast: they hold the writer.
  */
-export type EventProcessor = (trx: Trx, events: CommittedEvent[]) => Promise<void>;
+export type EventProcessor = (trx: Trx, events: CommittedEvent[], flush: FlushContext) => Promise<void>;
 
 export class EventBus {
   private processors: { name: string; fn: EventProcessor }[] = [];
+  /** `sqlite`: the raw connection under the app's transactions, for the per-flush version read */
+  constructor(private sqlite?: SQLite.Database) {}
+
   register(name: string, fn: EventProcessor): void {
     this.processors.push({ name, fn });
   }
+
   async process(trx: Trx, events: CommittedEvent[]): Promise<void> {
-    for (const p of this.processors) await p.fn(trx, events);
+    if (this.processors.length === 0 || events.length === 0) return;
+    // One read per project per transaction: events of one request share a project, so this is
+    // mostly a comparison per event.
+    const projects = new Set<string>();
+    let last = "";
+    for (const e of events) {
+      if (e.projectId === last) continue;
+      last = e.projectId;
+      projects.add(last);
+    }
+    const versions = await readConfigVersions(trx, [...projects], this.sqlite);
+    const flush: FlushContext = {
+      configVersion(projectId) {
+        const v = versions.get(projectId);
+        if (v === undefined) throw new Error(`project ${projectId} has no event in this transaction`);
+        return v;
+      },
+    };
+    for (const p of this.processors) await p.fn(trx, events, flush);
   }
 }

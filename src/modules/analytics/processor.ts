@@ -1,10 +1,10 @@
 import type SQLite from "better-sqlite3";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
-import type { CommittedEvent, EventProcessor } from "../../platform/event-bus.js";
+import type { CommittedEvent, EventProcessor, FlushContext } from "../../platform/event-bus.js";
 import { matchesConversionGoal } from "../goals/matching.js";
 import type { ConversionGoalT } from "../goals/schema.js";
-import { listConversionGoals, scheduleGoalRecompute } from "../goals/service.js";
+import { conversionGoalsCache, scheduleGoalRecompute } from "../goals/service.js";
 import { creditConversions } from "./credit-store.js";
 import { visitorHash } from "./hll.js";
 import type { Touch } from "./models.js";
@@ -21,21 +21,6 @@ export const SIGNUP_EVENT_TYPES = new Set(["signup", "sign_up"]);
 export const SIGNUP_KEY = "$signup";
 const SERVER_VISITOR_PREFIX = "lead:";
 
-/** Conversion goals per project, cached briefly: the processor holds the writer, goals change rarely. */
-const GOAL_CACHE_MS = 2000;
-const goalCache = new Map<string, { at: number; goals: ConversionGoalT[] }>();
-async function goalsFor(trx: Trx, project: ProjectRef): Promise<ConversionGoalT[]> {
-  const hit = goalCache.get(project.id);
-  if (hit && Date.now() - hit.at < GOAL_CACHE_MS) return hit.goals;
-  const goals = await listConversionGoals(trx, project);
-  goalCache.set(project.id, { at: Date.now(), goals });
-  return goals;
-}
-/** Tests that define goals right before sending events drop the cached list. */
-export function forgetCachedGoals(projectId: string): void {
-  goalCache.delete(projectId);
-}
-
 /**
  * The analytics event processor: touchpoints (session starts), conversions with their attribution
  * credits, per-goal hits and the daily rollup, all in the events commit transaction. Bot events
@@ -43,13 +28,20 @@ export function forgetCachedGoals(projectId: string): void {
  * a visitor hash; conversions, rare, carry the lookups.
  */
 export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): EventProcessor {
-  const ctx: ProcessorContext = { raw: handle.sqlite, seenSessions: new Map(), seenCount: 0 };
-  return (trx, events) => processAnalyticsEvents(trx, events, ctx);
+  const ctx: ProcessorContext = {
+    raw: handle.sqlite,
+    goals: conversionGoalsCache(),
+    seenSessions: new Map(),
+    seenCount: 0,
+  };
+  return (trx, events, flush) => processAnalyticsEvents(trx, events, flush, ctx);
 }
 
 interface ProcessorContext {
   /** SQLite: the connection under the transaction, for prepared statements on the hot path */
   raw?: SQLite.Database;
+  /** the project's conversion goals, for the configuration version the transaction read */
+  goals: ReturnType<typeof conversionGoalsCache>;
   /**
    * Sessions whose touchpoint this process already wrote, per project, so a continuing session
    * costs no statement. Per project: a session id is only the writer's to make unique, and
@@ -67,6 +59,7 @@ const SEEN_SESSIONS_MAX = 200_000;
 async function processAnalyticsEvents(
   trx: Trx,
   events: CommittedEvent[],
+  flush: FlushContext,
   ctx: ProcessorContext,
 ): Promise<void> {
   const byProject = new Map<string, CommittedEvent[]>();
@@ -93,7 +86,8 @@ async function processAnalyticsEvents(
       deltas.get(projectId, e.timestamp, e.channel).visitorHashes.add(h);
       deltas.get(projectId, e.timestamp, ALL_CHANNELS).visitorHashes.add(h);
     }
-    const recorded = await recordConversions(trx, project, list, deltas);
+    const goals = await ctx.goals(trx, project, flush.configVersion(projectId));
+    const recorded = await recordConversions(trx, project, list, goals, deltas);
     if (recorded) await scheduleGoalRecompute(trx, project);
   }
   await applyRollupDeltas(trx, deltas, ctx.raw);
@@ -162,9 +156,9 @@ async function recordConversions(
   trx: Trx,
   project: ProjectRef,
   list: CommittedEvent[],
+  goals: ConversionGoalT[],
   deltas: RollupDeltas,
 ): Promise<boolean> {
-  const goals = await goalsFor(trx, project);
   const found: { e: CommittedEvent; goalId: string | null; isRevenue: boolean }[] = [];
   const hits: { project_id: string; goal_key: string; event_id: string; ts: number }[] = [];
   for (const e of list) {

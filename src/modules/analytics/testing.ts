@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { CommittedEvent } from "../../platform/event-bus.js";
-import { forgetCachedGoals } from "./processor.js";
 
 /** Test support: committed events as the events writer hands them to processors. */
 export interface Scope {
@@ -34,7 +33,6 @@ export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId
 
 /** Runs every registered processor over the events in one transaction, as the writer does. */
 export async function commitEvents(app: FastifyInstance, events: CommittedEvent[]): Promise<void> {
-  for (const id of new Set(events.map((e) => e.projectId))) forgetCachedGoals(id);
   await app.db.transaction().execute((trx) => app.eventBus.process(trx, events));
 }
 

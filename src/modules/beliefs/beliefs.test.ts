@@ -29,6 +29,7 @@ describe("beliefs API", () => {
       experimentId: "exp_1",
       delta: 0.2,
       sampleSize: 400,
+      method: "reported",
       confidenceBefore: 0.5,
     });
     const down = await a.post(`/api/beliefs/${b.body.id}/update-confidence`, {

@@ -6,11 +6,20 @@ export const EvidenceType = Type.Union([
   Type.Literal("external"),
 ]);
 
+/**
+ * How the entry's delta was obtained: `reported` — given through the API as it is;
+ * `standardised_uplift` — a completed experiment's uplift z-score, capped and scaled to [−1, 1]
+ * (docs/decisions/experiments.md).
+ */
+export const EvidenceMethod = Type.Union([Type.Literal("reported"), Type.Literal("standardised_uplift")]);
+export type EvidenceMethodT = Static<typeof EvidenceMethod>;
+
 export const Evidence = Type.Object({
   type: EvidenceType,
   experimentId: Type.Optional(Type.String()),
   delta: Type.Number(),
   sampleSize: Type.Optional(Type.Number()),
+  method: Type.Optional(EvidenceMethod),
   confidenceBefore: Type.Number(),
   confidenceAfter: Type.Number(),
   timestamp: Type.String(),

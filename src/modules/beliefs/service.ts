@@ -2,10 +2,12 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
-import type { BeliefT, CreateBelief, UpdateConfidence } from "./schema.js";
+import type { BeliefT, CreateBelief, EvidenceMethodT, UpdateConfidence } from "./schema.js";
 import type { BeliefEvidenceTable, BeliefTable } from "./tables.js";
 import { updateConfidence } from "./update.js";
 import "./tables.js";
+
+export { K, MAX, MIN, updateConfidence } from "./update.js";
 
 function toBelief(r: BeliefTable, evidence: BeliefEvidenceTable[]): BeliefT {
   return {
@@ -18,6 +20,7 @@ function toBelief(r: BeliefTable, evidence: BeliefEvidenceTable[]): BeliefT {
       ...(e.experiment_id ? { experimentId: e.experiment_id } : {}),
       delta: e.delta,
       ...(e.sample_size !== null ? { sampleSize: e.sample_size } : {}),
+      ...(e.method !== null ? { method: e.method } : {}),
       confidenceBefore: e.confidence_before,
       confidenceAfter: e.confidence_after,
       timestamp: e.timestamp,
@@ -83,12 +86,16 @@ export async function createBelief(db: Db, project: ProjectRef, input: CreateBel
   return toBelief(row, []);
 }
 
-/** Appends an evidence entry and moves the confidence by the log-odds rule, in one transaction. */
+/**
+ * Appends an evidence entry and moves the confidence by the log-odds rule, in one transaction.
+ * `method` says how the caller obtained delta (API callers: as reported).
+ */
 export async function appendEvidence(
   db: Db,
   project: ProjectRef,
   beliefId: string,
   input: UpdateConfidence,
+  method: EvidenceMethodT = "reported",
 ): Promise<BeliefT> {
   if (!Number.isFinite(input.delta)) throw validation("body.delta must be a finite number");
   if (input.type === "experiment" && !input.experimentId)
@@ -112,6 +119,7 @@ export async function appendEvidence(
         experiment_id: input.experimentId ?? null,
         delta: input.delta,
         sample_size: input.sampleSize ?? null,
+        method,
         confidence_before: row.confidence,
         confidence_after: after,
         timestamp: t,

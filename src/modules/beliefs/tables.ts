@@ -1,3 +1,5 @@
+import type { EvidenceMethodT } from "./schema.js";
+
 export interface BeliefTable {
   id: string;
   project_id: string;
@@ -14,6 +16,8 @@ export interface BeliefEvidenceTable {
   experiment_id: string | null;
   delta: number;
   sample_size: number | null;
+  /** null for entries written before methods were recorded */
+  method: EvidenceMethodT | null;
   confidence_before: number;
   confidence_after: number;
   timestamp: string;

@@ -1,6 +1,7 @@
 import type { Trx } from "../../platform/db/index.js";
 import { defineJob, emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/jobs.js";
 import { appendEvidence, getBelief } from "../beliefs/service.js";
+import { evidenceFromResults } from "./evidence.js";
 import { decideWinner } from "./results.js";
 import type { ExperimentT } from "./schema.js";
 import { loadCounts, parseVariants, serviceEventData, toExperiment } from "./service.js";
@@ -51,19 +52,6 @@ export async function completeExperiment(
   return experiment;
 }
 
-/**
- * The evidence entry: delta = relative uplift of the winner (or, when the control won or nothing
- * was decided, of the best-performing variant — negative when it lost); sampleSize = exposures.
- */
-export function evidenceFor(e: ExperimentT): { delta: number; sampleSize: number } | null {
-  const candidates = e.results.variants.slice(1).filter((v) => v.uplift !== null);
-  const chosen =
-    candidates.find((v) => v.name === e.winner) ??
-    candidates.sort((a, b) => (b.chanceToBeatControl ?? 0) - (a.chanceToBeatControl ?? 0))[0];
-  if (!chosen || chosen.uplift === null) return null;
-  return { delta: chosen.uplift, sampleSize: e.results.totalExposures };
-}
-
 export const appendEvidenceJob = defineJob<{ experimentId: string }>({
   type: EVIDENCE_JOB,
   retry: [5, 30, 300, 1800],
@@ -77,7 +65,7 @@ export const appendEvidenceJob = defineJob<{ experimentId: string }>({
     if (!row?.belief_id) return;
     const project = { id: row.project_id, workspaceId: row.workspace_id };
     const experiment = toExperiment(row, (await loadCounts(db, [row])).get(row.id)!);
-    const evidence = evidenceFor(experiment);
+    const evidence = evidenceFromResults(experiment.results, experiment.winner);
     if (!evidence) return;
     let belief: Awaited<ReturnType<typeof getBelief>>;
     try {
@@ -87,6 +75,7 @@ export const appendEvidenceJob = defineJob<{ experimentId: string }>({
     }
     // At-least-once job: a rerun after a crash must not count the same experiment twice.
     if (belief.evidence.some((e) => e.experimentId === experimentId)) return;
-    await appendEvidence(db, project, row.belief_id, { type: "experiment", experimentId, ...evidence });
+    const { method, ...entry } = evidence;
+    await appendEvidence(db, project, row.belief_id, { type: "experiment", experimentId, ...entry }, method);
   },
 });

@@ -154,8 +154,14 @@ describe("auto-complete", () => {
     await t.app.worker.drain(); // a rerun of the job must not add a second entry
     const after = (await a.get("/api/beliefs")).body.find((b: { id: string }) => b.id === belief.id);
     expect(after.evidence).toHaveLength(1);
-    expect(after.evidence[0]).toMatchObject({ type: "experiment", experimentId: id, sampleSize: 40 });
-    expect(after.evidence[0].delta).toBeCloseTo(5, 10);
+    expect(after.evidence[0]).toMatchObject({
+      type: "experiment",
+      experimentId: id,
+      sampleSize: 40,
+      method: "standardised_uplift",
+    });
+    // the uplift's z-score over 5: 0.5 / sqrt(0.1·0.9/20 + 0.6·0.4/20) / 5 (evidence.ts)
+    expect(after.evidence[0].delta).toBeCloseTo(0.5 / Math.sqrt(0.0165) / 5, 10);
     expect(after.confidence).toBeGreaterThan(0.5);
     // Completed experiments stop counting.
     await processEvents(t.app, [committed(a, { visitorId: "late", ...exposure(id, "b") })]);

@@ -1,36 +1,33 @@
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx, Trx } from "../../platform/db/index.js";
-import type { CommittedEvent } from "../../platform/event-bus.js";
+import type { Trx } from "../../platform/db/index.js";
+import type { CommittedEvent, FlushContext } from "../../platform/event-bus.js";
 import { matchesConversionGoal } from "../goals/matching.js";
-import { listConversionGoals } from "../goals/service.js";
+import type { ConversionGoalT } from "../goals/schema.js";
+import { conversionGoalsCache } from "../goals/service.js";
 import { completeExperiment } from "./completion.js";
 import { computeResults, decideWinner } from "./results.js";
 import { loadCounts, parseVariants, parseWeights } from "./service.js";
 import type { ExperimentExposureTable, ExperimentTable } from "./tables.js";
 
 export const EXPOSURE_EVENT = "$exposure";
-const GOALS_TTL_MS = 5_000;
 const CHUNK = 500;
-
-type Goals = Awaited<ReturnType<typeof listConversionGoals>>;
 
 /**
  * The experiments event processor: records `$exposure` events (first per visitor and experiment)
  * and the first conversion after exposure, maintaining per-variant counters, then applies the
  * auto-complete rule to the experiments it touched. Runs inside the events commit transaction.
+ * Experiments are read in that transaction; conversion goals come from a cache valid for the
+ * configuration version the transaction read (platform/config-version.ts).
  */
 export function createExperimentProcessor(onChange: (projectId: string) => void) {
-  const goalsCache = new Map<string, { at: number; goals: Goals }>();
-  async function goalsOf(trx: DbOrTrx, project: ProjectRef): Promise<Goals> {
-    const hit = goalsCache.get(project.id);
-    if (hit && Date.now() - hit.at < GOALS_TTL_MS) return hit.goals;
-    const goals = await listConversionGoals(trx, project);
-    goalsCache.set(project.id, { at: Date.now(), goals });
-    return goals;
-  }
+  const goalsOf = conversionGoalsCache();
 
-  return async function processExperimentEvents(trx: Trx, events: CommittedEvent[]): Promise<void> {
+  return async function processExperimentEvents(
+    trx: Trx,
+    events: CommittedEvent[],
+    flush: FlushContext,
+  ): Promise<void> {
     const byProject = new Map<string, CommittedEvent[]>();
     for (const e of events) {
       // Bots are stored flagged by the events module and left out of every statistic.
@@ -44,7 +41,8 @@ export function createExperimentProcessor(onChange: (projectId: string) => void)
       list.sort((a, b) => a.timestamp - b.timestamp);
       const touched = new Set<string>();
       await recordExposures(trx, project, list, touched);
-      await recordConversions(trx, project, list, touched, goalsOf);
+      const goals = () => goalsOf(trx, project, flush.configVersion(projectId));
+      await recordConversions(trx, project, list, touched, goals);
       if (touched.size > 0 && (await autoComplete(trx, [...touched]))) onChange(projectId);
     }
   };
@@ -135,13 +133,13 @@ async function recordConversions(
   project: ProjectRef,
   events: CommittedEvent[],
   touched: Set<string>,
-  goalsOf: (trx: DbOrTrx, project: ProjectRef) => Promise<Goals>,
+  goalsOf: () => Promise<ConversionGoalT[]>,
 ) {
   const candidates = events.filter((e) => e.type !== EXPOSURE_EVENT && e.visitorId);
   if (candidates.length === 0) return;
   // A conversion needs a goal and a running experiment: two cheap checks before looking up the
   // exposures of every visitor in the batch (measured ~1 µs per event when skipped needlessly).
-  const goals = await goalsOf(trx, project);
+  const goals = await goalsOf();
   if (goals.length === 0) return;
   const running = await trx
     .selectFrom("experiments")

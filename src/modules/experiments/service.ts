@@ -1,4 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
@@ -213,6 +214,10 @@ export async function updateExperiment(
   if (patch.beliefId !== undefined) await checkBelief(db, project, patch.beliefId);
   if (patch.conversionGoalIds !== undefined) await checkGoalIds(db, project, patch.conversionGoalIds);
   const result = await db.transaction().execute(async (trx) => {
+    // First: the event processors read experiments (status, variants, goals), so the change is
+    // ordered against every events transaction (platform/config-version.ts), and the row is read
+    // after any events transaction that completed it has committed.
+    await bumpConfigVersion(trx, project.id);
     const row = await findExperimentRow(trx, project, patch.id);
     const next: ExperimentTable = { ...row, updated_at: nowIso() };
     if (patch.name !== undefined) next.name = patch.name;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { VersionedCache, bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
@@ -240,18 +241,16 @@ function toConversionGoal(r: ConversionGoalTable): ConversionGoalT {
   };
 }
 
+/**
+ * Conversion goals are read by the event processors: each change bumps the project's configuration
+ * version first in its transaction (platform/config-version.ts), so every event committed after it
+ * sees it, on every process.
+ */
 export async function createConversionGoal(
   db: Db,
   project: ProjectRef,
   input: CreateConversionGoal,
 ): Promise<ConversionGoalT> {
-  const taken = await db
-    .selectFrom("conversion_goals")
-    .select("id")
-    .where("project_id", "=", project.id)
-    .where("name", "=", input.name)
-    .executeTakeFirst();
-  if (taken) throw new AppError("CONFLICT", `a conversion goal named ${input.name} already exists`);
   const row: ConversionGoalTable = {
     id: newId("cgoal"),
     project_id: project.id,
@@ -261,7 +260,17 @@ export async function createConversionGoal(
     conditions: input.conditions ? JSON.stringify(input.conditions) : null,
     created_at: nowIso(),
   };
-  await db.insertInto("conversion_goals").values(row).execute();
+  await db.transaction().execute(async (trx) => {
+    await bumpConfigVersion(trx, project.id);
+    const taken = await trx
+      .selectFrom("conversion_goals")
+      .select("id")
+      .where("project_id", "=", project.id)
+      .where("name", "=", input.name)
+      .executeTakeFirst();
+    if (taken) throw new AppError("CONFLICT", `a conversion goal named ${input.name} already exists`);
+    await trx.insertInto("conversion_goals").values(row).execute();
+  });
   return toConversionGoal(row);
 }
 
@@ -277,12 +286,25 @@ export async function listConversionGoals(db: DbOrTrx, project: ProjectRef): Pro
   return rows.map(toConversionGoal);
 }
 
+/**
+ * For event processors: the project's conversion goals, cached in this process for one
+ * configuration version (the one the events transaction read) and reloaded inside it otherwise.
+ */
+export function conversionGoalsCache() {
+  const cache = new VersionedCache<ConversionGoalT[]>();
+  return (trx: DbOrTrx, project: ProjectRef, configVersion: number): Promise<ConversionGoalT[]> =>
+    cache.get(project.id, configVersion, () => listConversionGoals(trx, project));
+}
+
 export async function deleteConversionGoal(db: Db, project: ProjectRef, id: string) {
-  const res = await db
-    .deleteFrom("conversion_goals")
-    .where("id", "=", id)
-    .where("project_id", "=", project.id)
-    .executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw notFound("conversion goal", id);
-  return { id, deleted: true };
+  return db.transaction().execute(async (trx) => {
+    await bumpConfigVersion(trx, project.id);
+    const res = await trx
+      .deleteFrom("conversion_goals")
+      .where("id", "=", id)
+      .where("project_id", "=", project.id)
+      .executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw notFound("conversion goal", id);
+    return { id, deleted: true };
+  });
 }

@@ -1,0 +1,51 @@
+import type { ExperimentResults } from "./results.js";
+
+/**
+ * The belief evidence a completed experiment appends (docs/decisions/experiments.md, "Belief
+ * evidence"). The beliefs rule moves log-odds by K · delta · w(n); an experiment's delta is its
+ * strength of evidence, not its raw uplift: the uplift's z-score (uplift over its standard error,
+ * taken from the 95% interval), capped at ±Z_FULL and scaled to [−1, 1]. A 200% uplift on a small,
+ * wide-interval sample is a modest step; a precise result a larger one; with K = 4 and w(n) < 1
+ * one automatic step moves log-odds by less than 4 (0.5 → at most 0.982).
+ */
+export const EVIDENCE_METHOD = "standardised_uplift";
+/** z at which the evidence is full strength (delta ±1): five standard errors */
+export const Z_FULL = 5;
+/** z of the two-sided 95% interval the results report */
+const Z_95 = 1.959963984540054;
+
+/** delta for an uplift and its 95% interval: z = uplift / SE, capped at ±Z_FULL, divided by Z_FULL. */
+export function standardisedEffect(uplift: number, interval: readonly [number, number]): number {
+  if (uplift === 0) return 0;
+  const se = (interval[1] - interval[0]) / (2 * Z_95);
+  // No spread at all (rates of 0 or 100%): as strong as evidence gets, in the uplift's direction.
+  if (!(se > 0)) return Math.sign(uplift);
+  return Math.max(-1, Math.min(1, uplift / se / Z_FULL));
+}
+
+export interface ExperimentEvidence {
+  delta: number;
+  sampleSize: number;
+  method: typeof EVIDENCE_METHOD;
+}
+
+/**
+ * The winner's effect (or, when the control won or nothing was decided, the best-performing
+ * variant's — negative when it lost); sampleSize = every exposure of the experiment. Null when no
+ * variant has an uplift (a control without conversions).
+ */
+export function evidenceFromResults(
+  results: ExperimentResults,
+  winner: string | null,
+): ExperimentEvidence | null {
+  const candidates = results.variants.slice(1).filter((v) => v.uplift !== null && v.upliftInterval !== null);
+  const chosen =
+    candidates.find((v) => v.name === winner) ??
+    [...candidates].sort((a, b) => (b.chanceToBeatControl ?? 0) - (a.chanceToBeatControl ?? 0))[0];
+  if (!chosen) return null;
+  return {
+    delta: standardisedEffect(chosen.uplift!, chosen.upliftInterval!),
+    sampleSize: results.totalExposures,
+    method: EVIDENCE_METHOD,
+  };
+}

@@ -1,0 +1,120 @@
+import type SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import { type DbOrTrx, isPostgresDb } from "./db/index.js";
+
+/**
+ * A per-project configuration version, so that no cached copy of configuration decides what the
+ * events pipeline stores (docs/decisions.md "Configuration the events pipeline reads").
+ *
+ * - Every change to configuration that event processors read (conversion goals; experiments'
+ *   status, variants and goal lists) calls `bumpConfigVersion` in its own transaction, before it
+ *   reads or writes anything else there.
+ * - Each events transaction reads the versions of its projects once (`readConfigVersions`), on
+ *   PostgreSQL `FOR SHARE`, before any processor reads configuration; a processor's cache entry is
+ *   used only while its version is the one read, else reloaded inside that transaction.
+ *
+ * PostgreSQL (READ COMMITTED): the bump's row update and the events transaction's share lock
+ * conflict, so whichever comes second waits for the other to end. If the events transaction locked
+ * first, the change commits after it; if the change came first, the share lock returns once the
+ * change committed, with the new version, and every later statement sees the change. Share locks
+ * do not conflict with each other: ingest processes never wait for one another here. SQLite has
+ * one writer: an events transaction reads after its first write, with every committed change
+ * visible and no other commit possible until its own.
+ */
+export interface ConfigVersionRow {
+  project_id: string;
+  version: number;
+}
+
+declare module "./db/types.js" {
+  interface Database {
+    project_config_versions: ConfigVersionRow;
+  }
+}
+
+/** Marks the project's configuration changed; call first in the transaction that changes it. */
+export async function bumpConfigVersion(trx: DbOrTrx, projectId: string): Promise<void> {
+  await trx
+    .insertInto("project_config_versions")
+    .values({ project_id: projectId, version: 1 })
+    .onConflict((oc) =>
+      oc.column("project_id").doUpdateSet({ version: sql`project_config_versions.version + 1` }),
+    )
+    .execute();
+}
+
+const SELECT_SQLITE = "select version from project_config_versions where project_id = ?";
+const selects = new WeakMap<SQLite.Database, SQLite.Statement>();
+
+/**
+ * The configuration version of each project (0 for a project never changed), read inside an
+ * events transaction before any configuration. `sqlite` is the raw connection under `trx`, for a
+ * prepared statement on the hot path.
+ */
+export async function readConfigVersions(
+  trx: DbOrTrx,
+  projectIds: string[],
+  sqlite?: SQLite.Database,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (projectIds.length === 0) return out;
+  if (sqlite && !isPostgresDb(trx)) {
+    let select = selects.get(sqlite);
+    if (!select) {
+      select = sqlite.prepare(SELECT_SQLITE).pluck();
+      selects.set(sqlite, select);
+    }
+    for (const id of projectIds) out.set(id, Number(select.get(id) ?? 0));
+    return out;
+  }
+  if (!isPostgresDb(trx)) {
+    // SQLite without its raw handle (tests that run processors through Kysely alone)
+    const rows = await trx
+      .selectFrom("project_config_versions")
+      .select(["project_id", "version"])
+      .where("project_id", "in", projectIds)
+      .execute();
+    for (const id of projectIds) out.set(id, 0);
+    for (const r of rows) out.set(r.project_id, Number(r.version));
+    return out;
+  }
+  const lock = (ids: string[]) =>
+    trx
+      .selectFrom("project_config_versions")
+      .select(["project_id", "version"])
+      .where("project_id", "in", ids)
+      .forShare()
+      .execute();
+  const rows = await lock(projectIds);
+  for (const r of rows) out.set(r.project_id, Number(r.version));
+  const missing = projectIds.filter((id) => !out.has(id)).sort();
+  if (missing.length > 0) {
+    // A share lock needs a row: create it once per project (a concurrent bump or insert of the same
+    // row waits for this transaction, which keeps the order), in one order across processes.
+    await trx
+      .insertInto("project_config_versions")
+      .values(missing.map((id) => ({ project_id: id, version: 0 })))
+      .onConflict((oc) => oc.column("project_id").doNothing())
+      .execute();
+    for (const r of await lock(missing)) out.set(r.project_id, Number(r.version));
+  }
+  return out;
+}
+
+/**
+ * A per-process cache of one kind of project configuration, valid for exactly one configuration
+ * version: an events transaction passes the version it read, and a different one reloads.
+ */
+export class VersionedCache<T> {
+  private entries = new Map<string, { version: number; value: T }>();
+  constructor(private max = 10_000) {}
+
+  async get(projectId: string, version: number, load: () => Promise<T>): Promise<T> {
+    const hit = this.entries.get(projectId);
+    if (hit && hit.version === version) return hit.value;
+    const value = await load();
+    if (this.entries.size >= this.max) this.entries.clear();
+    this.entries.set(projectId, { version, value });
+    return value;
+  }
+}
