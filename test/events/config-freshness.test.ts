@@ -164,55 +164,56 @@ const onPostgres = isPostgres({ databaseUrl: process.env.DATABASE_URL });
 // READ COMMITTED: an events transaction that read the configuration before a change committed
 // must not commit after it. SQLite has a single writer, so there the order holds by construction
 // (and a second connection in this process would block the event loop while it waits).
-describe.runIf(onPostgres)("ordering against an open events transaction (PostgreSQL)", () => {
-  it("a configuration change waits for an events transaction that already read the configuration", async () => {
-    const a = await t.tenant();
-    await send(other, a, { type: "pageview", visitorId: "v0" });
-    let reached!: () => void;
-    const inside = new Promise<void>((r) => {
-      reached = r;
-    });
-    let release!: () => void;
-    hold = { reached, release: new Promise<void>((r) => (release = r)) };
-    const order: string[] = [];
-    const held = send(other, a, { type: "purchase", visitorId: "v1", data: { hold: true } }).then(() =>
-      order.push("events"),
-    );
-    let changed = false;
-    try {
-      await inside; // the processors of that transaction have read the (empty) goal list
-      const change = a
-        .post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" })
-        .then((r) => {
-          changed = true;
-          order.push("change");
-          return r;
-        });
-      // Either the change committed under the open events transaction (the bug) or it waits for it.
-      await vi.waitFor(
-        async () => {
-          if (changed) return;
-          const { rows } = await sql<{ n: number }>`
+if (onPostgres)
+  describe("ordering against an open events transaction (PostgreSQL)", () => {
+    it("a configuration change waits for an events transaction that already read the configuration", async () => {
+      const a = await t.tenant();
+      await send(other, a, { type: "pageview", visitorId: "v0" });
+      let reached!: () => void;
+      const inside = new Promise<void>((r) => {
+        reached = r;
+      });
+      let release!: () => void;
+      hold = { reached, release: new Promise<void>((r) => (release = r)) };
+      const order: string[] = [];
+      const held = send(other, a, { type: "purchase", visitorId: "v1", data: { hold: true } }).then(() =>
+        order.push("events"),
+      );
+      let changed = false;
+      try {
+        await inside; // the processors of that transaction have read the (empty) goal list
+        const change = a
+          .post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" })
+          .then((r) => {
+            changed = true;
+            order.push("change");
+            return r;
+          });
+        // Either the change committed under the open events transaction (the bug) or it waits for it.
+        await vi.waitFor(
+          async () => {
+            if (changed) return;
+            const { rows } = await sql<{ n: number }>`
             select count(*)::int as n from pg_stat_activity
             where datname = current_database() and wait_event_type = 'Lock'
               and query ilike '%project_config_versions%'`.execute(t.app.db);
-          if (rows[0]!.n === 0) throw new Error("the change is neither committed nor waiting yet");
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-      expect(changed).toBe(false);
-      release();
-      await held;
-      expect((await change).status).toBe(201);
-    } finally {
-      release();
-      hold = null;
-      await held;
-    }
-    expect(order).toEqual(["events", "change"]);
-    // The held event committed before the goal existed; the next one counts.
-    expect(await conversions(a)).toBe(0);
-    await send(other, a, { type: "purchase", visitorId: "v2" });
-    expect(await conversions(a)).toBe(1);
+            if (rows[0]!.n === 0) throw new Error("the change is neither committed nor waiting yet");
+          },
+          { timeout: 10_000, interval: 20 },
+        );
+        expect(changed).toBe(false);
+        release();
+        await held;
+        expect((await change).status).toBe(201);
+      } finally {
+        release();
+        hold = null;
+        await held;
+      }
+      expect(order).toEqual(["events", "change"]);
+      // The held event committed before the goal existed; the next one counts.
+      expect(await conversions(a)).toBe(0);
+      await send(other, a, { type: "purchase", visitorId: "v2" });
+      expect(await conversions(a)).toBe(1);
+    });
   });
-});
