@@ -45,12 +45,12 @@ describe("HttpClient", () => {
   it("retries 429 and 503, honouring Retry-After, then returns the JSON body", async () => {
     seen.length = 0;
     script = [
-      { status: 429, headers: { "retry-after": "2" }, body: { error: { message: "slow down" } } },
+      { status: 429, headers: { "retry-after": "4" }, body: { error: { message: "slow down" } } },
       { status: 503, body: "upstream" },
       { status: 200, body: { value: 42 } },
     ];
     const started = Date.now();
-    // Retry-After 2 s scaled by 0.2: at least 400 ms between the first and second request. A lower
+    // Retry-After 4 s scaled by 0.2: at least 800 ms between the first and second request. A lower
     // bound only, so a loaded machine cannot fail it.
     const res = await client({ retryScale: 0.2 }).request<{ value: number }>(`${base}/x`, {
       query: { a: 1, b: undefined },
@@ -60,7 +60,7 @@ describe("HttpClient", () => {
     expect(seen).toHaveLength(3);
     expect(seen[0]!.url).toBe("/x?a=1");
     expect(seen[0]!.auth).toBe("Bearer tok");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(395);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(795);
   });
 
   it("gives up after maxRetries with the platform's message", async () => {
