@@ -1,8 +1,6 @@
 import cookie from "@fastify/cookie";
 import cors from "@fastify/cors";
-import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import scalar from "@scalar/fastify-api-reference";
 import { Ajv } from "ajv";
 import formatsModule from "ajv-formats";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
@@ -15,9 +13,11 @@ import { authPlugin } from "./platform/auth/plugin.js";
 import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
+import { registerApiDocs } from "./platform/api-docs.js";
 import { AppError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
+import { registerOpenApi } from "./platform/openapi.js";
 import { createLimit, registerRateLimit } from "./platform/rate-limit.js";
 
 declare module "fastify" {
@@ -188,27 +188,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     },
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "Lift API",
-        version: "1.0.0",
-        description: "Growth analytics, experiments, webhooks and transactional email.",
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
-          session: { type: "apiKey", in: "cookie", name: "svc_session" },
-        },
-      },
-    },
-  });
+  await registerOpenApi(app);
 
   for (const m of modules) await m.register(app);
 
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-  await app.register(scalar, { routePrefix: "/docs", configuration: { url: "/openapi.json" } });
+  await registerApiDocs(app);
   app.get("/healthz", { schema: { hide: true } }, async (_req, reply) => {
     try {
       await sql`select 1`.execute(handle.db);

@@ -10,7 +10,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/analytics/summary",
     {
-      schema: { querystring: SummaryQuery, response: { 200: AnalyticsSummary }, tags },
+      schema: {
+        operationId: "getAnalyticsSummary",
+        summary: "Visitors, leads, conversions and top channels for a period",
+        querystring: SummaryQuery,
+        response: { 200: AnalyticsSummary },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) => analyticsSummary(app.db, req.project, resolvePeriod(req.query)),
@@ -19,7 +25,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/attribution/summary",
     {
-      schema: { querystring: AttributionQuery, response: { 200: AttributionSummary }, tags },
+      schema: {
+        operationId: "getAttributionSummary",
+        summary: "Conversions and revenue credited to channels by an attribution model",
+        querystring: AttributionQuery,
+        response: { 200: AttributionSummary },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) =>

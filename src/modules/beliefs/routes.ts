@@ -8,18 +8,41 @@ const tags = ["beliefs"];
 export const beliefRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/beliefs",
-    { schema: { response: { 200: Type.Array(Belief) }, tags }, preHandler: app.requireProject("read") },
+    {
+      schema: {
+        operationId: "listBeliefs",
+        summary: "List beliefs",
+        response: { 200: Type.Array(Belief) },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
     async (req) => svc.listBeliefs(app.db, req.project),
   );
   app.get(
     "/api/beliefs/:id",
-    { schema: { params: IdParam, response: { 200: Belief }, tags }, preHandler: app.requireProject("read") },
+    {
+      schema: {
+        operationId: "getBelief",
+        summary: "Get a belief with its evidence",
+        params: IdParam,
+        response: { 200: Belief },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
     async (req) => svc.getBelief(app.db, req.project, req.params.id),
   );
   app.post(
     "/api/beliefs",
     {
-      schema: { body: CreateBeliefBody, response: { 201: Belief }, tags },
+      schema: {
+        operationId: "createBelief",
+        summary: "Create a belief",
+        body: CreateBeliefBody,
+        response: { 201: Belief },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req, reply) => reply.code(201).send(await svc.createBelief(app.db, req.project, req.body)),
@@ -27,7 +50,14 @@ export const beliefRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/api/beliefs/:id/update-confidence",
     {
-      schema: { params: IdParam, body: UpdateConfidenceBody, response: { 200: Belief }, tags },
+      schema: {
+        operationId: "updateBeliefConfidence",
+        summary: "Add evidence and update a belief's confidence",
+        params: IdParam,
+        body: UpdateConfidenceBody,
+        response: { 200: Belief },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => svc.appendEvidence(app.db, req.project, req.params.id, req.body),

@@ -25,14 +25,29 @@ const tags = ["connectors"];
 export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/connectors",
-    { schema: { response: { 200: Type.Array(Connector) }, tags }, preHandler: app.requireProject("read") },
+    {
+      schema: {
+        operationId: "listConnectors",
+        summary: "List the project's connectors and their status",
+        response: { 200: Type.Array(Connector) },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
     async (req) => listConnectors(app, req.project),
   );
 
   app.post(
     "/api/connectors",
     {
-      schema: { body: CreateConnectorBody, response: { 201: Connector }, tags },
+      schema: {
+        operationId: "createConnector",
+        summary: "Connect a platform with API credentials",
+        errors: ["BAD_GATEWAY"],
+        body: CreateConnectorBody,
+        response: { 201: Connector },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req, reply) =>
@@ -44,7 +59,13 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     "/api/connectors",
     {
-      schema: { body: DeleteConnectorBody, response: { 200: Deleted }, tags },
+      schema: {
+        operationId: "deleteConnector",
+        summary: "Disconnect a platform and revoke its stored credentials",
+        body: DeleteConnectorBody,
+        response: { 200: Deleted },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => disconnect(app, req.project, req.body.type),
@@ -52,7 +73,19 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     "/api/connectors/:type/auth",
-    { schema: { params: TypeParam, querystring: AuthQuery, tags }, preHandler: app.requireProject("write") },
+    {
+      schema: {
+        operationId: "startConnectorOAuth",
+        summary: "Start connecting a platform: redirects to its consent screen",
+        errors: ["FORBIDDEN"],
+        security: [{ session: [] }],
+        params: TypeParam,
+        querystring: AuthQuery,
+        response: { 302: Type.Null({ description: "Redirect to the platform's consent screen" }) },
+        tags,
+      },
+      preHandler: app.requireProject("write"),
+    },
     async (req, reply) => {
       // Consent binds the grant to a person: a project API key cannot start it.
       if (req.principal.kind !== "session") {
@@ -74,7 +107,16 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     "/api/connectors/:type/callback",
-    { schema: { params: CallbackParam, querystring: CallbackQuery, tags } },
+    {
+      schema: {
+        operationId: "completeConnectorOAuth",
+        summary: "OAuth callback called by the platform; redirects to the integrations page",
+        params: CallbackParam,
+        querystring: CallbackQuery,
+        response: { 302: Type.Null({ description: "Redirect to the integrations page, with the outcome" }) },
+        tags,
+      },
+    },
     async (req, reply) => {
       const q = req.query as Record<string, string | undefined>;
       return reply.redirect(await completeOAuth(app, req.params.type, q), 302);
@@ -83,14 +125,28 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     "/api/sync/run",
-    { schema: { response: { 200: SyncStarted }, tags }, preHandler: app.requireProject("write") },
+    {
+      schema: {
+        operationId: "runSync",
+        summary: "Start syncing every connector now",
+        response: { 200: SyncStarted },
+        tags,
+      },
+      preHandler: app.requireProject("write"),
+    },
     async (req) => startSync(app, req.project),
   );
 
   app.get(
     "/api/sync/:syncId",
     {
-      schema: { params: SyncIdParam, response: { 200: SyncProgress }, tags },
+      schema: {
+        operationId: "getSync",
+        summary: "Progress of a sync",
+        params: SyncIdParam,
+        response: { 200: SyncProgress },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) => getSync(app, req.project, req.params.syncId),
@@ -98,14 +154,28 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     "/api/metrics",
-    { schema: { querystring: PeriodQuery, tags: ["analytics"] }, preHandler: app.requireProject("read") },
+    {
+      schema: {
+        operationId: "getMetricsOverview",
+        summary: "Spend, conversions and returns across all connectors",
+        querystring: PeriodQuery,
+        tags: ["analytics"],
+      },
+      preHandler: app.requireProject("read"),
+    },
     async (req) => overview(app.db, req.project, (req.query.period ?? "30d") as Period),
   );
 
   app.get(
     "/api/metrics/:connectorType",
     {
-      schema: { params: MetricsParam, querystring: PeriodQuery, tags: ["analytics"] },
+      schema: {
+        operationId: "getConnectorMetrics",
+        summary: "Metrics of one connector by campaign",
+        params: MetricsParam,
+        querystring: PeriodQuery,
+        tags: ["analytics"],
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) =>

@@ -20,36 +20,90 @@ export const communicationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const admin = app.requireAdmin();
   app.get(
     "/api/communications",
-    { schema: { response: { 200: Type.Array(Communication) }, tags }, preHandler: read },
+    {
+      schema: {
+        operationId: "listCommunications",
+        summary: "List the workspace's email templates",
+        response: { 200: Type.Array(Communication) },
+        tags,
+      },
+      preHandler: read,
+    },
     async (req) => svc.listCommunications(app.db, req.project.workspaceId),
   );
   app.get(
     "/api/communications/:id",
-    { schema: { params: IdParam, response: { 200: Communication }, tags }, preHandler: read },
+    {
+      schema: {
+        operationId: "getCommunication",
+        summary: "Get an email template",
+        params: IdParam,
+        response: { 200: Communication },
+        tags,
+      },
+      preHandler: read,
+    },
     async (req) => svc.getCommunication(app.db, req.project.workspaceId, req.params.id),
   );
   app.post(
     "/api/communications",
-    { schema: { body: CreateCommunicationBody, response: { 201: Communication }, tags }, preHandler: admin },
+    {
+      schema: {
+        operationId: "createCommunication",
+        summary: "Create an email template",
+        errors: ["CONFLICT"],
+        body: CreateCommunicationBody,
+        response: { 201: Communication },
+        tags,
+      },
+      preHandler: admin,
+    },
     async (req, reply) =>
       reply.code(201).send(await svc.createCommunication(app.db, req.principal.workspaceId, req.body)),
   );
   app.patch(
     "/api/communications/:id",
     {
-      schema: { params: IdParam, body: PatchCommunicationBody, response: { 200: Communication }, tags },
+      schema: {
+        operationId: "updateCommunication",
+        summary: "Change an email template",
+        params: IdParam,
+        body: PatchCommunicationBody,
+        response: { 200: Communication },
+        tags,
+      },
       preHandler: admin,
     },
     async (req) => svc.updateCommunication(app.db, req.principal.workspaceId, req.params.id, req.body),
   );
   app.delete(
     "/api/communications/:id",
-    { schema: { params: IdParam, response: { 200: Deleted }, tags }, preHandler: admin },
+    {
+      schema: {
+        operationId: "deleteCommunication",
+        summary: "Delete an email template (built-in ones cannot be deleted)",
+        errors: ["CONFLICT"],
+        params: IdParam,
+        response: { 200: Deleted },
+        tags,
+      },
+      preHandler: admin,
+    },
     async (req) => svc.deleteCommunication(app.db, req.principal.workspaceId, req.params.id),
   );
   app.post(
     "/api/communications/:id/preview",
-    { schema: { params: IdParam, body: PreviewBody, response: { 200: Preview }, tags }, preHandler: read },
+    {
+      schema: {
+        operationId: "previewCommunication",
+        summary: "Render an email template with sample variables",
+        params: IdParam,
+        body: PreviewBody,
+        response: { 200: Preview },
+        tags,
+      },
+      preHandler: read,
+    },
     async (req) =>
       svc.previewCommunication(
         app.dbHandle,

@@ -33,6 +33,18 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
     {
       config: { errorFormat: "transactional" },
       schema: {
+        operationId: "sendTransactionalEmail",
+        errors: [
+          "comm_type_mismatch",
+          "missing_variables",
+          "comm_not_found",
+          "idempotency_key_mismatch",
+          "idempotency_in_flight",
+          "send_failed",
+          "bounce",
+          "suppressed",
+          "rate_limited",
+        ],
         tags: ["transactional"],
         summary: "Render and deliver one transactional email (inline or template shape)",
         body: SendBodyDoc,

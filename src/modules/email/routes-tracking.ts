@@ -56,6 +56,7 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<{
     "/api/transactional/webhooks/provider",
     {
       schema: {
+        operationId: "receiveProviderEvents",
         tags: ["transactional"],
         summary: "Bounce and complaint notifications from the delivery provider",
       },

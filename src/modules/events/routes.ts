@@ -76,6 +76,8 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     "/api/events",
     {
       schema: {
+        operationId: "ingestEvents",
+        errors: ["UNAUTHORIZED", "RATE_LIMITED"],
         tags: ["events"],
         summary: "Ingest tracking events (public; projectKey in the body)",
         body: Type.Union([SnippetEvent, BatchBody]),

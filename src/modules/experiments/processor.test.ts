@@ -137,6 +137,11 @@ describe("auto-complete", () => {
     expect(e.confidence).toBeGreaterThan(0.99);
     expect(e.results.variants[1]).toMatchObject({ exposures: 20, conversions: 12, conversionRate: 0.6 });
     expect(e.results.variants[1].uplift).toBeCloseTo(5, 10); // (0.6 − 0.1) / 0.1
+    // The interval is a [low, high] pair around the uplift (serialized through the response schema).
+    const [low, high] = e.results.variants[1].upliftInterval;
+    expect(e.results.variants[1].upliftInterval).toHaveLength(2);
+    expect(low).toBeLessThan(5);
+    expect(high).toBeGreaterThan(5);
     const completed = await t.app.db
       .selectFrom("service_events")
       .selectAll()

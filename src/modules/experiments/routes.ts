@@ -41,7 +41,13 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
   app.get(
     "/api/experiments",
     {
-      schema: { querystring: ListQuery, response: { 200: Type.Array(Experiment) }, tags },
+      schema: {
+        operationId: "listExperiments",
+        summary: "List experiments, optionally by status",
+        querystring: ListQuery,
+        response: { 200: Type.Array(Experiment) },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) => listExperiments(app.db, req.project, req.query.status),
@@ -50,7 +56,13 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
   app.post(
     "/api/experiments",
     {
-      schema: { body: CreateExperimentBody, response: { 201: Experiment }, tags },
+      schema: {
+        operationId: "createExperiment",
+        summary: "Create an experiment (status draft)",
+        body: CreateExperimentBody,
+        response: { 201: Experiment },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req, reply) => reply.code(201).send(await createExperiment(app.db, req.project, req.body)),
@@ -59,7 +71,14 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
   app.patch(
     "/api/experiments",
     {
-      schema: { body: PatchExperimentBody, response: { 200: Experiment }, tags },
+      schema: {
+        operationId: "updateExperiment",
+        summary: "Change an experiment or move it to another status",
+        errors: ["CONFLICT", "INVALID_TRANSITION"],
+        body: PatchExperimentBody,
+        response: { 200: Experiment },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => updateExperiment(app.db, req.project, req.body, changed),
@@ -68,7 +87,14 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
   app.get(
     "/api/experiments/active",
     {
-      schema: { querystring: KeyQuery, response: { 200: Type.Array(ActiveExperiment) }, tags },
+      schema: {
+        operationId: "listActiveExperiments",
+        summary: "Running experiments with their variants, for the browser snippet (public)",
+        errors: ["UNAUTHORIZED"],
+        querystring: KeyQuery,
+        response: { 200: Type.Array(ActiveExperiment) },
+        tags,
+      },
       config: { publicCors: true },
     },
     async (req, reply) => {
@@ -84,7 +110,13 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
   app.get(
     "/api/experiments/:id",
     {
-      schema: { params: IdParam, response: { 200: Experiment }, tags },
+      schema: {
+        operationId: "getExperiment",
+        summary: "Get an experiment with its results",
+        params: IdParam,
+        response: { 200: Experiment },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) => getExperiment(app.db, req.project, req.params.id),
@@ -92,7 +124,16 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
 
   app.get(
     "/api/svc-js",
-    { schema: { querystring: KeyQuery, tags: ["snippet"] }, config: { publicCors: true } },
+    {
+      schema: {
+        operationId: "getSnippetScript",
+        summary: "The browser snippet script for a project (public)",
+        errors: ["UNAUTHORIZED"],
+        querystring: KeyQuery,
+        tags: ["snippet"],
+      },
+      config: { publicCors: true },
+    },
     async (req, reply) => {
       if (!(await cache.resolveKey(req.query.key))) throw new AppError("UNAUTHORIZED", "unknown project key");
       const bundle = await snippetBundle();

@@ -52,7 +52,16 @@ export const PatchExperimentBody = Type.Object(
 );
 export type PatchExperiment = Static<typeof PatchExperimentBody>;
 
-const Interval = Type.Union([Type.Tuple([Type.Number(), Type.Number()]), Type.Null()]);
+// A tuple in JSON Schema 2020-12 form (OpenAPI 3.1): TypeBox's Tuple emits the draft-07
+// `items: [...]` + `additionalItems`, which a 3.1 document does not allow.
+const Pair = Type.Unsafe<[number, number]>({
+  type: "array",
+  prefixItems: [Type.Number(), Type.Number()],
+  minItems: 2,
+  maxItems: 2,
+  description: "[low, high]",
+});
+const Interval = Type.Union([Pair, Type.Null()]);
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 export const VariantResult = Type.Object({
   name: Type.String(),

@@ -16,13 +16,27 @@ const tags = ["goals"];
 export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/goals",
-    { schema: { response: { 200: Type.Array(Goal) }, tags }, preHandler: app.requireProject("read") },
+    {
+      schema: {
+        operationId: "listGoals",
+        summary: "List goals with their current progress",
+        response: { 200: Type.Array(Goal) },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
     async (req) => svc.listGoals(app.db, req.project),
   );
   app.post(
     "/api/goals",
     {
-      schema: { body: CreateGoalBody, response: { 201: Goal }, tags },
+      schema: {
+        operationId: "createGoal",
+        summary: "Create a goal",
+        body: CreateGoalBody,
+        response: { 201: Goal },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req, reply) => reply.code(201).send(await svc.createGoal(app, req.project, req.body)),
@@ -30,7 +44,13 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     "/api/goals",
     {
-      schema: { body: PatchGoalBody, response: { 200: Goal }, tags },
+      schema: {
+        operationId: "updateGoal",
+        summary: "Change a goal's target, deadline or status",
+        body: PatchGoalBody,
+        response: { 200: Goal },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => svc.updateGoal(app, req.project, req.body),
@@ -38,7 +58,13 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     "/api/goals",
     {
-      schema: { querystring: IdQuery, response: { 200: Deleted }, tags },
+      schema: {
+        operationId: "deleteGoal",
+        summary: "Delete a goal",
+        querystring: IdQuery,
+        response: { 200: Deleted },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => svc.deleteGoal(app.db, req.project, req.query.id),
@@ -47,7 +73,12 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/conversion-goals",
     {
-      schema: { response: { 200: Type.Array(ConversionGoal) }, tags },
+      schema: {
+        operationId: "listConversionGoals",
+        summary: "List conversion goals",
+        response: { 200: Type.Array(ConversionGoal) },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) => svc.listConversionGoals(app.db, req.project),
@@ -55,7 +86,14 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/api/conversion-goals",
     {
-      schema: { body: CreateConversionGoalBody, response: { 201: ConversionGoal }, tags },
+      schema: {
+        operationId: "createConversionGoal",
+        summary: "Define which events count as a conversion",
+        errors: ["CONFLICT"],
+        body: CreateConversionGoalBody,
+        response: { 201: ConversionGoal },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req, reply) => reply.code(201).send(await svc.createConversionGoal(app.db, req.project, req.body)),
@@ -63,7 +101,13 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     "/api/conversion-goals",
     {
-      schema: { querystring: IdQuery, response: { 200: Deleted }, tags },
+      schema: {
+        operationId: "deleteConversionGoal",
+        summary: "Delete a conversion goal",
+        querystring: IdQuery,
+        response: { 200: Deleted },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => svc.deleteConversionGoal(app.db, req.project, req.query.id),

@@ -12,7 +12,13 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/identity",
     {
-      schema: { querystring: JourneyQuery, response: { 200: Journey }, tags },
+      schema: {
+        operationId: "getVisitorJourney",
+        summary: "A visitor's journey: events, lead and attribution",
+        querystring: JourneyQuery,
+        response: { 200: Journey },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) => getJourney(app.db, req.project, req.query.visitorId),
@@ -21,7 +27,14 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/api/identity",
     {
-      schema: { body: LinkBody, response: { 200: LinkResult }, tags },
+      schema: {
+        operationId: "linkVisitor",
+        summary: "Link a visitor to a lead (server-side stitch)",
+        errors: ["CONFLICT"],
+        body: LinkBody,
+        response: { 200: LinkResult },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => {
@@ -48,7 +61,14 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/api/identity/stitch",
     {
-      schema: { body: StitchBody, response: { 200: StitchResult }, tags },
+      schema: {
+        operationId: "stitchVisitor",
+        summary: "Stitch a visitor to the lead with this email (public; projectKey in the body)",
+        errors: ["UNAUTHORIZED", "CONFLICT", "RATE_LIMITED"],
+        body: StitchBody,
+        response: { 200: StitchResult },
+        tags,
+      },
       config: { publicCors: true, allowTextPlain: true },
       preHandler: async (req, reply) => {
         const project = await app.principalResolver.resolvePublicKey(req.body.projectKey);

@@ -27,14 +27,28 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     "/api/webhooks",
-    { schema: { response: { 200: Type.Array(Webhook) }, tags }, preHandler: app.requireProject("read") },
+    {
+      schema: {
+        operationId: "listWebhooks",
+        summary: "List webhook subscriptions",
+        response: { 200: Type.Array(Webhook) },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
     async (req) => svc.listWebhooks(app.db, req.project),
   );
 
   app.post(
     "/api/webhooks",
     {
-      schema: { body: CreateWebhookBody, response: { 201: CreatedWebhook }, tags },
+      schema: {
+        operationId: "createWebhook",
+        summary: "Subscribe an HTTPS URL to service events (the secret is returned once)",
+        body: CreateWebhookBody,
+        response: { 201: CreatedWebhook },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req, reply) => reply.code(201).send(await svc.createWebhook(deps(), req.project, req.body)),
@@ -43,7 +57,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     "/api/webhooks",
     {
-      schema: { body: PatchWebhookBody, response: { 200: Webhook }, tags },
+      schema: {
+        operationId: "updateWebhook",
+        summary: "Change a subscription's URL or events, or disable or re-enable it",
+        body: PatchWebhookBody,
+        response: { 200: Webhook },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => svc.patchWebhook(deps(), req.project, req.body),
@@ -52,7 +72,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     "/api/webhooks",
     {
-      schema: { body: DeleteWebhookBody, response: { 200: Deleted }, tags },
+      schema: {
+        operationId: "deleteWebhook",
+        summary: "Delete a webhook subscription",
+        body: DeleteWebhookBody,
+        response: { 200: Deleted },
+        tags,
+      },
       preHandler: app.requireProject("write"),
     },
     async (req) => svc.deleteWebhook(app.db, req.project, req.body.id),
@@ -61,7 +87,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/webhooks/:id/deliveries",
     {
-      schema: { params: IdParam, querystring: DeliveriesQuery, response: { 200: DeliveryPage }, tags },
+      schema: {
+        operationId: "listWebhookDeliveries",
+        summary: "List a subscription's deliveries and their attempts",
+        params: IdParam,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveryPage },
+        tags,
+      },
       preHandler: app.requireProject("read"),
     },
     async (req) => svc.listDeliveries(app.db, req.project, req.params.id, req.query),
@@ -71,6 +104,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     "/api/webhooks/:id/deliveries/:deliveryId/retry",
     {
       schema: {
+        operationId: "retryWebhookDelivery",
+        summary: "Send a delivery again",
+        errors: ["CONFLICT"],
         params: DeliveryParams,
         response: { 202: Type.Object({ id: Type.String(), status: Type.Literal("pending") }) },
         tags,

@@ -24,7 +24,16 @@ const tags = ["workspace"];
 export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean }> = async (app, opts) => {
   app.post(
     "/api/auth/login",
-    { schema: { body: LoginBody, response: { 200: Me }, tags: ["auth"] } },
+    {
+      schema: {
+        operationId: "signIn",
+        summary: "Sign in with email and password (sets the session cookie)",
+        errors: ["UNAUTHORIZED"],
+        body: LoginBody,
+        response: { 200: Me },
+        tags: ["auth"],
+      },
+    },
     async (req, reply) => {
       const user = await svc.authenticateUser(app.db, req.body.email, req.body.password);
       const token = await signSession(app.sessionKey, user.id, user.workspaceId);
@@ -39,14 +48,26 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
     },
   );
 
-  app.post("/api/auth/logout", { schema: { tags: ["auth"] } }, async (_req, reply) => {
-    reply.clearCookie(SESSION_COOKIE, { path: "/" });
-    return { ok: true };
-  });
+  app.post(
+    "/api/auth/logout",
+    { schema: { operationId: "signOut", summary: "Sign out (clears the session cookie)", tags: ["auth"] } },
+    async (_req, reply) => {
+      reply.clearCookie(SESSION_COOKIE, { path: "/" });
+      return { ok: true };
+    },
+  );
 
   app.get(
     "/api/auth/me",
-    { schema: { response: { 200: Me }, tags: ["auth"] }, preHandler: app.requireSession() },
+    {
+      schema: {
+        operationId: "getCurrentUser",
+        summary: "The signed-in user and their workspace",
+        response: { 200: Me },
+        tags: ["auth"],
+      },
+      preHandler: app.requireSession(),
+    },
     async (req) => {
       const p = req.principal as Extract<typeof req.principal, { kind: "session" }>;
       return {
@@ -58,14 +79,28 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
 
   app.get(
     "/api/workspace",
-    { schema: { response: { 200: Workspace }, tags }, preHandler: app.requireSession() },
+    {
+      schema: {
+        operationId: "getWorkspace",
+        summary: "The workspace of the signed-in user",
+        response: { 200: Workspace },
+        tags,
+      },
+      preHandler: app.requireSession(),
+    },
     async (req) => svc.getWorkspace(app.db, req.principal.workspaceId),
   );
 
   app.patch(
     "/api/workspace",
     {
-      schema: { body: PatchWorkspaceBody, response: { 200: Workspace }, tags },
+      schema: {
+        operationId: "updateWorkspace",
+        summary: "Rename the workspace or change its plan tier",
+        body: PatchWorkspaceBody,
+        response: { 200: Workspace },
+        tags,
+      },
       preHandler: app.requireAdmin(),
     },
     async (req) => svc.updateWorkspace(app.db, req.principal.workspaceId, req.body),
@@ -73,20 +108,48 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
 
   app.get(
     "/api/workspace/users",
-    { schema: { response: { 200: Type.Array(User) }, tags }, preHandler: app.requireAdmin() },
+    {
+      schema: {
+        operationId: "listUsers",
+        summary: "List the workspace's users",
+        response: { 200: Type.Array(User) },
+        tags,
+      },
+      preHandler: app.requireAdmin(),
+    },
     async (req) => svc.listUsers(app.db, req.principal.workspaceId),
   );
 
   app.post(
     "/api/workspace/users",
-    { schema: { body: CreateUserBody, response: { 201: User }, tags }, preHandler: app.requireAdmin() },
+    {
+      schema: {
+        operationId: "createUser",
+        summary: "Add a user to the workspace",
+        errors: ["CONFLICT"],
+        body: CreateUserBody,
+        response: { 201: User },
+        tags,
+      },
+      preHandler: app.requireAdmin(),
+    },
     async (req, reply) =>
       reply.code(201).send(await svc.createUser(app.db, req.principal.workspaceId, req.body)),
   );
 
   app.delete(
     "/api/workspace/users/:id",
-    { schema: { params: IdParam, response: { 200: Deleted }, tags }, preHandler: app.requireAdmin() },
+    {
+      schema: {
+        operationId: "deleteUser",
+        summary: "Remove a user; their sessions end at once",
+        errors: ["CONFLICT"],
+        params: IdParam,
+        response: { 200: Deleted },
+        tags,
+      },
+      preHandler: app.requireAdmin(),
+    },
     async (req) => {
       const p = req.principal as Extract<typeof req.principal, { kind: "session" }>;
       return svc.deleteUser(app.db, p.workspaceId, req.params.id, p.userId);
@@ -95,13 +158,30 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
 
   app.get(
     "/api/projects",
-    { schema: { response: { 200: Type.Array(Project) }, tags }, preHandler: app.requireAdmin() },
+    {
+      schema: {
+        operationId: "listProjects",
+        summary: "List the workspace's projects",
+        response: { 200: Type.Array(Project) },
+        tags,
+      },
+      preHandler: app.requireAdmin(),
+    },
     async (req) => svc.listProjects(app.db, req.principal.workspaceId),
   );
 
   app.post(
     "/api/projects",
-    { schema: { body: CreateProjectBody, response: { 201: Project }, tags }, preHandler: app.requireAdmin() },
+    {
+      schema: {
+        operationId: "createProject",
+        summary: "Create a project with its public key",
+        body: CreateProjectBody,
+        response: { 201: Project },
+        tags,
+      },
+      preHandler: app.requireAdmin(),
+    },
     async (req, reply) =>
       reply.code(201).send(await svc.createProject(app.db, req.principal.workspaceId, req.body.name)),
   );
@@ -109,7 +189,13 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
   app.get(
     "/api/projects/:id/keys",
     {
-      schema: { params: IdParam, response: { 200: Type.Array(ProjectKey) }, tags },
+      schema: {
+        operationId: "listProjectKeys",
+        summary: "List a project's API keys (prefixes only)",
+        params: IdParam,
+        response: { 200: Type.Array(ProjectKey) },
+        tags,
+      },
       preHandler: app.requireAdmin(),
     },
     async (req) => svc.listProjectKeys(app.db, req.principal.workspaceId, req.params.id),
@@ -118,7 +204,14 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
   app.post(
     "/api/projects/:id/keys",
     {
-      schema: { params: IdParam, body: CreateKeyBody, response: { 201: CreatedProjectKey }, tags },
+      schema: {
+        operationId: "createProjectKey",
+        summary: "Create a project API key (the raw key is returned once)",
+        params: IdParam,
+        body: CreateKeyBody,
+        response: { 201: CreatedProjectKey },
+        tags,
+      },
       preHandler: app.requireAdmin(),
     },
     async (req, reply) =>
@@ -130,7 +223,13 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
   app.delete(
     "/api/projects/:id/keys/:keyId",
     {
-      schema: { params: ProjectKeyParams, response: { 200: Deleted }, tags },
+      schema: {
+        operationId: "deleteProjectKey",
+        summary: "Revoke a project API key; it fails at once",
+        params: ProjectKeyParams,
+        response: { 200: Deleted },
+        tags,
+      },
       preHandler: app.requireAdmin(),
     },
     async (req) => svc.deleteProjectKey(app.db, req.principal.workspaceId, req.params.id, req.params.keyId),

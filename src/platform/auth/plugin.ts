@@ -6,6 +6,17 @@ import { SESSION_COOKIE, verifySession } from "./session.js";
 
 export type Access = "read" | "write";
 
+/** How a route authenticates; the OpenAPI document derives each operation's `security` from it. */
+export type AuthKind = "project" | "session" | "admin";
+const authKinds = new WeakMap<object, AuthKind>();
+function tagged<F extends object>(kind: AuthKind, fn: F): F {
+  authKinds.set(fn, kind);
+  return fn;
+}
+/** The kind of a hook returned by `requireProject`/`requireSession`/`requireAdmin`, else undefined. */
+export const authKindOf = (hook: unknown): AuthKind | undefined =>
+  typeof hook === "function" ? authKinds.get(hook) : undefined;
+
 declare module "fastify" {
   interface FastifyInstance {
     /** Session or project API key; sets `req.principal` and `req.project`; applies the read/write limit. */
@@ -79,7 +90,7 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
   }
 
   app.decorate("requireProject", (access: Access) => {
-    return async function requireProject(req: FastifyRequest, reply: FastifyReply) {
+    return tagged("project", async function requireProject(req: FastifyRequest, reply: FastifyReply) {
       const principal = await authenticate(req);
       req.principal = principal;
       if (principal.kind === "apiKey") {
@@ -96,22 +107,22 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
         req.rateLimitKey = `user:${principal.userId}:${project.id}`;
       }
       await runLimit(access, req, reply);
-    };
+    });
   });
 
   app.decorate("requireSession", () => {
-    return async function requireSession(req: FastifyRequest, reply: FastifyReply) {
+    return tagged("session", async function requireSession(req: FastifyRequest, reply: FastifyReply) {
       const principal = await authenticate(req);
       if (principal.kind !== "session")
         throw new AppError("FORBIDDEN", "this endpoint needs a signed-in user");
       req.principal = principal;
       req.rateLimitKey = `user:${principal.userId}`;
       await runLimit(req.method === "GET" ? "read" : "write", req, reply);
-    };
+    });
   });
 
   app.decorate("requireAdmin", () => {
-    return async function requireAdmin(req: FastifyRequest, reply: FastifyReply) {
+    return tagged("admin", async function requireAdmin(req: FastifyRequest, reply: FastifyReply) {
       const principal = await authenticate(req);
       if (principal.kind !== "session" || principal.role !== "admin") {
         throw new AppError("FORBIDDEN", "this endpoint needs a workspace admin");
@@ -119,6 +130,6 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
       req.principal = principal;
       req.rateLimitKey = `user:${principal.userId}`;
       await runLimit(req.method === "GET" ? "read" : "write", req, reply);
-    };
+    });
   });
 });

@@ -10,7 +10,14 @@ export const incomingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     "/api/webhooks/sources/:source",
     {
-      schema: { params: SourceParam, body: PutSourceBody, response: { 200: SourceConfigured }, tags },
+      schema: {
+        operationId: "setWebhookSourceSecret",
+        summary: "Set the secret that verifies a platform's incoming webhooks",
+        params: SourceParam,
+        body: PutSourceBody,
+        response: { 200: SourceConfigured },
+        tags,
+      },
       preHandler: app.requireAdmin(),
     },
     async (req) =>
@@ -20,7 +27,15 @@ export const incomingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/api/webhooks/:source",
     {
-      schema: { params: SourceParam, querystring: IncomingQuery, response: { 200: IncomingResult }, tags },
+      schema: {
+        operationId: "receivePlatformWebhook",
+        summary: "Receive a platform's webhook, verified by its signature",
+        errors: ["UNAUTHORIZED", "NOT_FOUND"],
+        params: SourceParam,
+        querystring: IncomingQuery,
+        response: { 200: IncomingResult },
+        tags,
+      },
       // An unknown source is 404 before anything else is looked at.
       preValidation: async (req) => {
         knownSource((req.params as { source: string }).source);
