@@ -19,11 +19,38 @@ export type GoalMetricProvider = (
 
 // Providers are per app (keyed by its job registry, which jobs also see), so test apps stay apart.
 const providers = new WeakMap<JobRegistry, GoalMetricProvider[]>();
+const builtIns = new WeakMap<JobRegistry, string[]>();
 
-export function registerGoalMetricProvider(app: FastifyInstance, provider: GoalMetricProvider): void {
-  const list = providers.get(app.jobs) ?? [];
-  list.push(provider);
-  providers.set(app.jobs, list);
+/**
+ * Plugs in a source of goal metrics with the built-in metric names it measures (a goal may name
+ * one of these, or one of its project's conversion goals, which the analytics provider measures).
+ */
+export function registerGoalMetricProvider(
+  app: FastifyInstance,
+  provider: GoalMetricProvider,
+  metrics: readonly string[],
+): void {
+  providers.set(app.jobs, [...(providers.get(app.jobs) ?? []), provider]);
+  builtIns.set(app.jobs, [...(builtIns.get(app.jobs) ?? []), ...metrics]);
+}
+
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+const MAX_LISTED = 50;
+
+/** A metric nothing measures would stay at 0 forever: refused, with what would be accepted. */
+async function checkMetric(registry: JobRegistry, db: Db, project: ProjectRef, metric: string) {
+  const known = builtIns.get(registry) ?? [];
+  if (known.includes(metric)) return;
+  const names = (await listConversionGoals(db, project)).map((g) => g.name);
+  if (names.some((n) => sameName(n, metric))) return;
+  const listed = names.slice(0, MAX_LISTED).join(", ");
+  const more = names.length > MAX_LISTED ? ` and ${names.length - MAX_LISTED} more` : "";
+  throw validation(
+    `body.metric ${JSON.stringify(metric)} is not a metric: use a built-in metric (${known.join(", ")}) ` +
+      (names.length
+        ? `or the name of one of the project's conversion goals (${listed}${more})`
+        : "or the name of a conversion goal (this project has no conversion goals)"),
+  );
 }
 
 export const RECOMPUTE_JOB = "goals.recompute";
@@ -60,7 +87,7 @@ function toGoal(r: GoalTable): GoalT {
 }
 
 function checkTarget(target: number): void {
-  if (!Number.isFinite(target)) throw validation("body.target must be a finite number");
+  if (!Number.isFinite(target) || target <= 0) throw validation("body.target must be a number > 0");
 }
 function checkDeadline(deadline: string): number {
   const t = parseDeadline(deadline);
@@ -145,6 +172,7 @@ export async function createGoal(
 ): Promise<GoalT> {
   checkTarget(input.target);
   checkDeadline(input.deadline);
+  await checkMetric(app.jobs, app.db, project, input.metric);
   const t = nowIso();
   const row: GoalTable = {
     id: newId("goal"),
