@@ -15,7 +15,7 @@ import { authPlugin } from "./platform/auth/plugin.js";
 import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
-import { AppError, handleError } from "./platform/errors.js";
+import { AppError, MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
 import { createLimit, registerRateLimit } from "./platform/rate-limit.js";
@@ -74,6 +74,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
           },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
+    // Every error in the general format, also the ones raised before a route runs: the router's
+    // (bad percent-encoding, a too-long parameter), the HTTP parser's (431, 408, malformed), and
+    // shutdown's 503 (Fastify's own fast path writes a fixed body, so it is off; see below).
+    frameworkErrors: (err, req, reply) => handleError(err, req, reply),
+    clientErrorHandler: handleClientError,
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are JSON and validated as typed (no "10" → 10); query strings and params are text and coerced.
@@ -119,6 +126,18 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorateRequest("rawBody", undefined);
 
   app.setErrorHandler((err, req, reply) => handleError(err, req, reply));
+  // A request that reaches a closing server (a busy keep-alive connection) is refused before it
+  // does any work, as Fastify's return503OnClosing would, in our format. Callback style: this
+  // runs on every request.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onRequest", (_req, _reply, done) => {
+    if (closing) done(new AppError("UNAVAILABLE", "the server is shutting down; retry the request"));
+    else done();
+  });
   app.setNotFoundHandler((req, reply) =>
     handleError(
       new AppError("NOT_FOUND", `route ${req.method} ${req.url.split("?")[0]} not found`),
