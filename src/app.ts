@@ -191,7 +191,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(cookie);
   // CORS is off by default; routes marked `publicCors` (the snippet's endpoints) get open CORS
   // through the plugin's static per-route options, so no options object is built per request.
-  const PUBLIC_CORS = { origin: "*", methods: ["GET", "POST", "OPTIONS"], maxAge: 86400 };
+  // Not strict: a browser's preflight always has Origin and Access-Control-Request-Method, and the
+  // strict mode's answer to one without them is a text/plain 400 outside our error format.
+  const PUBLIC_CORS = {
+    origin: "*",
+    methods: ["GET", "POST", "OPTIONS"],
+    maxAge: 86400,
+    strictPreflight: false,
+  };
   app.addHook("onRoute", (route) => {
     if (route.config?.publicCors)
       route.config = { ...route.config, cors: PUBLIC_CORS } as typeof route.config;

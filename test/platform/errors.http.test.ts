@@ -138,6 +138,20 @@ describe("errors before routing (real HTTP)", () => {
   });
 });
 
+describe("plugins' own answers", () => {
+  it("an OPTIONS request without preflight headers on a public endpoint is no text/plain 400", async () => {
+    // @fastify/cors's strict mode answers `Invalid Preflight Request` as text; a browser's
+    // preflight always has both headers, so anything else is answered like a preflight.
+    for (const headers of ["", "Origin: https://customer-site.example\r\n"]) {
+      const res = await rawRequest(
+        `OPTIONS /api/events HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`,
+      );
+      expect(res.status).toBe(204);
+      expect(res.headers["access-control-allow-origin"]).toBe("*");
+    }
+  });
+});
+
 describe("transactional provider webhook", () => {
   let a: Tenant;
   beforeAll(async () => {
