@@ -4,54 +4,13 @@ import { newId } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
 import { type JobRegistry, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { checkMetric, measure } from "./metrics.js";
 import { paceStatus, parseDeadline } from "./pace.js";
 import type { ConversionGoalT, CreateConversionGoal, CreateGoal, GoalT, PatchGoal } from "./schema.js";
 import type { ConversionGoalTable, GoalTable } from "./tables.js";
 import "./tables.js";
 
-/** Supplies a metric's value for a project over a range (epoch ms); undefined when it does not know the metric. */
-export type GoalMetricProvider = (
-  db: Db,
-  project: ProjectRef,
-  metric: string,
-  range: { from: number; to: number },
-) => Promise<number | undefined>;
-
-// Providers are per app (keyed by its job registry, which jobs also see), so test apps stay apart.
-const providers = new WeakMap<JobRegistry, GoalMetricProvider[]>();
-const builtIns = new WeakMap<JobRegistry, string[]>();
-
-/**
- * Plugs in a source of goal metrics with the built-in metric names it measures (a goal may name
- * one of these, or one of its project's conversion goals, which the analytics provider measures).
- */
-export function registerGoalMetricProvider(
-  app: FastifyInstance,
-  provider: GoalMetricProvider,
-  metrics: readonly string[],
-): void {
-  providers.set(app.jobs, [...(providers.get(app.jobs) ?? []), provider]);
-  builtIns.set(app.jobs, [...(builtIns.get(app.jobs) ?? []), ...metrics]);
-}
-
-const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
-const MAX_LISTED = 50;
-
-/** A metric nothing measures would stay at 0 forever: refused, with what would be accepted. */
-async function checkMetric(registry: JobRegistry, db: Db, project: ProjectRef, metric: string) {
-  const known = builtIns.get(registry) ?? [];
-  if (known.includes(metric)) return;
-  const names = (await listConversionGoals(db, project)).map((g) => g.name);
-  if (names.some((n) => sameName(n, metric))) return;
-  const listed = names.slice(0, MAX_LISTED).join(", ");
-  const more = names.length > MAX_LISTED ? ` and ${names.length - MAX_LISTED} more` : "";
-  throw validation(
-    `body.metric ${JSON.stringify(metric)} is not a metric: use a built-in metric (${known.join(", ")}) ` +
-      (names.length
-        ? `or the name of one of the project's conversion goals (${listed}${more})`
-        : "or the name of a conversion goal (this project has no conversion goals)"),
-  );
-}
+export { type GoalMetricProvider, registerGoalMetricProvider } from "./metrics.js";
 
 export const RECOMPUTE_JOB = "goals.recompute";
 
@@ -93,15 +52,6 @@ function checkDeadline(deadline: string): number {
   const t = parseDeadline(deadline);
   if (t === null) throw validation("body.deadline must be an ISO 8601 date (YYYY-MM-DD or a date-time)");
   return t;
-}
-
-async function measure(registry: JobRegistry, db: Db, project: ProjectRef, goal: GoalTable): Promise<number> {
-  const range = { from: Date.parse(goal.created_at), to: Date.now() };
-  for (const p of providers.get(registry) ?? []) {
-    const v = await p(db, project, goal.metric, range);
-    if (v !== undefined && Number.isFinite(v)) return v;
-  }
-  return goal.current;
 }
 
 /**
@@ -172,7 +122,8 @@ export async function createGoal(
 ): Promise<GoalT> {
   checkTarget(input.target);
   checkDeadline(input.deadline);
-  await checkMetric(app.jobs, app.db, project, input.metric);
+  const conversionGoals = (await listConversionGoals(app.db, project)).map((g) => g.name);
+  checkMetric(app.jobs, input.metric, conversionGoals);
   const t = nowIso();
   const row: GoalTable = {
     id: newId("goal"),
