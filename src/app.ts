@@ -14,7 +14,7 @@ import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
 import { registerApiDocs } from "./platform/api-docs.js";
-import { AppError, handleError } from "./platform/errors.js";
+import { AppError, MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
 import { registerOpenApi } from "./platform/openapi.js";
@@ -74,6 +74,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
           },
     bodyLimit: 1024 * 1024,
     trustProxy: true,
+    // Every error in the general format, also the ones raised before a route runs: the router's
+    // (bad percent-encoding, a too-long parameter), the HTTP parser's (431, 408, malformed), and
+    // shutdown's 503 (Fastify's own fast path writes a fixed body, so it is off; see below).
+    frameworkErrors: (err, req, reply) => handleError(err, req, reply),
+    clientErrorHandler: handleClientError,
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are JSON and validated as typed (no "10" → 10); query strings and params are text and coerced.
@@ -119,6 +126,18 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorateRequest("rawBody", undefined);
 
   app.setErrorHandler((err, req, reply) => handleError(err, req, reply));
+  // A request that reaches a closing server (a busy keep-alive connection) is refused before it
+  // does any work, as Fastify's return503OnClosing would, in our format. Callback style: this
+  // runs on every request.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onRequest", (_req, _reply, done) => {
+    if (closing) done(new AppError("UNAVAILABLE", "the server is shutting down; retry the request"));
+    else done();
+  });
   app.setNotFoundHandler((req, reply) =>
     handleError(
       new AppError("NOT_FOUND", `route ${req.method} ${req.url.split("?")[0]} not found`),
@@ -172,7 +191,14 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(cookie);
   // CORS is off by default; routes marked `publicCors` (the snippet's endpoints) get open CORS
   // through the plugin's static per-route options, so no options object is built per request.
-  const PUBLIC_CORS = { origin: "*", methods: ["GET", "POST", "OPTIONS"], maxAge: 86400 };
+  // Not strict: a browser's preflight always has Origin and Access-Control-Request-Method, and the
+  // strict mode's answer to one without them is a text/plain 400 outside our error format.
+  const PUBLIC_CORS = {
+    origin: "*",
+    methods: ["GET", "POST", "OPTIONS"],
+    maxAge: 86400,
+    strictPreflight: false,
+  };
   app.addHook("onRoute", (route) => {
     if (route.config?.publicCors)
       route.config = { ...route.config, cors: PUBLIC_CORS } as typeof route.config;

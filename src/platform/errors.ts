@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** The fixed list of general error codes and their HTTP status. */
 export const ERROR_STATUS = {
@@ -6,14 +8,17 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   INVALID_TRANSITION: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   BAD_GATEWAY: 502,
+  UNAVAILABLE: 503,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
@@ -90,6 +95,21 @@ function normalize(err: unknown): Normalized {
   if (fe?.validation)
     return { status: 400, code: "VALIDATION_ERROR", message: describeValidation(fe), headers: {} };
   switch (fe?.code) {
+    // Raised by the router before any route runs (through Fastify's `frameworkErrors`).
+    case "FST_ERR_BAD_URL":
+      return {
+        status: 400,
+        code: "VALIDATION_ERROR",
+        message: "the path is not valid percent-encoding",
+        headers: {},
+      };
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return {
+        status: 400,
+        code: "VALIDATION_ERROR",
+        message: `a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
+        headers: {},
+      };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return {
         status: 415,
@@ -104,26 +124,23 @@ function normalize(err: unknown): Normalized {
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return { status: 400, code: "VALIDATION_ERROR", message: "invalid content-length", headers: {} };
   }
+  if (err instanceof TxError)
+    return { status: err.status, code: codeOf(err.status), message: err.message, headers: err.headers };
   if (err instanceof SyntaxError || fe?.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
     return { status: 400, code: "VALIDATION_ERROR", message: "body is not valid JSON", headers: {} };
   }
   const sc = fe?.statusCode;
-  if (sc && sc >= 400 && sc < 500) {
-    const code: ErrorCode =
-      sc === 401
-        ? "UNAUTHORIZED"
-        : sc === 403
-          ? "FORBIDDEN"
-          : sc === 404
-            ? "NOT_FOUND"
-            : sc === 413
-              ? "PAYLOAD_TOO_LARGE"
-              : sc === 429
-                ? "RATE_LIMITED"
-                : "VALIDATION_ERROR";
-    return { status: sc, code, message: fe.message, headers: {} };
-  }
+  if (sc && sc >= 400 && sc < 500) return { status: sc, code: codeOf(sc), message: fe.message, headers: {} };
   return { status: 500, code: "INTERNAL", message: "internal server error", headers: {} };
+}
+
+/** The general code for a 4xx status raised outside our own code (plugins, the transactional key check). */
+function codeOf(status: number): ErrorCode {
+  const exact = (Object.keys(ERROR_STATUS) as ErrorCode[]).find(
+    (c) => ERROR_STATUS[c] === status && c !== "INVALID_TRANSITION",
+  );
+  if (exact) return exact;
+  return status >= 500 ? "INTERNAL" : "VALIDATION_ERROR";
 }
 
 const TX_CODE: Partial<Record<ErrorCode, TxErrorCode>> = {
@@ -140,7 +157,7 @@ const TX_CODE: Partial<Record<ErrorCode, TxErrorCode>> = {
 export function handleError(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const txFormat =
     (req.routeOptions?.config as { errorFormat?: string } | undefined)?.errorFormat === "transactional";
-  if (err instanceof TxError) {
+  if (err instanceof TxError && txFormat) {
     reply.headers(err.headers);
     const body: { code: string; message: string; missing?: string[] } = {
       code: err.code,
@@ -157,4 +174,34 @@ export function handleError(err: unknown, req: FastifyRequest, reply: FastifyRep
     return reply.code(n.status).send({ error: { code, message: n.message } });
   }
   return reply.code(n.status).send({ error: n.message, code: n.code, status: n.status });
+}
+
+/** Longest path parameter the router accepts (a 320-character email address fits). */
+export const MAX_PARAM_LENGTH = 500;
+
+/**
+ * Errors the Node HTTP server meets before Fastify sees a request (`clientError`): headers or
+ * request line past the size limit (431), a request timeout (408), anything the parser cannot
+ * read (400). Answered in the general format on the raw socket, which is then closed; no route
+ * is known yet, so the transactional format cannot apply.
+ */
+export function handleClientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const [code, message]: [ErrorCode, string] =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? ["HEADERS_TOO_LARGE", "the request line and headers are larger than the server accepts"]
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? ["REQUEST_TIMEOUT", "the request was not received in time"]
+        : ["VALIDATION_ERROR", "the request is not valid HTTP"];
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify({ error: message, code, status });
+  this.log.debug({ err: { code: err.code, message: err.message } }, "client error");
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -88,7 +88,12 @@ export const stripeData = () => ({
           {
             id: "si_1",
             quantity: 2,
-            price: { id: "price_m", unit_amount: 4900, recurring: { interval: "month", interval_count: 1 } },
+            price: {
+              id: "price_m",
+              currency: "usd",
+              unit_amount: 4900,
+              recurring: { interval: "month", interval_count: 1 },
+            },
           },
         ],
       },
@@ -103,7 +108,12 @@ export const stripeData = () => ({
           {
             id: "si_2",
             quantity: 1,
-            price: { id: "price_y", unit_amount: 120000, recurring: { interval: "year", interval_count: 1 } },
+            price: {
+              id: "price_y",
+              currency: "usd",
+              unit_amount: 120000,
+              recurring: { interval: "year", interval_count: 1 },
+            },
           },
         ],
       },
@@ -111,11 +121,12 @@ export const stripeData = () => ({
   ],
 });
 
-export async function startStripeFake(pageSize = 2) {
+export type StripeData = ReturnType<typeof stripeData>;
+
+export async function startStripeFake(pageSize = 2, data: StripeData = stripeData()) {
   const fake = new FakePlatform("stripe", {
     error: { message: "Invalid API Key provided: rk_test_****cdef", type: "invalid_request_error" },
   });
-  const data = stripeData();
   fake.on("GET", /^\/v1\/account$/, (req, res) => {
     if (!fake.authorized(req, res, [STRIPE_KEY])) return;
     res.send(200, {
@@ -125,7 +136,7 @@ export async function startStripeFake(pageSize = 2) {
       settings: { dashboard: { display_name: "Acme" } },
     });
   });
-  const list = (name: keyof ReturnType<typeof stripeData>) =>
+  const list = (name: keyof StripeData) =>
     fake.on("GET", new RegExp(`^/v1/${name}$`), (req, res) => {
       if (!fake.authorized(req, res, [STRIPE_KEY])) return;
       const gte = Number(req.query.get("created[gte]") ?? 0);

@@ -53,6 +53,16 @@ async function hits(db: Db, project: ProjectRef, key: string, range: Range): Pro
   return Number(row?.n ?? 0);
 }
 
+/** Built-in goal metrics analytics measures (conversion goal names come on top). */
+export const ANALYTICS_GOAL_METRICS = [
+  "visitors",
+  "leads",
+  "conversions",
+  "revenue",
+  "conversion_rate",
+  "signups",
+] as const;
+
 /**
  * The goal metrics analytics knows: visitors, leads, conversions, revenue, conversion_rate,
  * signups (events named signup/sign_up or a conversion goal of that name), and any conversion

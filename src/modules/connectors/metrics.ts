@@ -190,6 +190,8 @@ export async function overview(db: Db, project: ProjectRef, period: Period) {
   };
 }
 
+export const CONNECTOR_GOAL_METRICS = ["mrr", "payments_revenue", "crm_revenue"] as const;
+
 /** Goal metrics connectors provide: `mrr` (current), `payments_revenue` and `crm_revenue` in range. */
 export async function goalMetric(
   db: Db,

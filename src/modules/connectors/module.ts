@@ -1,6 +1,6 @@
 import type { LiftModule } from "../index.js";
 import { bridge } from "./bridge.js";
-import { goalMetric } from "./metrics.js";
+import { CONNECTOR_GOAL_METRICS, goalMetric } from "./metrics.js";
 import { connectorRoutes } from "./routes.js";
 import { SYNC_ALL_JOB, SYNC_JOB, SYNC_RETRY, runSync, syncAllProjects } from "./sync.js";
 import { defineJob, exponentialBackoff } from "../../platform/jobs.js";
@@ -37,6 +37,6 @@ export const connectorsModule: LiftModule = {
     );
     app.worker.addSchedule(SYNC_ALL_JOB, app.config.syncIntervalMs);
     // Goals reads `mrr` and payments/CRM revenue through this provider.
-    bridge.registerGoalMetricProvider(app, goalMetric);
+    bridge.registerGoalMetricProvider(app, goalMetric, CONNECTOR_GOAL_METRICS);
   },
 };

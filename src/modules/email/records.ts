@@ -2,6 +2,7 @@ import type { Statement } from "better-sqlite3";
 import type { Db, DbHandle, DbOrTrx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
 import type { SendStatus, TxSendTable, TxSuppressionTable } from "./tables.js";
+import type { Tags } from "./validate.js";
 import "./tables.js";
 
 /** The send log: one record per send, and its delivery timeline. */
@@ -23,7 +24,7 @@ export interface SendSummary {
   to: string;
   subject: string;
   commId: string | null;
-  tags: Record<string, string>;
+  tags: Tags;
   sandbox: boolean;
   messageId: string | null;
   error: string | null;

@@ -60,7 +60,6 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<{
         tags: ["transactional"],
         summary: "Bounce and complaint notifications from the delivery provider",
       },
-      config: { errorFormat: "transactional" },
     },
     async (req) => {
       const who = await authenticateTx(resolveKey, req);

@@ -21,7 +21,10 @@ export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() 
 
 export const RecentQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) });
 
-const Tags = Type.Record(Type.String(), Type.String());
+const TagValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+const Tags = Type.Record(Type.String(), TagValue, {
+  description: "as sent; sandbox sends also carry sandbox: true",
+});
 export const SendSummary = Type.Object({
   id: Type.String(),
   status: Type.String(),
@@ -95,8 +98,10 @@ export const Preview = Type.Object({
 
 // Documentation of the send endpoint (OpenAPI). The route validates by hand, so that every failure
 // is a precise `validation_error` in the transactional format; these schemas are not enforced.
-const TagsDoc = Type.Record(Type.String(), Type.String(), {
-  description: "flat string map, stored on the record",
+const TagsDoc = Type.Record(Type.String(), TagValue, {
+  description:
+    "flat map of string keys to string, number or boolean values (at most 50), stored on the record " +
+    "as given; the key sandbox is reserved (the service sets sandbox: true on sandbox sends)",
 });
 export const SendBodyDoc = Type.Union([
   Type.Object(

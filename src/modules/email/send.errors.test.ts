@@ -208,7 +208,7 @@ describe("request validation (all 400 validation_error in the transactional form
     ["subject with CR/LF", { to: SBX, subject: "hi\r\nBcc: victim@example.com", text: "t" }],
     ["subject with LF", { to: SBX, subject: "hi\nX: y", text: "t" }],
     ["tags not flat", { to: SBX, subject: "s", text: "t", tags: { a: { b: "c" } } }],
-    ["tags with a number", { to: SBX, subject: "s", text: "t", tags: { a: 1 } }],
+    ["tags with an array value", { to: SBX, subject: "s", text: "t", tags: { a: [1] } }],
     ["tags an array", { to: SBX, subject: "s", text: "t", tags: ["a"] }],
     ["variables with inline", { to: SBX, subject: "s", text: "t", variables: { a: "b" } }],
     ["variables an array value", { to: SBX, commId: "welcome", variables: { a: [1] } }],
@@ -268,7 +268,10 @@ describe("sandbox", () => {
     const recent = await a.get("/api/transactional/recent", { as: "admin" });
     expect(recent.body).toHaveLength(3);
     expect(recent.body.every((r: { sandbox: boolean }) => r.sandbox)).toBe(true);
-    expect(recent.body.find((r: { id: string }) => r.id === res.body.send_id).tags).toEqual({ env: "ci" });
+    expect(recent.body.find((r: { id: string }) => r.id === res.body.send_id).tags).toEqual({
+      env: "ci",
+      sandbox: true,
+    });
     const { existsSync } = await import("node:fs");
     expect(existsSync(`${t.config.dataDir}/outbox`)).toBe(false);
   });

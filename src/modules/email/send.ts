@@ -12,7 +12,7 @@ import { insertSend, isSuppressed, suppress, type TimelineEvent, updateSend } fr
 import type { SendStatus, TxSendTable } from "./tables.js";
 import { renderTemplate } from "./template/compile.js";
 import type { Tracker } from "./tracking.js";
-import { parseSendBody, type SendRequest } from "./validate.js";
+import { SANDBOX_TAG, parseSendBody, type SendRequest } from "./validate.js";
 
 export const DELIVER_JOB = "email.deliver";
 
@@ -140,7 +140,8 @@ function newRecord(
     to_addr: req.to,
     subject: c.subject,
     comm_id: c.commId,
-    tags: JSON.stringify(req.tags),
+    // "Sandbox sends are written and tagged sandbox": the tag sits in the stored blob itself.
+    tags: JSON.stringify(sandbox ? { ...req.tags, [SANDBOX_TAG]: true } : req.tags),
     sandbox: sandbox ? 1 : 0,
     status: "queued",
     message_id: null,

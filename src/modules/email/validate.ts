@@ -1,6 +1,12 @@
 import { TxError } from "../../platform/errors.js";
 import type { Variables } from "./template/engine.js";
 
+/** Tag values: scalars, stored as given ("string-key metadata stored on the record as a JSON blob"). */
+export type TagValue = string | number | boolean;
+export type Tags = Record<string, TagValue>;
+/** The tag the service writes on every sandbox send; callers cannot set it. */
+export const SANDBOX_TAG = "sandbox";
+
 export type SendRequest =
   | {
       kind: "inline";
@@ -8,7 +14,7 @@ export type SendRequest =
       subject: string;
       html?: string;
       text?: string;
-      tags: Record<string, string>;
+      tags: Tags;
     }
   | {
       kind: "template";
@@ -16,7 +22,7 @@ export type SendRequest =
       commId: string;
       variables: Variables;
       strict: boolean;
-      tags: Record<string, string>;
+      tags: Tags;
     };
 
 const INLINE = new Set(["subject", "html", "text"]);
@@ -53,6 +59,25 @@ function checkVariables(v: unknown, path: string, depth: number): void {
   }
 }
 
+/** Tags: a flat map of string keys to string, number or boolean values, at most 50 keys. */
+function parseTags(tags: unknown): Tags {
+  const out: Tags = {};
+  if (tags === undefined) return out;
+  if (!isPlainObject(tags)) throw bad("body.tags must be an object of string, number or boolean values");
+  const entries = Object.entries(tags);
+  if (entries.length > MAX_TAGS) throw bad(`body.tags holds at most ${MAX_TAGS} keys`);
+  for (const [k, v] of entries) {
+    if (k === SANDBOX_TAG) throw bad(`body.tags.${k} is set by the service on sandbox sends`);
+    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
+      throw bad(`body.tags.${k} must be a string, number or boolean (tags are flat metadata)`);
+    }
+    if (typeof v === "number" && !Number.isFinite(v)) throw bad(`body.tags.${k} must be a finite number`);
+    if (k.length > 100 || (typeof v === "string" && v.length > 1000)) throw bad(`body.tags.${k} is too long`);
+    out[k] = v;
+  }
+  return out;
+}
+
 /** Validates the body of POST /api/v1/transactional/send; every failure is 400 validation_error. */
 export function parseSendBody(body: unknown): SendRequest {
   if (!isPlainObject(body)) throw bad("body must be a JSON object");
@@ -67,17 +92,7 @@ export function parseSendBody(body: unknown): SendRequest {
   const { to, tags } = body;
   if (typeof to !== "string" || to.length === 0) throw bad("body.to is required (recipient email address)");
   if (!isEmail(to)) throw bad("body.to must be a valid email address");
-  const tagMap: Record<string, string> = {};
-  if (tags !== undefined) {
-    if (!isPlainObject(tags)) throw bad("body.tags must be an object of string values");
-    const entries = Object.entries(tags);
-    if (entries.length > MAX_TAGS) throw bad(`body.tags holds at most ${MAX_TAGS} keys`);
-    for (const [k, v] of entries) {
-      if (typeof v !== "string") throw bad(`body.tags.${k} must be a string (tags are a flat string map)`);
-      if (k.length > 100 || v.length > 1000) throw bad(`body.tags.${k} is too long`);
-      tagMap[k] = v;
-    }
-  }
+  const tagMap = parseTags(tags);
   if (template.length) {
     const { commId, variables, strict } = body;
     if (typeof commId !== "string" || commId.length === 0)

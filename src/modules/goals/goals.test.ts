@@ -7,8 +7,10 @@ let t: TestApp;
 const signups = new Map<string, number>();
 beforeAll(async () => {
   t = await startTestApp();
-  registerGoalMetricProvider(t.app, async (_db, project, metric) =>
-    metric === "test_signups" ? signups.get(project.id) : undefined,
+  registerGoalMetricProvider(
+    t.app,
+    async (_db, project, metric) => (metric === "test_signups" ? signups.get(project.id) : undefined),
+    ["test_signups"],
   );
 });
 afterAll(async () => t.close());

@@ -22,9 +22,18 @@ export const Goal = Type.Object({
 });
 export type GoalT = Static<typeof Goal>;
 
+// A target of 0 or below is reached the moment the goal exists; it could never progress.
+const Target = Type.Number({ exclusiveMinimum: 0, description: "value to reach; greater than 0" });
+
 export const CreateGoalBody = Type.Object({
-  metric: Type.String({ minLength: 1, maxLength: 200 }),
-  target: Type.Number(),
+  metric: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description:
+      "a built-in metric (visitors, leads, conversions, revenue, conversion_rate, signups, mrr, " +
+      "payments_revenue, crm_revenue) or the name of one of the project's conversion goals",
+  }),
+  target: Target,
   deadline: Type.String({ minLength: 1, maxLength: 40 }),
   description: Type.Optional(Type.String({ maxLength: 2000 })),
   unit: Type.Optional(Type.String({ maxLength: 50 })),
@@ -33,7 +42,7 @@ export type CreateGoal = Static<typeof CreateGoalBody>;
 
 export const PatchGoalBody = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100 }),
-  target: Type.Optional(Type.Number()),
+  target: Type.Optional(Target),
   deadline: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
   status: Type.Optional(GoalStatusSchema),
   description: Type.Optional(Type.String({ maxLength: 2000 })),

@@ -5,27 +5,13 @@ import { newId } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
 import { type JobRegistry, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { checkMetric, measure } from "./metrics.js";
 import { paceStatus, parseDeadline } from "./pace.js";
 import type { ConversionGoalT, CreateConversionGoal, CreateGoal, GoalT, PatchGoal } from "./schema.js";
 import type { ConversionGoalTable, GoalTable } from "./tables.js";
 import "./tables.js";
 
-/** Supplies a metric's value for a project over a range (epoch ms); undefined when it does not know the metric. */
-export type GoalMetricProvider = (
-  db: Db,
-  project: ProjectRef,
-  metric: string,
-  range: { from: number; to: number },
-) => Promise<number | undefined>;
-
-// Providers are per app (keyed by its job registry, which jobs also see), so test apps stay apart.
-const providers = new WeakMap<JobRegistry, GoalMetricProvider[]>();
-
-export function registerGoalMetricProvider(app: FastifyInstance, provider: GoalMetricProvider): void {
-  const list = providers.get(app.jobs) ?? [];
-  list.push(provider);
-  providers.set(app.jobs, list);
-}
+export { type GoalMetricProvider, registerGoalMetricProvider } from "./metrics.js";
 
 export const RECOMPUTE_JOB = "goals.recompute";
 
@@ -61,21 +47,12 @@ function toGoal(r: GoalTable): GoalT {
 }
 
 function checkTarget(target: number): void {
-  if (!Number.isFinite(target)) throw validation("body.target must be a finite number");
+  if (!Number.isFinite(target) || target <= 0) throw validation("body.target must be a number > 0");
 }
 function checkDeadline(deadline: string): number {
   const t = parseDeadline(deadline);
   if (t === null) throw validation("body.deadline must be an ISO 8601 date (YYYY-MM-DD or a date-time)");
   return t;
-}
-
-async function measure(registry: JobRegistry, db: Db, project: ProjectRef, goal: GoalTable): Promise<number> {
-  const range = { from: Date.parse(goal.created_at), to: Date.now() };
-  for (const p of providers.get(registry) ?? []) {
-    const v = await p(db, project, goal.metric, range);
-    if (v !== undefined && Number.isFinite(v)) return v;
-  }
-  return goal.current;
 }
 
 /**
@@ -146,6 +123,8 @@ export async function createGoal(
 ): Promise<GoalT> {
   checkTarget(input.target);
   checkDeadline(input.deadline);
+  const conversionGoals = (await listConversionGoals(app.db, project)).map((g) => g.name);
+  checkMetric(app.jobs, input.metric, conversionGoals);
   const t = nowIso();
   const row: GoalTable = {
     id: newId("goal"),

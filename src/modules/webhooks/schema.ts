@@ -24,7 +24,15 @@ export const CreateWebhookBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2048 }),
     events: Events,
-    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    secret: Type.Optional(
+      Type.String({
+        minLength: 16,
+        maxLength: 256,
+        description:
+          "shared secret; generated (whsec_<base64>) when omitted. A whsec_ secret is signed with " +
+          "its base64-decoded bytes, any other string (16–256 characters) with its UTF-8 bytes",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

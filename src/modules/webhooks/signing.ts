@@ -8,20 +8,32 @@ export function generateSecret(): string {
   return PREFIX + randomBytes(24).toString("base64");
 }
 
-/** The HMAC key of a `whsec_` secret: its base64-decoded part. */
+/**
+ * The HMAC key of a secret. A `whsec_` secret is Standard Webhooks' form: the key is its
+ * base64-decoded part. Any other string is the caller's own shared secret: the key is its UTF-8
+ * bytes (subscribers pass those bytes to `standardwebhooks` with `format: "raw"`; see
+ * docs/decisions/webhooks.md).
+ */
 export function secretKey(secret: string): Buffer {
-  return Buffer.from(secret.slice(PREFIX.length), "base64");
+  if (secret.startsWith(PREFIX)) return Buffer.from(secret.slice(PREFIX.length), "base64");
+  return Buffer.from(secret, "utf8");
 }
 
-/** Accepts a caller-supplied secret only in the format subscribers' libraries expect. */
+/**
+ * Accepts a caller-supplied secret: any string of 16–256 characters (the schema bounds it). One
+ * that starts with `whsec_` claims Standard Webhooks' form, so it must be that form exactly —
+ * base64 of 24 to 64 bytes (what Svix accepts) — or subscribers' libraries, which decode it,
+ * would not verify.
+ */
 export function validateSecret(secret: string): string {
-  const body = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : null;
-  if (body === null || !/^[A-Za-z0-9+/]+={0,2}$/.test(body)) {
-    throw new AppError("VALIDATION_ERROR", "secret must be whsec_ followed by base64");
+  if (!secret.startsWith(PREFIX)) return secret;
+  const body = secret.slice(PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || body.length % 4 !== 0) {
+    throw new AppError("VALIDATION_ERROR", "body.secret starting with whsec_ must continue in base64");
   }
   const bytes = Buffer.from(body, "base64").length;
   if (bytes < 24 || bytes > 64) {
-    throw new AppError("VALIDATION_ERROR", "secret must encode 24 to 64 bytes");
+    throw new AppError("VALIDATION_ERROR", "body.secret starting with whsec_ must encode 24 to 64 bytes");
   }
   return secret;
 }

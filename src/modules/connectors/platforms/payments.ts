@@ -1,3 +1,4 @@
+import { fromStripeAmount } from "../../../platform/money.js";
 import { PlatformError, collectPages } from "../http.js";
 import { type PlatformAdapter, type PlatformContext, type RevenueItem, num } from "../types.js";
 
@@ -34,35 +35,18 @@ interface Invoice {
 }
 interface Subscription {
   id: string;
+  currency?: string;
   items: {
     data: Array<{
       quantity?: number;
-      price: { unit_amount: number | null; recurring?: { interval: string; interval_count?: number } };
+      price: {
+        currency?: string;
+        unit_amount: number | null;
+        recurring?: { interval: string; interval_count?: number };
+      };
     }>;
   };
 }
-
-// https://docs.stripe.com/currencies#zero-decimal
-const ZERO_DECIMAL = new Set([
-  "bif",
-  "clp",
-  "djf",
-  "gnf",
-  "jpy",
-  "kmf",
-  "krw",
-  "mga",
-  "pyg",
-  "rwf",
-  "ugx",
-  "vnd",
-  "vuv",
-  "xaf",
-  "xof",
-  "xpf",
-]);
-export const fromMinor = (amount: number, currency: string) =>
-  ZERO_DECIMAL.has(currency.toLowerCase()) ? amount : amount / 100;
 
 async function listAll<T extends { id: string; created?: number }>(
   ctx: PlatformContext,
@@ -123,7 +107,7 @@ export const payments: PlatformAdapter = {
         .filter((c) => c.status === "succeeded")
         .map((c) => ({
           externalId: c.id,
-          amount: fromMinor(c.amount, c.currency),
+          amount: fromStripeAmount(c.amount, c.currency),
           currency: c.currency.toUpperCase(),
           occurredAt: c.created * 1000,
           email:
@@ -136,7 +120,7 @@ export const payments: PlatformAdapter = {
         .filter((r) => r.status === "succeeded")
         .map((r) => ({
           externalId: r.id,
-          amount: -fromMinor(r.amount, r.currency),
+          amount: -fromStripeAmount(r.amount, r.currency),
           currency: r.currency.toUpperCase(),
           occurredAt: r.created * 1000,
         })),
@@ -147,7 +131,8 @@ export const payments: PlatformAdapter = {
         const rec = item.price.recurring;
         if (!rec || item.price.unit_amount === null) continue;
         const monthly = (PER_MONTH[rec.interval] ?? 0) / (rec.interval_count ?? 1);
-        mrr += (item.price.unit_amount * (item.quantity ?? 1) * monthly) / 100;
+        const currency = item.price.currency ?? s.currency ?? "usd";
+        mrr += fromStripeAmount(item.price.unit_amount * (item.quantity ?? 1), currency) * monthly;
       }
     }
     const maxCreated = (xs: Array<{ created: number }>, k: string) =>
@@ -160,7 +145,7 @@ export const payments: PlatformAdapter = {
         refundsSince: maxCreated(refunds, "refundsSince"),
         invoicesSince: maxCreated(invoices, "invoicesSince"),
       },
-      summary: { mrr: Math.round(mrr * 100) / 100, activeSubscriptions: subs.length },
+      summary: { mrr: Math.round(mrr * 1000) / 1000, activeSubscriptions: subs.length },
     };
   },
 };

@@ -1,15 +1,7 @@
 import { AppError } from "../../../platform/errors.js";
+import { fromStripeAmount } from "../../../platform/money.js";
 import { type Action, type SourceAdapter, email, header, isObject, str } from "./types.js";
 import { TOLERANCE_MS, parseStripeHeader, verifyStripe } from "./verify.js";
-
-// Stripe amounts are in the currency's minor unit; these currencies have none, or three decimals.
-const ZERO_DECIMAL = new Set("bif clp djf gnf jpy kmf krw mga pyg rwf ugx vnd vuv xaf xof xpf".split(" "));
-const THREE_DECIMAL = new Set("bhd jod kwd omr tnd".split(" "));
-export function fromMinorUnits(amount: number, currency: string): number {
-  const c = currency.toLowerCase();
-  if (ZERO_DECIMAL.has(c)) return amount;
-  return amount / (THREE_DECIMAL.has(c) ? 1000 : 100);
-}
 
 function revenue(
   object: Record<string, unknown>,
@@ -18,6 +10,7 @@ function revenue(
   externalId: string,
   who: string | undefined,
   stripeType: string,
+  once?: string,
 ): Action {
   const currency = (str(object.currency) ?? "usd").toLowerCase();
   const customer = str(object.customer);
@@ -27,7 +20,7 @@ function revenue(
     email: who,
     visitorId: who ? undefined : `payments:${customer ?? externalId}`,
     data: {
-      revenue: fromMinorUnits(amountMinor, currency),
+      revenue: fromStripeAmount(amountMinor, currency),
       currency: currency.toUpperCase(),
       source: "payments",
       externalId,
@@ -35,14 +28,46 @@ function revenue(
       ...(customer ? { customerId: customer } : {}),
     },
     timestamp: created * 1000,
+    ...(once ? { once } : {}),
   };
 }
 
+/** The id of an expandable Stripe reference: a string id, or an expanded object with an id. */
+function ref(v: unknown): string | undefined {
+  return isObject(v) ? str(v.id) : str(v);
+}
+
 /**
- * Stripe events → revenue. checkout.session.completed counts only one-off payments (mode
- * "payment"): a subscription checkout is also paid by an invoice, and invoice.paid counts that.
- * charge.refunded is cumulative in amount_refunded, so the refund is the growth since the
- * previous value Stripe sends in previous_attributes.
+ * One payment can reach us as a charge and as the invoice or checkout session it paid; all of
+ * them name its PaymentIntent, so that id is the key under which the payment counts once.
+ */
+const paymentKey = (paymentIntent: string | undefined) =>
+  paymentIntent ? `payment:${paymentIntent}` : undefined;
+
+/** An invoice's PaymentIntent: `payment_intent` (API versions before 2025-03-31), else its payments. */
+function invoicePaymentIntent(invoice: Record<string, unknown>): string | undefined {
+  const direct = ref(invoice.payment_intent);
+  if (direct) return direct;
+  const payments =
+    isObject(invoice.payments) && Array.isArray(invoice.payments.data) ? invoice.payments.data : [];
+  for (const p of payments) {
+    const pi = isObject(p) && isObject(p.payment) ? ref(p.payment.payment_intent) : undefined;
+    if (pi) return pi;
+  }
+  return undefined;
+}
+
+/**
+ * Stripe events → revenue (rule in docs/decisions/webhooks.md, "payments"):
+ * - invoice.paid counts the invoice; a charge with `invoice` set is left to it.
+ * - checkout.session.completed counts only one-off payments (mode "payment"): a subscription
+ *   checkout is also paid by an invoice, and invoice.paid counts that.
+ * - charge.succeeded counts a captured charge that no invoice claims (a standalone charge, made
+ *   with the PaymentIntents or Charges API); an authorised-only charge counts at charge.captured.
+ * - invoice, checkout session and charge carry the payment's PaymentIntent as their `once` key,
+ *   so whichever of them arrives first counts the payment and the others count nothing.
+ * - charge.refunded is cumulative in amount_refunded, so the refund is the growth since the
+ *   previous value Stripe sends in previous_attributes.
  */
 export const paymentsAdapter: SourceAdapter = {
   prepare(req) {
@@ -71,12 +96,23 @@ export const paymentsAdapter: SourceAdapter = {
       if (o.mode !== "payment" || o.payment_status === "unpaid") return [];
       const details = isObject(o.customer_details) ? o.customer_details : {};
       const amount = Number(o.amount_total ?? 0);
-      return [revenue(o, created, amount, str(o.id)!, email(details.email) ?? email(o.customer_email), type)];
+      const who = email(details.email) ?? email(o.customer_email);
+      return [revenue(o, created, amount, str(o.id)!, who, type, paymentKey(ref(o.payment_intent)))];
     }
     if (type === "invoice.paid") {
       const amount = Number(o.amount_paid ?? 0);
       if (amount === 0) return [];
-      return [revenue(o, created, amount, str(o.id)!, email(o.customer_email), type)];
+      const once = paymentKey(invoicePaymentIntent(o));
+      return [revenue(o, created, amount, str(o.id)!, email(o.customer_email), type, once)];
+    }
+    if (type === "charge.succeeded" || type === "charge.captured") {
+      if (ref(o.invoice) || o.captured === false || o.paid === false) return [];
+      const amount = Number(o.amount_captured ?? o.amount ?? 0);
+      if (!(amount > 0)) return [];
+      const billing = isObject(o.billing_details) ? o.billing_details : {};
+      const who = email(billing.email) ?? email(o.receipt_email);
+      const once = paymentKey(ref(o.payment_intent)) ?? `charge:${str(o.id)}`;
+      return [revenue(o, created, amount, str(o.id)!, who, type, once)];
     }
     if (type === "charge.refunded") {
       const prev = isObject(data.previous_attributes)

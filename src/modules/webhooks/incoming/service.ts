@@ -141,6 +141,20 @@ async function apply(
   }
 }
 
+/**
+ * Records a key (a platform event id, or an action's `once` key) for the workspace and source;
+ * false when it was recorded before. Insert-or-nothing, so two concurrent deliveries cannot both win.
+ */
+async function claim(db: Db, workspaceId: string, source: Source, key: string): Promise<boolean> {
+  const rows = await db
+    .insertInto("webhook_incoming_events")
+    .values({ workspace_id: workspaceId, source, external_id: key, received_at: new Date().toISOString() })
+    .onConflict((oc) => oc.columns(["workspace_id", "source", "external_id"]).doNothing())
+    .returning("external_id")
+    .execute();
+  return rows.length > 0;
+}
+
 export interface IncomingResult {
   received: true;
   duplicate: boolean;
@@ -168,21 +182,18 @@ export async function handleIncoming(
   let processed = 0;
   let fresh = 0;
   for (const unit of units) {
-    const claimed = await app.db
-      .insertInto("webhook_incoming_events")
-      .values({
-        workspace_id: project.workspaceId,
-        source: s,
-        external_id: unit.id,
-        received_at: new Date().toISOString(),
-      })
-      .onConflict((oc) => oc.columns(["workspace_id", "source", "external_id"]).doNothing())
-      .returning("external_id")
-      .execute();
-    if (claimed.length === 0) continue;
+    if (!(await claim(app.db, project.workspaceId, s, unit.id))) continue;
     fresh++;
+    const claimed = [unit.id];
     try {
-      const actions = await adapter.extract(unit, { db: app.db, project });
+      const actions: Action[] = [];
+      for (const a of await adapter.extract(unit, { db: app.db, project })) {
+        if (a.kind === "event" && a.once) {
+          if (!(await claim(app.db, project.workspaceId, s, a.once))) continue;
+          claimed.push(a.once);
+        }
+        actions.push(a);
+      }
       await apply(app, project, s, actions);
       processed += actions.length;
     } catch (err) {
@@ -190,7 +201,7 @@ export async function handleIncoming(
         .deleteFrom("webhook_incoming_events")
         .where("workspace_id", "=", project.workspaceId)
         .where("source", "=", s)
-        .where("external_id", "=", unit.id)
+        .where("external_id", "in", claimed)
         .execute();
       throw err;
     }

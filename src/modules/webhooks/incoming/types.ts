@@ -15,6 +15,11 @@ export type Action =
       data: Record<string, unknown>;
       /** epoch ms */
       timestamp?: number;
+      /**
+       * Counts only the first time this key is seen per workspace and source: one payment that
+       * reaches us through several platform events (a charge and its checkout session).
+       */
+      once?: string;
     };
 
 export interface IncomingRequest {

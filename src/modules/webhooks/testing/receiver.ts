@@ -48,6 +48,8 @@ export function makeSelfSignedCert(names = ["localhost", "pinned.example.test"])
 }
 
 export interface Received {
+  /** Path and query the delivery was sent to. */
+  path: string;
   headers: Record<string, string>;
   body: string;
   servername: string | undefined;
@@ -71,7 +73,12 @@ export async function startReceiver(
     req.on("end", () => {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
-      const r: Received = { headers, body, servername: (req.socket as { servername?: string }).servername };
+      const r: Received = {
+        path: req.url ?? "/",
+        headers,
+        body,
+        servername: (req.socket as { servername?: string }).servername,
+      };
       received.push(r);
       const out = respond(received.length, r);
       res.writeHead(out.status, out.headers ?? {});
