@@ -59,6 +59,9 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<{
         operationId: "receiveProviderEvents",
         tags: ["transactional"],
         summary: "Bounce and complaint notifications from the delivery provider",
+        // A transactional key authenticates it, but its errors are in the general format.
+        security: [{ txBearer: [] }, { txApiKey: [] }],
+        errors: ["UNAUTHORIZED"],
       },
     },
     async (req) => {
