@@ -132,10 +132,12 @@ describe("POST /api/events — 401, 413, 415", () => {
     expect(await count(a)).toBe(0);
   });
 
-  it("a secret API key is not a projectKey (401)", async () => {
+  it("a secret API key is a projectKey too (the spec's svc_key_ format); a made-up one is 401", async () => {
     const a = await t.tenant();
-    const res = await send(a, { ...ok(a), projectKey: a.apiKey });
+    expect((await send(a, { ...ok(a), projectKey: a.apiKey })).status).toBe(200);
+    const res = await send(a, { ...ok(a), projectKey: `svc_key_${"0".repeat(48)}` });
     expect(res.status).toBe(401);
+    expect(await count(a)).toBe(1);
   });
 
   it("a body over 1 MiB is 413", async () => {
