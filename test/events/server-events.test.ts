@@ -274,6 +274,33 @@ describe("revenue without a web visit", () => {
     expect(journey.events.map((e: { type: string }) => e.type)).toEqual(["$revenue"]);
   });
 
+  it("moves from `unattributed` to the web channel when the visitor who came before is linked later", async () => {
+    const a = await t.tenant();
+    const visit = Date.now() - 86_400_000;
+    await post(
+      a,
+      {
+        type: "pageview",
+        visitorId: "web9",
+        url: `${SITE}/`,
+        referrer: "https://www.google.com/",
+        timestamp: new Date(visit).toISOString(),
+      },
+      BROWSER,
+    );
+    await post(
+      a,
+      { userId: "cus_9", events: [{ type: "$revenue", url: `${SITE}/billing`, data: { revenue: 25 } }] },
+      CLIENTS.node,
+      a.apiKey,
+    );
+    expect(await attribution(a)).toEqual([{ channel: "unattributed", creditedConversions: 1, revenue: 25 }]);
+    expect((await a.post("/api/identity", { visitorId: "web9", leadId: "cus_9" })).status).toBe(200);
+    expect(await attribution(a)).toEqual([
+      { channel: "organic_search", creditedConversions: 1, revenue: 25 },
+    ]);
+  });
+
   it("of a lead that came from the web is credited to the lead's web touches", async () => {
     const a = await t.tenant();
     await post(

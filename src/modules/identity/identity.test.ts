@@ -197,6 +197,24 @@ describe("POST /api/identity", () => {
     expect((await a.get("/api/analytics/summary")).body).toMatchObject({ leads: 1 });
   });
 
+  it("a stitch gives a lead known only by id its email; refused (409) when another lead has that email", async () => {
+    const a = await t.tenant();
+    expect((await a.post("/api/identity", { visitorId: "v1", leadId: "user_1" })).status).toBe(200);
+    const s1 = await stitch(a, { visitorId: "v1", email: "One@Example.com" });
+    expect(s1.status).toBe(200);
+    expect(s1.body).toMatchObject({ leadId: "user_1", email: "one@example.com", created: false });
+    expect((await getLead(t.app.db, project(a), "user_1")).email).toBe("one@example.com");
+    expect((await serviceEvents(a, "lead.updated")).map((e) => e.changed)).toEqual([["email"]]);
+    // another browser of the same person finds the lead by its email now
+    const s2 = await stitch(a, { visitorId: "v2", email: "one@example.com" });
+    expect(s2.body).toMatchObject({ leadId: "user_1", created: false, linked: true });
+    await upsertLeadByEmail(t.app.db, project(a), { email: "two@example.com", source: "crm" });
+    expect((await a.post("/api/identity", { visitorId: "v3", leadId: "user_3" })).status).toBe(200);
+    const clash = await stitch(a, { visitorId: "v3", email: "two@example.com" });
+    expect(clash.status).toBe(409);
+    expect((await getLead(t.app.db, project(a), "user_3")).email).toBeNull();
+  });
+
   it("the same lead id in two projects is two leads; another project's visitor is 404; no credentials 401", async () => {
     const a = await t.tenant();
     const b = await t.tenant();
