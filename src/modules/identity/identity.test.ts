@@ -195,6 +195,9 @@ describe("POST /api/identity", () => {
     const journey = await a.get("/api/identity", { query: { visitorId: "v2" } });
     expect(journey.body).toMatchObject({ leadId: "user_42", visitorIds: ["v1", "v2"] });
     expect((await a.get("/api/analytics/summary")).body).toMatchObject({ leads: 1 });
+    // lead ids as long as a batch userId (200 characters)
+    expect((await a.post("/api/identity", { visitorId: "v3", leadId: "u".repeat(200) })).status).toBe(200);
+    expect((await a.post("/api/identity", { visitorId: "v4", leadId: "u".repeat(201) })).status).toBe(400);
   });
 
   it("a stitch gives a lead known only by id its email; refused (409) when another lead has that email", async () => {
