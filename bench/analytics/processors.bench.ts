@@ -55,6 +55,7 @@ try {
         channel: CHANNELS[v % CHANNELS.length]!,
         source: null,
         isBot: false,
+        origin: "web" as const,
       };
     }),
   );

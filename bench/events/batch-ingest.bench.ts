@@ -42,7 +42,7 @@ async function rawBaseline(withIndex = false): Promise<number> {
   await migrateToLatest(handle.db, handle.dialect);
   const db = handle.sqlite!;
   const stmt = db.prepare(
-    "insert into events (id, project_id, visitor_id, lead_id, type, url, referrer, data, ts, received_at, session_id, channel, source, is_bot) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "insert into events (id, project_id, visitor_id, lead_id, type, url, referrer, data, ts, received_at, session_id, channel, source, is_bot, is_server) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
   );
   const now = Date.now();
   const rows = Array.from({ length: BASELINE_ROWS }, (_, i) => {
@@ -59,10 +59,12 @@ async function rawBaseline(withIndex = false): Promise<number> {
       JSON.stringify(e.data),
       now + i,
       now,
-      `ses_${i % VISITORS}`,
-      "direct",
+      // batch-format events are server events: no session, channel unattributed
+      "",
+      "unattributed",
       null,
       0,
+      1,
     ];
   });
   if (withIndex) db.exec("create index events_visitor_ts_ref on events (project_id, visitor_id, ts)");

@@ -50,7 +50,7 @@ for (let i = 0; i < EVENTS; i += 5000) {
       T0 + (i + j) * 2,
     ),
   );
-  await writer.write(project, batch, false);
+  await writer.write(project, batch, "web");
   if ((i / 5000) % 40 === 0) process.stdout.write(`\rseeding Lift ${i} / ${EVENTS}`);
 }
 await writer.idle();

@@ -2,6 +2,20 @@ import type SQLite from "better-sqlite3";
 import { readConfigVersions } from "./config-version.js";
 import type { Trx } from "./db/index.js";
 
+/**
+ * Where an event comes from. `web`: the snippet format (one event per request, from a browser or
+ * anything posting that format). `server`: the batch (SDK) format and server-side sources
+ * (incoming webhooks, connectors). Server events never start a session or a touchpoint and never
+ * set a visitor's first touch; they convert and belong to their visitor's or lead's journey.
+ */
+export type EventOrigin = "web" | "server";
+
+/**
+ * The channel of a server event (it has no session) and of a conversion whose person has no web
+ * touch: revenue without a web visit is not `direct`.
+ */
+export const UNATTRIBUTED_CHANNEL = "unattributed";
+
 /** A tracking event as committed by the events module, after enrichment. */
 export interface CommittedEvent {
   id: string;
@@ -15,10 +29,14 @@ export interface CommittedEvent {
   referrer: string | null;
   /** epoch milliseconds */
   timestamp: number;
+  /** "" for a server event (no session) */
   sessionId: string;
+  /** the session's channel; `UNATTRIBUTED_CHANNEL` for a server event */
   channel: string;
   source: string | null;
+  /** a crawler's or headless browser's event: stored, left out of analytics and experiments */
   isBot: boolean;
+  origin: EventOrigin;
 }
 
 /** What one events transaction knows beside its events. */

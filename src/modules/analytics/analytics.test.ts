@@ -307,7 +307,9 @@ describe("server-side events of a lead", () => {
         leadId: lead.id,
         type: "$revenue",
         data: { revenue: 100, currency: "USD" },
-        channel: "direct",
+        origin: "server",
+        sessionId: "",
+        channel: "unattributed",
         timestamp: now,
       }),
     ]);

@@ -19,7 +19,6 @@ const INSERT_TOUCHPOINT =
   "insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts) values (?, ?, ?, ?, ?, ?) on conflict (project_id, session_id) do nothing";
 export const SIGNUP_EVENT_TYPES = new Set(["signup", "sign_up"]);
 export const SIGNUP_KEY = "$signup";
-const SERVER_VISITOR_PREFIX = "lead:";
 
 /**
  * The analytics event processor: touchpoints (session starts), conversions with their attribution
@@ -72,9 +71,9 @@ async function processAnalyticsEvents(
   const deltas = new RollupDeltas();
   for (const [projectId, list] of byProject) {
     const project = { id: projectId, workspaceId: list[0]!.workspaceId };
-    // Server-side events of a lead (visitor `lead:<id>`, events module's ingestServerEvents) are
-    // not website visits: they convert, but are neither visitors nor marketing touchpoints.
-    const visits = list.filter((e) => !e.visitorId.startsWith(SERVER_VISITOR_PREFIX));
+    // Server events (batch format, webhooks in, connectors) are not website visits: they convert,
+    // but are neither visitors nor marketing touchpoints.
+    const visits = list.filter((e) => e.origin === "web");
     await recordTouchpoints(trx, projectId, visits, ctx);
     const hashes = new Map<string, number>();
     for (const e of visits) {

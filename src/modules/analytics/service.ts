@@ -1,5 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
+import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
 import { conversionsOfPerson, creditConversions } from "./credit-store.js";
 import { personKey } from "./people.js";
@@ -12,14 +13,17 @@ import "./tables.js";
  * to key touchpoints and conversions by person.
  */
 
-/** A new lead counts in the daily rollup of its creation day under its first-touch channel. */
+/**
+ * A new lead counts in the daily rollup of its creation day under its first-touch channel, or
+ * `unattributed` when it has no web touch yet (created server-side, or before its first visit).
+ */
 export async function recordLeadCreated(
   trx: Trx,
   project: ProjectRef,
   lead: { channel: string | null; createdAt: number },
 ): Promise<void> {
   const deltas = new RollupDeltas();
-  deltas.get(project.id, lead.createdAt, lead.channel ?? "direct").leads++;
+  deltas.get(project.id, lead.createdAt, lead.channel ?? UNATTRIBUTED_CHANNEL).leads++;
   await applyRollupDeltas(trx, deltas);
   await scheduleGoalRecompute(trx, project);
 }

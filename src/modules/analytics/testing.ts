@@ -26,6 +26,7 @@ export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId
     channel: "direct",
     source: null,
     isBot: false,
+    origin: "web",
     ...e,
     timestamp,
   };

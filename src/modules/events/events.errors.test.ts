@@ -99,11 +99,34 @@ describe("POST /api/events — 400 on an invalid single event, naming the field"
     expect(await count(a)).toBe(0);
   });
 
-  it("a batch event without visitorId needs userId or a batch visitorId", async () => {
+  it("a batch event needs no visitorId (an anonymous server event), but a snippet event does", async () => {
     const a = await t.tenant();
     const res = await send(a, { projectKey: a.publicKey, events: [{ type: "x", url: URL_ }] });
-    expect(res.status).toBe(400);
-    expect(res.body.errors[0].message).toBe("events[0].visitorId is required");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: 1, errors: [] });
+    const single = await send(a, { projectKey: a.publicKey, type: "x", url: URL_ });
+    expect(single.status).toBe(400);
+    expect(single.body.error).toBe("body.visitorId is required");
+  });
+
+  it("a batch event's context must be an object and its userAgent a string", async () => {
+    const a = await t.tenant();
+    const res = await send(a, {
+      projectKey: a.publicKey,
+      visitorId: "v1",
+      events: [
+        { type: "x", url: URL_, context: "Googlebot" },
+        { type: "x", url: URL_, context: { userAgent: ["x"] } },
+        { type: "x", url: URL_, context: {} },
+      ],
+    });
+    expect(res.body).toEqual({
+      received: 1,
+      errors: [
+        { index: 0, code: "VALIDATION_ERROR", message: "events[0].context must be an object" },
+        { index: 1, code: "VALIDATION_ERROR", message: "events[1].context.userAgent must be a string" },
+      ],
+    });
   });
 
   it("corrupt gzip is 400", async () => {
@@ -132,10 +155,12 @@ describe("POST /api/events — 401, 413, 415", () => {
     expect(await count(a)).toBe(0);
   });
 
-  it("a secret API key is not a projectKey (401)", async () => {
+  it("a secret API key is a projectKey too (the spec's svc_key_ format); a made-up one is 401", async () => {
     const a = await t.tenant();
-    const res = await send(a, { ...ok(a), projectKey: a.apiKey });
+    expect((await send(a, { ...ok(a), projectKey: a.apiKey })).status).toBe(200);
+    const res = await send(a, { ...ok(a), projectKey: `svc_key_${"0".repeat(48)}` });
     expect(res.status).toBe(401);
+    expect(await count(a)).toBe(1);
   });
 
   it("a body over 1 MiB is 413", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
 import { type CommittedEvent, EventBus } from "../../platform/event-bus.js";
-import { firstTouchForVisitors, ingestServerEvents, listEventsForVisitors } from "./service.js";
+import { firstTouchForVisitors, ingestServerEvents, listEventsForVisitors, writerFor } from "./service.js";
 import { toIncoming } from "./validate.js";
 import { EventWriter } from "./writer.js";
 
@@ -97,10 +97,10 @@ describe("group commit limits", () => {
     });
     const ev = (v: string) => toIncoming({ type: "x", visitorId: v, url: SITE }, "", {}, Date.now());
     const counts = await Promise.all([
-      writer.write(project, [ev("a"), ev("b")], false),
-      writer.write(project, [ev("c")], false),
-      writer.write(project, [ev("d"), ev("e")], false),
-      writer.write(project, [ev("f"), ev("g"), ev("h"), ev("i")], false),
+      writer.write(project, [ev("a"), ev("b")], "web"),
+      writer.write(project, [ev("c")], "web"),
+      writer.write(project, [ev("d"), ev("e")], "web"),
+      writer.write(project, [ev("f"), ev("g"), ev("h"), ev("i")], "web"),
     ]);
     await writer.close();
     expect(counts).toEqual([2, 1, 2, 4]);
@@ -125,7 +125,7 @@ describe("group commit limits", () => {
       indexMergeRows: 32_768,
     });
     const ev = (v: string) => toIncoming({ type: "x", visitorId: v, url: SITE }, "", {}, Date.now());
-    await Promise.all([writer.write(project, [ev("a")], false), writer.write(project, [ev("b")], false)]);
+    await Promise.all([writer.write(project, [ev("a")], "web"), writer.write(project, [ev("b")], "web")]);
     await writer.idle();
     expect(calls).toEqual([1, 2]); // once after each of the two flushes
   });
@@ -140,10 +140,8 @@ describe("sessions", () => {
       timestamp: at(min),
       ...extra,
     });
-    await send(a, {
-      visitorId: "v1",
-      events: [ev(0, { url: `${SITE}/?utm_source=newsletter&utm_medium=email` }), ev(10), ev(39)],
-    });
+    for (const e of [ev(0, { url: `${SITE}/?utm_source=newsletter&utm_medium=email` }), ev(10), ev(39)])
+      await send(a, { ...e, visitorId: "v1" });
     await send(a, { ...ev(70, { referrer: "https://www.google.com/" }), visitorId: "v1" }); // 31 min after the last
     await send(a, { ...ev(101, { referrer: `${SITE}/docs` }), visitorId: "v1" }); // self-referral after 31 min
     const rows = await rowsOf(a);
@@ -172,14 +170,43 @@ describe("sessions", () => {
     });
   });
 
-  it("assigns sessions in time order even when a batch lists events out of order", async () => {
+  it("assigns sessions in time order even when a write lists web events out of order", async () => {
     const a = await t.tenant();
-    const ev = (min: number) => ({ type: "pageview", url: `${SITE}/`, timestamp: at(min) });
-    const res = await send(a, { visitorId: "v1", events: [ev(40), ev(0), ev(10)] });
-    expect(res.body.received).toBe(3);
+    const ev = (min: number) =>
+      toIncoming(
+        { type: "pageview", visitorId: "v1", url: `${SITE}/`, timestamp: at(min) },
+        "",
+        {},
+        Date.now(),
+      );
+    const project = { id: a.projectId, workspaceId: a.workspaceId };
+    expect(await writerFor(t.app).write(project, [ev(40), ev(0), ev(10)], "web")).toBe(3);
     const rows = await rowsOf(a);
     expect(rows.map((r) => Number(r.ts))).toEqual([T0, T0 + 10 * 60_000, T0 + 40 * 60_000]);
     expect(new Set(rows.map((r) => r.session_id)).size).toBe(1);
+    expect(rows[0]!.session_id).toMatch(/^ses_/);
+  });
+
+  it("batch events are server events: no session, channel unattributed, no visitor state", async () => {
+    const a = await t.tenant();
+    const ev = (min: number) => ({
+      type: "pageview",
+      url: `${SITE}/?utm_source=news&utm_medium=email`,
+      timestamp: at(min),
+    });
+    const res = await send(a, { visitorId: "v1", events: [ev(40), ev(0)] });
+    expect(res.body).toEqual({ received: 2, errors: [] });
+    const rows = await rowsOf(a);
+    expect(rows.map((r) => [r.session_id, r.channel, r.source, Number(r.is_server)])).toEqual([
+      ["", "unattributed", null, 1],
+      ["", "unattributed", null, 1],
+    ]);
+    const project = { id: a.projectId, workspaceId: a.workspaceId };
+    expect(await firstTouchForVisitors(t.app.db, project, ["v1"])).toEqual([]);
+    expect((await listEventsForVisitors(t.app.db, project, ["v1"], 10)).map((e) => e.origin)).toEqual([
+      "server",
+      "server",
+    ]);
   });
 
   it("keeps visitors of different projects apart", async () => {

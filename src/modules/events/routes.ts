@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "@sinclair/typebox";
-import { isbot } from "isbot";
 import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { isBotAgent } from "./bots.js";
 import { decompress } from "./gzip.js";
 import { resolveProjectKey, writeEvents, writerFor } from "./service.js";
 import { FieldError, readBatch, readEnvelope, toIncoming } from "./validate.js";
@@ -17,30 +17,48 @@ const EventFields = {
   referrer: Type.Optional(Type.String()),
   timestamp: Type.Optional(Type.String({ description: "ISO 8601; defaults to receipt time" })),
 };
-const SnippetEvent = Type.Object({ projectKey: Type.String(), visitorId: Type.String(), ...EventFields });
-const BatchBody = Type.Object({
-  projectKey: Type.String(),
-  userId: Type.Optional(Type.String({ description: "lead id applied to every event" })),
-  visitorId: Type.Optional(Type.String({ description: "default visitorId for events without one" })),
-  events: Type.Array(Type.Object({ visitorId: Type.Optional(Type.String()), ...EventFields }), {
-    maxItems: 1000,
-  }),
+const ProjectKey = Type.String({
+  description: "the public key svc_pk_… (web pages) or a secret API key svc_key_… (servers)",
 });
+const SnippetEvent = Type.Object(
+  { projectKey: ProjectKey, visitorId: Type.String(), ...EventFields },
+  {
+    description:
+      "One event from a web page (the snippet). Counted as a visit unless the request's User-Agent is a crawler's or a headless browser's.",
+  },
+);
+const BatchBody = Type.Object(
+  {
+    projectKey: ProjectKey,
+    userId: Type.Optional(
+      Type.String({ description: "lead id applied to every event; the lead is created when new" }),
+    ),
+    visitorId: Type.Optional(Type.String({ description: "default visitorId for events without one" })),
+    events: Type.Array(
+      Type.Object({
+        visitorId: Type.Optional(Type.String()),
+        ...EventFields,
+        context: Type.Optional(
+          Type.Object({
+            userAgent: Type.Optional(
+              Type.String({
+                description:
+                  "the end user's User-Agent, forwarded by an SDK; a crawler's flags the event as a bot",
+              }),
+            ),
+          }),
+        ),
+      }),
+      { maxItems: 1000 },
+    ),
+  },
+  {
+    description:
+      "Server (SDK) events: never sessions or touchpoints, never judged by the request's User-Agent. Without visitorId and userId an event is anonymous.",
+  },
+);
 const ItemError = Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String() });
 const Received = Type.Object({ received: Type.Integer(), errors: Type.Optional(Type.Array(ItemError)) });
-
-// isbot runs a large regex; user agents repeat, so remember recent answers.
-const botCache = new Map<string, boolean>();
-function isBotAgent(ua: string | undefined): boolean {
-  if (!ua) return false;
-  let v = botCache.get(ua);
-  if (v === undefined) {
-    v = isbot(ua);
-    if (botCache.size >= 5000) botCache.clear();
-    botCache.set(ua, v);
-  }
-  return v;
-}
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -99,7 +117,6 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     async (req: FastifyRequest, reply: FastifyReply) => {
       const body = req.body as Record<string, unknown>;
       const project = req.eventsProject!;
-      const isBot = isBotAgent(req.headers["user-agent"]);
       const now = Date.now();
       if (body.events === undefined) {
         let event: ReturnType<typeof toIncoming>;
@@ -109,11 +126,14 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.message);
           throw err;
         }
-        return { received: await writeEvents(app, project, [event], isBot) };
+        // A snippet event is judged by the request's User-Agent (the browser that ran the snippet).
+        event.isBot = isBotAgent(req.headers["user-agent"]);
+        return { received: await writeEvents(app, project, [event], "web") };
       }
       const leadId = (body.userId as string | undefined) ?? null;
       const visitorId = (body.visitorId as string | undefined) ?? null;
-      const { valid, errors } = readBatch(body.events as unknown[], { leadId, visitorId }, now);
+      // Batch events come from servers: the request's User-Agent is the server's, never judged.
+      const { valid, errors } = readBatch(body.events as unknown[], { leadId, visitorId, batch: true }, now);
       if (valid.length === 0) {
         return reply.code(400).send({
           error: `no valid event in the batch: ${errors[0]!.message}`,
@@ -122,7 +142,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           errors,
         });
       }
-      return { received: await writeEvents(app, project, valid, isBot), errors };
+      return { received: await writeEvents(app, project, valid, "server"), errors };
     },
   );
 }

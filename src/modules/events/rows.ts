@@ -21,6 +21,7 @@ const COLUMNS = [
   "channel",
   "source",
   "is_bot",
+  "is_server",
 ] as const satisfies readonly (keyof EventTable)[];
 const PG_TYPES = [
   "text",
@@ -37,6 +38,7 @@ const PG_TYPES = [
   "text",
   "text",
   "integer",
+  "integer",
 ];
 export const WIDTH = COLUMNS.length;
 /** offsets of the per-visitor index's columns within a row */
@@ -45,7 +47,7 @@ export const AT = {
   visitor: COLUMNS.indexOf("visitor_id"),
   ts: COLUMNS.indexOf("ts"),
 };
-// 14 columns × 200 rows = 2800 parameters, far under SQLite's 32766.
+// 15 columns × 200 rows = 3000 parameters, far under SQLite's 32766.
 const SQLITE_CHUNK = 200;
 
 /**
@@ -92,7 +94,7 @@ export function sqliteInserter(handle: DbHandle): (values: unknown[]) => number 
   };
 }
 
-/** PostgreSQL: one `insert … select * from unnest(…)` per flush, 14 array parameters. */
+/** PostgreSQL: one `insert … select * from unnest(…)` per flush, 15 array parameters. */
 export async function insertPostgres(trx: Trx, values: unknown[]): Promise<void> {
   const n = values.length / WIDTH;
   const cols = COLUMNS.map((_, c) => Array.from({ length: n }, (_, r) => values[r * WIDTH + c]));

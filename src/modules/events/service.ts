@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { EventOrigin } from "../../platform/event-bus.js";
 import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
@@ -32,9 +33,9 @@ export function writeEvents(
   app: FastifyInstance,
   project: ProjectRef,
   events: IncomingEvent[],
-  isBot: boolean,
+  origin: EventOrigin,
 ): Promise<number> {
-  return writerFor(app).write(project, events, isBot);
+  return writerFor(app).write(project, events, origin);
 }
 
 /** A server-side event (webhooks in, connectors): visitorId or leadId; url optional. */
@@ -49,8 +50,9 @@ export interface ServerEvent {
 }
 
 /**
- * Ingests server-side events through the same writer and processors as POST /api/events; an event
- * with only a leadId gets the visitor id `lead:<leadId>`. Throws VALIDATION_ERROR naming the field.
+ * Ingests server-side events through the same writer and processors as POST /api/events, as
+ * server events (no session, no touchpoint, never a first touch); an event with only a leadId gets
+ * the visitor id `lead:<leadId>`. Throws VALIDATION_ERROR naming the field.
  */
 export async function ingestServerEvents(
   app: FastifyInstance,
@@ -60,13 +62,13 @@ export async function ingestServerEvents(
   const now = Date.now();
   const incoming = events.map((e, i) => {
     try {
-      return toIncoming(e, `events[${i}].`, { server: true }, now);
+      return toIncoming(e, `events[${i}].`, { internal: true }, now);
     } catch (err) {
       if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.message);
       throw err;
     }
   });
-  return writeEvents(app, project, incoming, false);
+  return writeEvents(app, project, incoming, "server");
 }
 
 /** A stored event as other modules read it. */
@@ -84,6 +86,7 @@ export interface StoredEvent {
   channel: string;
   source: string | null;
   isBot: boolean;
+  origin: EventOrigin;
 }
 
 /** Events of the given visitors in time order (oldest first), at most `limit`. */
@@ -121,6 +124,7 @@ export async function listEventsForVisitors(
     channel: r.channel,
     source: r.source,
     isBot: Number(r.is_bot) === 1,
+    origin: Number(r.is_server) === 1 ? "server" : "web",
   }));
 }
 

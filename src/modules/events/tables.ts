@@ -17,6 +17,8 @@ export interface EventTable {
   source: string | null;
   /** 0/1: bot user agent; stored, left out of analytics */
   is_bot: number;
+  /** 0/1: a server event (batch format, server-side sources), not a web visit (migration 0303) */
+  is_server: number;
 }
 
 /** Per-visitor state behind the writer's session cache; also the visitor's first touch. */

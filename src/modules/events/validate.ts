@@ -1,4 +1,5 @@
 import { AppError } from "../../platform/errors.js";
+import { isBotAgent } from "./bots.js";
 
 export const MAX_BATCH_EVENTS = 1000;
 export const MAX_DATA_BYTES = 32 * 1024;
@@ -9,9 +10,13 @@ const EPOCH_2000 = 946_684_800_000;
 // Any absolute URL (http, https, app schemes of mobile SDKs); parsing happens only at session start.
 const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\S+$/i;
 
+/** The visitor id of an anonymous server event (a batch event with neither visitorId nor userId). */
+export const ANONYMOUS_VISITOR = "";
+
 /** An event that passed validation, before the writer adds session and channel. */
 export interface IncomingEvent {
   type: string;
+  /** `ANONYMOUS_VISITOR` for an anonymous server event */
   visitorId: string;
   leadId: string | null;
   url: string;
@@ -20,6 +25,8 @@ export interface IncomingEvent {
   /** `data` serialized once, for storage */
   dataJson: string;
   ts: number;
+  /** a crawler's event: the snippet's request User-Agent, a batch event's `context.userAgent` */
+  isBot: boolean;
 }
 
 export interface ItemError {
@@ -92,8 +99,13 @@ function timestamp(v: unknown, prefix: string, now: number): number {
 export interface EventDefaults {
   visitorId?: string | null;
   leadId?: string | null;
-  /** server-side sources: url optional, leadId allowed per event */
-  server?: boolean;
+  /**
+   * Batch (SDK) format: an event without visitorId and userId is an anonymous server event, and
+   * the end user's User-Agent may be forwarded per event in `context.userAgent` (Segment's shape).
+   */
+  batch?: boolean;
+  /** Internal server-side sources (webhooks in, connectors): url optional, leadId per event. */
+  internal?: boolean;
 }
 
 /**
@@ -103,11 +115,15 @@ export interface EventDefaults {
 export function toIncoming(raw: unknown, prefix: string, d: EventDefaults, now: number): IncomingEvent {
   if (!isObj(raw)) throw new FieldError(`${prefix || "event"} must be an object`);
   const type = text(raw.type, prefix, "type", MAX_TEXT, true)!;
-  const leadId = (d.server ? text(raw.leadId, prefix, "leadId", MAX_TEXT, false) : null) ?? d.leadId ?? null;
+  const leadId =
+    (d.internal ? text(raw.leadId, prefix, "leadId", MAX_TEXT, false) : null) ?? d.leadId ?? null;
   let visitorId = text(raw.visitorId, prefix, "visitorId", MAX_TEXT, false) ?? d.visitorId ?? null;
   if (visitorId === null && leadId !== null) visitorId = `lead:${leadId}`;
-  if (visitorId === null) throw new FieldError(`${prefix}visitorId is required`);
-  const url = text(raw.url, prefix, "url", MAX_URL, !d.server) ?? "";
+  if (visitorId === null) {
+    if (!d.batch) throw new FieldError(`${prefix}visitorId is required`);
+    visitorId = ANONYMOUS_VISITOR;
+  }
+  const url = text(raw.url, prefix, "url", MAX_URL, !d.internal) ?? "";
   if (url && !ABSOLUTE_URL.test(url)) throw new FieldError(`${prefix}url must be an absolute URL`);
   const referrer = text(raw.referrer, prefix, "referrer", MAX_URL, false);
   let data: Obj = {};
@@ -120,7 +136,15 @@ export function toIncoming(raw: unknown, prefix: string, d: EventDefaults, now: 
       throw new FieldError(`${prefix}data is larger than 32 KiB`);
   }
   const ts = timestamp(raw.timestamp, prefix, now);
-  return { type, visitorId, leadId, url, referrer, data, dataJson, ts };
+  const isBot = d.batch && raw.context !== undefined ? forwardedBot(raw.context, prefix) : false;
+  return { type, visitorId, leadId, url, referrer, data, dataJson, ts, isBot };
+}
+
+/** A batch event's `context.userAgent`: the end user's agent an SDK forwards (Segment's field). */
+function forwardedBot(context: unknown, prefix: string): boolean {
+  if (context === null) return false;
+  if (!isObj(context)) throw new FieldError(`${prefix}context must be an object`);
+  return isBotAgent(text(context.userAgent, prefix, "context.userAgent", MAX_URL, false));
 }
 
 /** Validates every event of a batch: valid ones in order, invalid ones as item errors. */

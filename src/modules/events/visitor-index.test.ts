@@ -19,12 +19,19 @@ afterAll(async () => t.close());
 const SITE = "https://shop.example.com";
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 const min = (m: number) => T0 + m * 60_000;
-const send = (a: Tenant, events: Record<string, unknown>[]) =>
-  a.post(
-    "/api/events",
-    { projectKey: a.publicKey, events },
-    { as: "none", headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" } },
+/**
+ * Web events of one request through the app's writer (one flush per call, as one awaited request):
+ * the snippet posts one event per request, and these tests need several in one flush.
+ */
+const send = async (a: Tenant, events: Record<string, unknown>[]) => {
+  const incoming = events.map((e) => toIncoming(e, "", {}, Date.now()));
+  const received = await writerFor(t.app).write(
+    { id: a.projectId, workspaceId: a.workspaceId },
+    incoming,
+    "web",
   );
+  return { status: received === events.length ? 200 : 500 };
+};
 
 describe("per-visitor event index (log-structured on SQLite)", () => {
   it("journeys and sessions read the same events before and after merges, across buckets", async () => {
@@ -135,8 +142,8 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
       indexMergeRows: MERGE_ROWS,
     });
     const ev = (m: number) => toIncoming({ type: "pageview", visitorId: "vr", url: SITE }, "", {}, min(m));
-    await fresh.write(project, [ev(35)], false); // 25 min after the last event: same session
-    await fresh.write(project, [ev(70)], false); // 35 min after: a new one
+    await fresh.write(project, [ev(35)], "web"); // 25 min after the last event: same session
+    await fresh.write(project, [ev(70)], "web"); // 35 min after: a new one
     await fresh.close();
     const journey = await listEventsForVisitors(t.app.db, project, ["vr"], 10);
     expect(journey.map((e) => e.timestamp)).toEqual([min(0), min(10), min(35), min(70)]);
@@ -173,6 +180,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
         "s",
         "direct",
         null,
+        0,
         0,
       );
     handle.sqlite!.transaction(() => index.add(values, WIDTH, insert(values), AT))();
@@ -255,6 +263,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
       "direct",
       null,
       0,
+      0,
     ];
     const failed = row("ev_x", "vx");
     expect(() =>
@@ -291,7 +300,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
     await writer.write(
       project,
       Array.from({ length: 12 }, (_, i) => ev(i)),
-      false,
+      "web",
     );
     await writer.idle();
     // 12 entries (and those waiting) in steps of 3, after a single flush: published, tail empty
@@ -321,7 +330,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
       );
     const { bucket } = state();
     // queued together: one flush of 300 rows, the first 200-row insert holding both projects
-    await Promise.all([writer.write(pa, events("a"), false), writer.write(pb, events("b"), false)]);
+    await Promise.all([writer.write(pa, events("a"), "web"), writer.write(pb, events("b"), "web")]);
     await writer.idle();
     expect(state().bucket).toBe(bucket + 1); // merged: sorted chunks mix the projects too
     const sqlite = handle.sqlite!;

@@ -1,7 +1,12 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbHandle, Trx } from "../../platform/db/index.js";
-import type { CommittedEvent, EventBus } from "../../platform/event-bus.js";
+import {
+  type CommittedEvent,
+  type EventBus,
+  type EventOrigin,
+  UNATTRIBUTED_CHANNEL,
+} from "../../platform/event-bus.js";
 import { timeOrderedId } from "./ids.js";
 import { AT, WIDTH, insertPostgres, sqliteInserter } from "./rows.js";
 import { SessionTracker } from "./sessions.js";
@@ -22,7 +27,7 @@ export interface WriterOptions {
 interface Item {
   project: ProjectRef;
   events: IncomingEvent[];
-  isBot: boolean;
+  origin: EventOrigin;
   receivedAt: number;
   resolve: (n: number) => void;
   reject: (e: unknown) => void;
@@ -59,13 +64,13 @@ export class EventWriter {
   }
 
   /** Queues events of one request; resolves with their count once they are committed. */
-  write(project: ProjectRef, events: IncomingEvent[], isBot: boolean): Promise<number> {
+  write(project: ProjectRef, events: IncomingEvent[], origin: EventOrigin): Promise<number> {
     if (events.length === 0) return Promise.resolve(0);
-    // Sessions are assigned in time order; SDK batches may list events out of order.
-    if (events.some((e, i) => i > 0 && e.ts < events[i - 1]!.ts))
+    // Sessions are assigned in time order (server events have none).
+    if (origin === "web" && events.some((e, i) => i > 0 && e.ts < events[i - 1]!.ts))
       events = [...events].sort((a, b) => a.ts - b.ts);
     return new Promise((resolve, reject) => {
-      this.queue.push({ project, events, isBot, receivedAt: Date.now(), resolve, reject });
+      this.queue.push({ project, events, origin, receivedAt: Date.now(), resolve, reject });
       this.queued += events.length;
       this.schedule();
     });
@@ -203,11 +208,15 @@ export class EventWriter {
         const values: unknown[] = [];
         const committed: CommittedEvent[] = [];
         for (const it of items) {
-          const bot = it.isBot ? 1 : 0;
+          const origin = it.origin;
+          const server = origin === "server" ? 1 : 0;
           const projectId = it.project.id;
           const workspaceId = it.project.workspaceId;
           for (const e of it.events) {
-            const s = this.sessions.assign(projectId, e.visitorId, e.ts, e.url, e.referrer);
+            // Server events never start or extend a session, nor set a first touch.
+            const s = server
+              ? SERVER_SESSION
+              : this.sessions.assign(projectId, e.visitorId, e.ts, e.url, e.referrer);
             const id = timeOrderedId("ev", it.receivedAt);
             values.push(
               id,
@@ -223,7 +232,8 @@ export class EventWriter {
               s.sessionId,
               s.channel,
               s.source,
-              bot,
+              e.isBot ? 1 : 0,
+              server,
             );
             committed.push({
               id,
@@ -239,7 +249,8 @@ export class EventWriter {
               sessionId: s.sessionId,
               channel: s.channel,
               source: s.source,
-              isBot: it.isBot,
+              isBot: e.isBot,
+              origin,
             });
           }
         }
@@ -268,10 +279,18 @@ export class EventWriter {
   }
 }
 
-/** Visitors of a flush per project, for the batch lookup of states that are not cached. */
+/** What a server event gets in place of a session (one shared object, nothing per event). */
+const SERVER_SESSION: { sessionId: string; channel: string; source: string | null } = {
+  sessionId: "",
+  channel: UNATTRIBUTED_CHANNEL,
+  source: null,
+};
+
+/** Visitors of a flush's web events per project, for the batch lookup of uncached states. */
 function visitorsOf(items: Item[]): Map<string, Set<string>> {
   const visitors = new Map<string, Set<string>>();
   for (const it of items) {
+    if (it.origin === "server") continue;
     const set = visitors.get(it.project.id) ?? new Set<string>();
     visitors.set(it.project.id, set);
     for (const e of it.events) set.add(e.visitorId);

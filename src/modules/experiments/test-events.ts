@@ -21,6 +21,7 @@ export function committed(
     channel: "direct",
     source: null,
     isBot: false,
+    origin: "web",
     ...e,
   };
 }

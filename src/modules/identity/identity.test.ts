@@ -144,7 +144,7 @@ describe("POST /api/identity/stitch", () => {
 });
 
 describe("POST /api/identity", () => {
-  it("links a visitor to a lead with its source; 404 unknown lead; 409 other lead; repeat is a no-op", async () => {
+  it("links a visitor to a lead with its source; 409 other lead; repeat is a no-op", async () => {
     const a = await t.tenant();
     const { lead } = await upsertLeadByEmail(t.app.db, project(a), {
       email: "crm@example.com",
@@ -166,18 +166,66 @@ describe("POST /api/identity", () => {
     expect(again.body).toMatchObject({ linked: false, source: "checkout form" });
     const conflict = await a.post("/api/identity", { visitorId: "v1", leadId: other.id });
     expect(conflict.status).toBe(409);
-    const unknown = await a.post("/api/identity", { visitorId: "v2", leadId: "lead_missing" });
-    expect(unknown.status).toBe(404);
     const journey = await a.get("/api/identity", { query: { visitorId: "v1" } });
     expect(journey.body.leadId).toBe(lead.id);
   });
 
-  it("another project's lead and visitor are 404; no credentials 401", async () => {
+  it("creates a lead Lift has never seen under the caller's id, once (PostHog identify, Segment userId)", async () => {
+    const a = await t.tenant();
+    await track(a, {
+      type: "pageview",
+      visitorId: "v1",
+      url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
+    });
+    const res = await a.post("/api/identity", { visitorId: "v1", leadId: "user_42", source: "signup form" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      visitorId: "v1",
+      leadId: "user_42",
+      source: "signup form",
+      linked: true,
+    });
+    const again = await a.post("/api/identity", { visitorId: "v2", leadId: "user_42" });
+    expect(again.body).toMatchObject({ leadId: "user_42", linked: true });
+    const created = await serviceEvents(a, "lead.created");
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ id: "user_42", email: null, source: "signup form" });
+    const lead = await getLead(t.app.db, project(a), "user_42");
+    expect(lead).toMatchObject({ id: "user_42", email: null, attribution: { channel: "email" } });
+    const journey = await a.get("/api/identity", { query: { visitorId: "v2" } });
+    expect(journey.body).toMatchObject({ leadId: "user_42", visitorIds: ["v1", "v2"] });
+    expect((await a.get("/api/analytics/summary")).body).toMatchObject({ leads: 1 });
+    // lead ids as long as a batch userId (200 characters)
+    expect((await a.post("/api/identity", { visitorId: "v3", leadId: "u".repeat(200) })).status).toBe(200);
+    expect((await a.post("/api/identity", { visitorId: "v4", leadId: "u".repeat(201) })).status).toBe(400);
+  });
+
+  it("a stitch gives a lead known only by id its email; refused (409) when another lead has that email", async () => {
+    const a = await t.tenant();
+    expect((await a.post("/api/identity", { visitorId: "v1", leadId: "user_1" })).status).toBe(200);
+    const s1 = await stitch(a, { visitorId: "v1", email: "One@Example.com" });
+    expect(s1.status).toBe(200);
+    expect(s1.body).toMatchObject({ leadId: "user_1", email: "one@example.com", created: false });
+    expect((await getLead(t.app.db, project(a), "user_1")).email).toBe("one@example.com");
+    expect((await serviceEvents(a, "lead.updated")).map((e) => e.changed)).toEqual([["email"]]);
+    // another browser of the same person finds the lead by its email now
+    const s2 = await stitch(a, { visitorId: "v2", email: "one@example.com" });
+    expect(s2.body).toMatchObject({ leadId: "user_1", created: false, linked: true });
+    await upsertLeadByEmail(t.app.db, project(a), { email: "two@example.com", source: "crm" });
+    expect((await a.post("/api/identity", { visitorId: "v3", leadId: "user_3" })).status).toBe(200);
+    const clash = await stitch(a, { visitorId: "v3", email: "two@example.com" });
+    expect(clash.status).toBe(409);
+    expect((await getLead(t.app.db, project(a), "user_3")).email).toBeNull();
+  });
+
+  it("the same lead id in two projects is two leads; another project's visitor is 404; no credentials 401", async () => {
     const a = await t.tenant();
     const b = await t.tenant();
     const { lead } = await upsertLeadByEmail(t.app.db, project(b), { email: "b@example.com", source: "crm" });
     await track(b, { type: "pageview", visitorId: "vb", url: "https://b.example/" });
-    expect((await a.post("/api/identity", { visitorId: "va", leadId: lead.id })).status).toBe(404);
+    expect((await a.post("/api/identity", { visitorId: "va", leadId: lead.id })).status).toBe(200);
+    expect((await getLead(t.app.db, project(a), lead.id)).email).toBeNull();
+    expect((await getLead(t.app.db, project(b), lead.id)).email).toBe("b@example.com");
     expect((await a.get("/api/identity", { query: { visitorId: "vb" } })).status).toBe(404);
     expect((await b.get("/api/identity", { query: { visitorId: "vb" } })).status).toBe(200);
     expect((await a.get("/api/identity", { as: "none", query: { visitorId: "vb" } })).status).toBe(401);
@@ -215,7 +263,7 @@ describe("leads and batch userId", () => {
     await expect(getLead(t.app.db, project(b), one.lead.id)).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
-  it("a batch userId links the visitor when the lead exists, and never relinks", async () => {
+  it("a batch userId links the visitor, creating an unknown lead once, and never relinks", async () => {
     const a = await t.tenant();
     const { lead } = await upsertLeadByEmail(t.app.db, project(a), { email: "u@example.com", source: "crm" });
     const { lead: other } = await upsertLeadByEmail(t.app.db, project(a), {
@@ -223,15 +271,20 @@ describe("leads and batch userId", () => {
       source: "crm",
     });
     const paid = "https://shop.example.com/?gclid=abc123";
-    await track(a, { userId: lead.id, visitorId: "v1", events: [{ type: "pageview", url: paid }] });
-    await track(a, { userId: "lead_unknown", visitorId: "v2", events: [{ type: "pageview", url: paid }] });
+    // The web visits come from the snippet; the batches are a server's.
+    for (const visitorId of ["v1", "v2"]) await track(a, { type: "pageview", visitorId, url: paid });
+    await track(a, { userId: lead.id, visitorId: "v1", events: [{ type: "login", url: paid }] });
+    await track(a, { userId: "lead_unknown", visitorId: "v2", events: [{ type: "login", url: paid }] });
+    await track(a, { userId: "lead_unknown", visitorId: "v2", events: [{ type: "login", url: paid }] });
     await track(a, { userId: other.id, visitorId: "v1", events: [{ type: "click", url: paid }] });
     const v1 = await a.get("/api/identity", { query: { visitorId: "v1" } });
     expect(v1.body.leadId).toBe(lead.id);
     expect(v1.body.attribution.channel).toBe("paid_search");
     const v2 = await a.get("/api/identity", { query: { visitorId: "v2" } });
-    expect(v2.body.leadId).toBeNull();
+    expect(v2.body).toMatchObject({ leadId: "lead_unknown", attribution: { channel: "paid_search" } });
     expect((await getLead(t.app.db, project(a), lead.id)).attribution.channel).toBe("paid_search");
+    expect((await getLead(t.app.db, project(a), "lead_unknown")).source).toBe("userId");
+    expect(await serviceEvents(a, "lead.created")).toHaveLength(3);
   });
 
   it("a visitor stitched before its first event takes that event's first touch", async () => {

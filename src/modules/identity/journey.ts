@@ -46,11 +46,14 @@ export async function getJourney(db: DbOrTrx, project: ProjectRef, visitorId: st
       ).map((m) => m.visitor_id)
     : [visitorId];
   const touches = await firstTouchForVisitors(db, project, members);
-  if (!visitor && touches.length === 0) throw notFound("visitor", visitorId);
   const events = await listEventsForVisitors(db, project, members, JOURNEY_EVENT_LIMIT);
+  // A visitor seen only in server events has events but no first touch (no web session).
+  if (!visitor && touches.length === 0 && events.length === 0) throw notFound("visitor", visitorId);
   // Linked before any event: the link time is all identity knows.
   const known = visitor?.linked_at ? Date.parse(visitor.linked_at) : Date.now();
   const first = touches[0];
+  const firstEvent = events[0]?.timestamp;
+  const lastEvent = events[events.length - 1]?.timestamp;
   const attribution: Attribution =
     lead?.channel != null
       ? { channel: lead.channel, source: lead.attr_source, landingPage: lead.landing_page }
@@ -61,8 +64,8 @@ export async function getJourney(db: DbOrTrx, project: ProjectRef, visitorId: st
     visitorId,
     leadId: lead?.id ?? null,
     visitorIds: members,
-    firstSeen: iso(first ? first.firstSeen : known),
-    lastSeen: iso(touches.length > 0 ? Math.max(...touches.map((t) => t.lastSeen)) : known),
+    firstSeen: iso(Math.min(first?.firstSeen ?? Number.POSITIVE_INFINITY, firstEvent ?? known)),
+    lastSeen: iso(Math.max(...touches.map((t) => t.lastSeen), lastEvent ?? known)),
     events: events.map((e) => ({ type: e.type, url: e.url, timestamp: iso(e.timestamp) })),
     attribution,
   };

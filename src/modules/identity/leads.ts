@@ -17,7 +17,8 @@ export interface Attribution {
 
 export interface Lead {
   id: string;
-  email: string;
+  /** null for a lead known only by the caller's id (POST /api/identity, batch userId) */
+  email: string | null;
   name: string | null;
   source: string;
   properties: Record<string, unknown>;
@@ -181,6 +182,7 @@ export async function upsertLead(
   const updated = await trx
     .updateTable("identity_leads")
     .set({ ...patch, updated_at: now })
+    .where("project_id", "=", project.id)
     .where("id", "=", row.id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -209,8 +211,77 @@ export async function adoptFirstTouch(
       landing_page: touch.landingPage,
       updated_at: new Date().toISOString(),
     })
+    .where("project_id", "=", project.id)
     .where("id", "=", leadId)
     .returningAll()
     .executeTakeFirstOrThrow();
   await emitServiceEvent(trx, project, "lead.updated", { ...toLead(updated), changed: ["attribution"] });
+}
+
+/**
+ * The lead with the caller's id, created when Lift has never seen it (as PostHog's identify and
+ * Segment's userId create the person): no email, no first touch until a visitor joins. Idempotent,
+ * also under concurrent calls (the primary key decides); lead.created fires once.
+ */
+export async function ensureLeadById(
+  trx: Trx,
+  project: ProjectRef,
+  id: string,
+  source: string,
+): Promise<{ created: boolean }> {
+  const now = new Date().toISOString();
+  const inserted = await trx
+    .insertInto("identity_leads")
+    .values({
+      id,
+      project_id: project.id,
+      workspace_id: project.workspaceId,
+      email: null,
+      name: null,
+      source,
+      properties: "{}",
+      first_seen: null,
+      channel: null,
+      attr_source: null,
+      landing_page: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(["project_id", "id"]).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!inserted) return { created: false };
+  await emitServiceEvent(trx, project, "lead.created", toLead(inserted));
+  await recordLeadCreated(trx, project, { channel: null, createdAt: Date.parse(now) });
+  return { created: true };
+}
+
+/**
+ * A lead known only by id learns its email from a stitch. Refused (false) when another lead of the
+ * project already has that email: the visitor is then identified as two people.
+ */
+export async function setLeadEmail(
+  trx: Trx,
+  project: ProjectRef,
+  leadId: string,
+  email: string,
+): Promise<boolean> {
+  const taken = await trx
+    .selectFrom("identity_leads")
+    .select("id")
+    .where("project_id", "=", project.id)
+    .where("email", "=", email)
+    .executeTakeFirst();
+  if (taken) return taken.id === leadId;
+  const updated = await trx
+    .updateTable("identity_leads")
+    .set({ email, updated_at: new Date().toISOString() })
+    .where("project_id", "=", project.id)
+    .where("id", "=", leadId)
+    .where("email", "is", null)
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) return false;
+  await emitServiceEvent(trx, project, "lead.updated", { ...toLead(updated), changed: ["email"] });
+  return true;
 }

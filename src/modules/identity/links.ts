@@ -1,8 +1,16 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
-import { AppError, notFound } from "../../platform/errors.js";
+import { AppError } from "../../platform/errors.js";
 import { recordVisitorLinked } from "../analytics/service.js";
-import { type FirstTouch, adoptFirstTouch, findLead, normalizeEmail, upsertLead } from "./leads.js";
+import {
+  type FirstTouch,
+  adoptFirstTouch,
+  ensureLeadById,
+  findLead,
+  normalizeEmail,
+  setLeadEmail,
+  upsertLead,
+} from "./leads.js";
 import { firstTouchForVisitors } from "../events/service.js";
 import type { IdentityVisitorTable } from "./tables.js";
 import "./tables.js";
@@ -74,8 +82,10 @@ const conflict = (visitorId: string) =>
 /**
  * Links a visitor to a lead: a visitor belongs to at most one lead, so a link to a different lead
  * is refused (409), as PostHog refuses merging two identified persons; linking again to the same
- * lead is a no-op. The visitor's history joins the lead's journey and attribution.
- * `onConflict: "skip"` is for batch userIds, where a refusal must not fail the events commit.
+ * lead is a no-op. A lead id Lift has never seen is created (the caller's id for its person, as
+ * PostHog's identify and Segment's userId). The visitor's history joins the lead's journey and
+ * attribution. `onConflict: "skip"` is for batch userIds, where a refusal must not fail the events
+ * commit.
  */
 export async function linkVisitor(
   trx: Trx,
@@ -85,7 +95,7 @@ export async function linkVisitor(
   source: string,
   onConflict: "throw" | "skip" = "throw",
 ): Promise<LinkResult | null> {
-  if (!(await findLead(trx, project, leadId))) throw notFound("lead", leadId);
+  await ensureLeadById(trx, project, leadId, source);
   const visitor = await ensureVisitor(trx, project, visitorId);
   if (visitor.lead_id === leadId) {
     return {
@@ -152,6 +162,11 @@ export async function stitchVisitor(
   const visitor = await ensureVisitor(trx, project, input.visitorId);
   if (visitor.lead_id !== null) {
     const current = await findLead(trx, project, visitor.lead_id);
+    if (current && current.email === null) {
+      // A lead known only by the caller's id learns its email, unless another lead has it.
+      if (!(await setLeadEmail(trx, project, current.id, email))) throw conflict(input.visitorId);
+      return { visitorId: input.visitorId, leadId: current.id, email, created: false, linked: false };
+    }
     if (current && current.email !== email) throw conflict(input.visitorId);
   }
   const touch = await visitorFirstTouch(trx, project, input.visitorId);

@@ -32,14 +32,17 @@ describe("through POST /api/events", () => {
       timestamp: new Date(t0).toISOString(),
     });
     expect(first.status).toBe(200);
+    // The phone's visit comes from the snippet (web); its purchase is reported by the shop's server.
+    const visit = await track(a, {
+      type: "pageview",
+      visitorId: "phone",
+      url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
+      timestamp: new Date(t0 + DAY).toISOString(),
+    });
+    expect(visit.status).toBe(200);
     const batch = await track(a, {
       visitorId: "phone",
       events: [
-        {
-          type: "pageview",
-          url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
-          timestamp: new Date(t0 + DAY).toISOString(),
-        },
         {
           type: "purchase",
           url: "https://shop.example.com/thanks",
@@ -48,7 +51,7 @@ describe("through POST /api/events", () => {
         },
       ],
     });
-    expect(batch.body).toMatchObject({ received: 2 });
+    expect(batch.body).toMatchObject({ received: 1 });
     const bot = await a.post(
       "/api/events",
       { projectKey: a.publicKey, type: "pageview", visitorId: "crawler", url: "https://shop.example.com/" },
@@ -88,7 +91,7 @@ describe("through POST /api/events", () => {
     ]);
   });
 
-  it("a batch userId links its visitor to the existing lead", async () => {
+  it("a batch userId links its visitor to the existing lead; server events set no first touch", async () => {
     const a = await t.tenant();
     const { lead } = await upsertLeadByEmail(
       t.app.db,
@@ -102,6 +105,10 @@ describe("through POST /api/events", () => {
     });
     expect(res.status).toBe(200);
     const journey = await a.get("/api/identity", { query: { visitorId: "app-1" } });
-    expect(journey.body).toMatchObject({ leadId: lead.id, attribution: { channel: "direct" } });
+    expect(journey.body).toMatchObject({
+      leadId: lead.id,
+      attribution: { channel: null, landingPage: null },
+    });
+    expect(journey.body.events.map((e: { url: string }) => e.url)).toEqual(["https://app.example.com/"]);
   });
 });

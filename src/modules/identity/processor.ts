@@ -4,7 +4,7 @@ import { linkVisitor } from "./links.js";
 import "./tables.js";
 
 /**
- * Identity's event processor: only batch userIds (event.leadId). A visitor's first/last seen and
+ * Identity's event processor: only batch userIds and server events' lead ids (event.leadId). A visitor's first/last seen and
  * first touch are the events module's per-visitor state (`firstTouchForVisitors`), read when a
  * link or a journey needs them, so identity adds nothing per event to the commit.
  */
@@ -26,13 +26,7 @@ export async function processIdentityEvents(trx: Trx, events: CommittedEvent[]):
   }
   for (const l of links.values()) {
     const project = { id: l.projectId, workspaceId: l.workspaceId };
-    const lead = await trx
-      .selectFrom("identity_leads")
-      .select("id")
-      .where("project_id", "=", l.projectId)
-      .where("id", "=", l.leadId)
-      .executeTakeFirst();
-    // An unknown userId is not a lead we know of; a visitor already linked elsewhere stays put.
-    if (lead) await linkVisitor(trx, project, l.visitorId, l.leadId, "userId", "skip");
+    // An unknown userId becomes a lead under that id; a visitor already linked elsewhere stays put.
+    await linkVisitor(trx, project, l.visitorId, l.leadId, "userId", "skip");
   }
 }

@@ -23,7 +23,8 @@ export const Journey = Type.Object({
 
 export const LinkBody = Type.Object({
   visitorId: VisitorId,
-  leadId: Type.String({ minLength: 1, maxLength: 100 }),
+  // as long as a batch userId, which creates leads under its id too
+  leadId: Type.String({ minLength: 1, maxLength: 200 }),
   source: Type.Optional(Type.String({ maxLength: 200 })),
 });
 

@@ -17,7 +17,8 @@ export interface IdentityLeadTable {
   id: string;
   project_id: string;
   workspace_id: string;
-  email: string;
+  /** lower-cased and trimmed; null for a lead created by id (migration 0351) */
+  email: string | null;
   name: string | null;
   source: string;
   /** JSON object */

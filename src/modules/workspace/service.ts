@@ -13,6 +13,8 @@ import "./tables.js";
 
 const now = () => new Date().toISOString();
 const normEmail = (e: string) => e.trim().toLowerCase();
+/** Prefix of a project's secret API keys (the spec's project key format). */
+const API_KEY_PREFIX = "svc_key_";
 
 const toWorkspace = (w: WorkspaceTable): WorkspaceT => ({ id: w.id, name: w.name, tier: w.tier });
 const toUser = (u: UserTable): UserT => ({
@@ -183,7 +185,7 @@ export async function createProjectKey(
   name: string,
 ): Promise<CreatedProjectKeyT> {
   await getProject(db, workspaceId, projectId);
-  const rawKey = `svc_key_${randomBase62(32)}`;
+  const rawKey = `${API_KEY_PREFIX}${randomBase62(32)}`;
   const row: ProjectKeyTable = {
     id: newId("key"),
     project_id: projectId,
@@ -228,7 +230,7 @@ export async function deleteProjectKey(db: Db, workspaceId: string, projectId: s
 export function createPrincipalResolver(db: Db): PrincipalResolver {
   // last_used_at is written at most once a minute per key, so reads do not turn into writes.
   const lastTouched = new Map<string, number>();
-  return {
+  const resolver: PrincipalResolver = {
     async resolveApiKey(rawKey) {
       const row = await db
         .selectFrom("project_keys")
@@ -271,6 +273,12 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
       return firstProject(db, workspaceId);
     },
     async resolvePublicKey(publicKey) {
+      // The spec names only `svc_key_…` as the project key: server-side callers of the public
+      // endpoints use it, web pages the public `svc_pk_…` (DESIGN.md, Tenancy).
+      if (publicKey.startsWith(API_KEY_PREFIX)) {
+        const key = await resolver.resolveApiKey(publicKey);
+        return key ? { id: key.projectId, workspaceId: key.workspaceId } : null;
+      }
       const p = await db
         .selectFrom("projects")
         .select(["id", "workspace_id"])
@@ -279,6 +287,7 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
       return p ? { id: p.id, workspaceId: p.workspace_id } : null;
     },
   };
+  return resolver;
 }
 
 export type { Principal };

@@ -24,6 +24,6 @@ export interface PrincipalResolver {
   resolveUser(userId: string): Promise<Extract<Principal, { kind: "session" }> | null>;
   /** The project a session acts on: the given id if it is in the workspace, else the first project. */
   resolveSessionProject(workspaceId: string, projectId: string | undefined): Promise<ProjectRef | null>;
-  /** Resolves a public project key (`svc_pk_…`) for public endpoints. */
+  /** Resolves the project key of a public endpoint: the public `svc_pk_…` or a secret `svc_key_…`. */
   resolvePublicKey(publicKey: string): Promise<ProjectRef | null>;
 }
