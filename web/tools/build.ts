@@ -32,6 +32,7 @@ export async function buildWeb(): Promise<void> {
   log("bundling");
   await build({
     configFile: path.join(WEB_DIR, "vite.config.ts"),
+    mode: "production",
     logLevel: "warn",
     build: { outDir: staging, emptyOutDir: true },
   });
@@ -52,6 +53,8 @@ export async function buildWeb(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  // React's production build is chosen by NODE_ENV (Vite keeps a value already set).
+  process.env.NODE_ENV = "production";
   const only = process.argv[2];
   if (only === "--types") await generateApiTypes();
   else if (only === "--typecheck") {

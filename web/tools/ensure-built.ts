@@ -1,7 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { API_TYPES_FILE, DIST_DIR, WEB_DIR } from "./paths.js";
+import { API_TYPES_FILE, DIST_DIR, REPO_DIR, WEB_DIR } from "./paths.js";
 
 /** What the build reads from web/ (the generated API types are an output, not a source). */
 const SOURCES = ["src", "index.html", "vite.config.ts", "tsconfig.json", "public"];
@@ -29,8 +30,15 @@ export async function ensureWebBuilt(): Promise<void> {
   const reason = staleReason();
   if (!reason) return;
   process.stdout.write(`[web] ${reason}: building the dashboard (npm run build)\n`);
-  const { buildWeb } = await import("./build.js");
-  await buildWeb();
+  // A process of its own: a production build whatever NODE_ENV the caller has (vitest sets
+  // "test", which would bundle React's development build), and the app it loads to read the
+  // OpenAPI document stays out of the caller.
+  const tsx = path.join(REPO_DIR, "node_modules", ".bin", "tsx");
+  const res = spawnSync(tsx, [path.join(WEB_DIR, "tools", "build.ts")], {
+    stdio: "inherit",
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  if (res.status !== 0) throw new Error(`the dashboard build failed (exit ${res.status ?? res.signal})`);
 }
 
 // `npm start` runs this first. A failed build does not stop the API from starting: `/` then

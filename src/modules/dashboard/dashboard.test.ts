@@ -3,6 +3,7 @@ import path from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { initialJsGzip } from "../../../web/tools/bundle-size.js";
 import { WEB_DIST } from "./module.js";
 
 // The build exists: vitest's globalSetup builds web/dist when it is missing or stale.
@@ -98,6 +99,14 @@ describe("dashboard app shell", () => {
     expect(plain.headers["content-encoding"]).toBeUndefined();
     expect(plain.rawPayload.equals(raw)).toBe(true);
     expect(plain.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+  });
+});
+
+describe("dashboard build", () => {
+  it("keeps the initial JavaScript within 200 KB gzipped (React's production build)", async () => {
+    const gzip = initialJsGzip();
+    expect(gzip).toBeGreaterThan(10_000);
+    expect(gzip).toBeLessThanOrEqual(200 * 1024);
   });
 });
 

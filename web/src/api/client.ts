@@ -28,7 +28,8 @@ const projectAndSession: Middleware = {
     return request;
   },
   onResponse({ request, response }) {
-    if (response.status === 401 && !new URL(request.url).pathname.startsWith("/api/auth/login"))
+    const path = new URL(request.url).pathname;
+    if (response.status === 401 && path !== "/api/auth/login" && path !== "/api/auth/me")
       for (const listener of unauthorized) listener();
     return response;
   },
