@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { api, call } from "../../api/client";
 import { Chart } from "../../components/Chart";
 import { DataTable } from "../../components/DataTable";
@@ -31,6 +32,18 @@ export default function OverviewPage() {
     queryFn: () =>
       call(api.GET("/api/analytics/timeseries", { params: { query: { ...period, interval: "day" } } })),
   });
+
+  // Stable arrays: the chart is rebuilt only when the data changes.
+  const chart = useMemo(() => {
+    const points = series.data?.points ?? [];
+    return {
+      dates: points.map((pt) => pt.date),
+      series: [
+        { label: "Visitors", values: points.map((pt) => pt.visitors), color: VISITORS },
+        { label: "Conversions", values: points.map((pt) => pt.conversions), color: CONVERSIONS },
+      ],
+    };
+  }, [series.data]);
 
   const header = (
     <PageHeader title="Overview">
@@ -82,15 +95,8 @@ export default function OverviewPage() {
         ) : (
           <Chart
             label={`Visitors and conversions per day, ${s.period.from} to ${s.period.to}`}
-            dates={series.data.points.map((pt) => pt.date)}
-            series={[
-              { label: "Visitors", values: series.data.points.map((pt) => pt.visitors), color: VISITORS },
-              {
-                label: "Conversions",
-                values: series.data.points.map((pt) => pt.conversions),
-                color: CONVERSIONS,
-              },
-            ]}
+            dates={chart.dates}
+            series={chart.series}
           />
         )}
       </Card>
