@@ -55,6 +55,18 @@ describe("dashboard in Chromium", () => {
     expect(await tileValue(page, "Visitors").textContent()).toBe("1");
     expect(await page.locator(".tile-change").first().textContent()).toContain("new");
 
+    // a custom period: inclusive from/to, kept in the URL, compared with the days just before
+    const today = new Date().toISOString().slice(0, 10);
+    const weekAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+    await page.getByText("Custom", { exact: true }).click();
+    await page.getByLabel("From", { exact: true }).fill(weekAgo);
+    await page.getByLabel("To", { exact: true }).fill(today);
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.waitForURL(new RegExp(`period=custom&from=${weekAgo}&to=${today}`));
+    await settled(page);
+    await page.getByText(`${weekAgo} to ${today} (UTC), compared with`).waitFor();
+    expect(await tileValue(page, "Visitors").textContent()).toBe("1");
+
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
     await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
     await page.reload();
@@ -162,6 +174,54 @@ describe("dashboard in Chromium", () => {
     expect(await page.content()).not.toContain(rawKey);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it("settings: rename the workspace, add and remove a member, create a project", async () => {
+    const w = await d.t.tenant();
+    const { page, problems } = await d.open();
+    page.on("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${d.base}/settings`);
+    await signIn(page, w.admin.email);
+    await settled(page);
+
+    await page.getByLabel("Workspace name").fill("Acme growth");
+    await page.getByLabel("Plan tier").selectOption("pro");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect((await w.get("/api/workspace", { as: "admin" })).body).toMatchObject({
+      name: "Acme growth",
+      tier: "pro",
+    });
+    await page.locator(".workspace", { hasText: "Acme growth" }).waitFor();
+
+    const email = `new-member-${Date.now()}@example.com`;
+    const members = page.getByRole("form", { name: "Add a member" });
+    await members.getByLabel("Email").fill(email);
+    await members.getByLabel("Initial password").fill("a long password");
+    await members.getByRole("button", { name: "Add member" }).click();
+    await page
+      .getByRole("region", { name: "Members" })
+      .getByRole("cell", { name: email, exact: true })
+      .waitFor();
+    // the API's own message when it refuses (a duplicate email)
+    await members.getByLabel("Email").fill(email);
+    await members.getByLabel("Initial password").fill("a long password");
+    await members.getByRole("button", { name: "Add member" }).click();
+    await page.getByRole("alert").filter({ hasText: "Not added" }).waitFor();
+    await page.getByRole("button", { name: `Remove ${email}` }).click();
+    await page.waitForFunction((e) => !document.body.textContent?.includes(`Remove ${e}`), email);
+    expect(
+      (await w.get("/api/workspace/users", { as: "admin" })).body.map((u: { email: string }) => u.email),
+    ).not.toContain(email);
+
+    await page.getByLabel("New project name").fill("Blog");
+    await page.getByRole("button", { name: "Create project" }).click();
+    await page
+      .getByRole("region", { name: "Projects" })
+      .getByRole("cell", { name: "Blog", exact: true })
+      .waitFor();
+    expect(await page.getByLabel("Project").locator("option").allTextContents()).toContain("Blog");
+    expect(problems).toEqual([]);
+  }, 90_000);
 
   it("a member sees no admin settings", async () => {
     const e = await d.t.tenant();
