@@ -62,20 +62,35 @@ try {
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Overview" }).waitFor();
 
-  console.log("| page | p50 | max | runs |\n| --- | --- | --- | --- |");
+  console.log(
+    "| page | data on screen p50 | max | slowest API call p50 | runs |\n| --- | --- | --- | --- | --- |",
+  );
   for (const target of PAGES) {
     const times: number[] = [];
+    const api: number[] = [];
     for (let i = 0; i <= RUNS; i++) {
       const t0 = performance.now();
       await page.goto(`${base}${target.path}`);
       await target.ready(page);
       await page.waitForFunction(() => document.querySelector(".skeleton") === null);
-      if (i > 0) times.push(performance.now() - t0); // the first visit warms caches
+      if (i === 0) continue; // the first visit warms caches
+      times.push(performance.now() - t0);
+      // the API's share, from the page's own resource timings
+      api.push(
+        await page.evaluate(() =>
+          Math.max(
+            0,
+            ...performance
+              .getEntriesByType("resource")
+              .filter((e) => e.name.includes("/api/"))
+              .map((e) => (e as PerformanceResourceTiming).responseEnd - e.startTime),
+          ),
+        ),
+      );
     }
-    times.sort((a, b) => a - b);
-    const p50 = times[Math.floor(times.length / 2)]!;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     console.log(
-      `| ${target.name} | ${p50.toFixed(0)} ms | ${times[times.length - 1]!.toFixed(0)} ms | ${RUNS} |`,
+      `| ${target.name} | ${median(times).toFixed(0)} ms | ${Math.max(...times).toFixed(0)} ms | ${median(api).toFixed(0)} ms | ${RUNS} |`,
     );
   }
 } finally {

@@ -16,8 +16,11 @@ export interface ChartProps {
   height?: number;
 }
 
-// uPlot is loaded with the first chart, not with the app.
-const UPlotChart = lazy(() => import("./UPlotChart"));
+// uPlot is not in the app's first download. A page with a chart calls preloadChart() when its own
+// chunk loads, so uPlot arrives while the page's data is fetched, not after it.
+const loadUPlot = () => import("./UPlotChart");
+const UPlotChart = lazy(loadUPlot);
+export const preloadChart = (): void => void loadUPlot();
 
 /** A line chart over dates (uPlot), with its own legend. */
 export function Chart(props: ChartProps) {

@@ -1,12 +1,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { api, call } from "../../api/client";
-import { Chart } from "../../components/Chart";
+import { Chart, preloadChart } from "../../components/Chart";
 import { DataTable } from "../../components/DataTable";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { StatTile } from "../../components/StatTile";
 import { previousPeriod, usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+
+preloadChart();
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 const VISITORS = "#4f46e5";
