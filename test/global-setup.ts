@@ -1,11 +1,17 @@
 import pg from "pg";
 import { isPostgres } from "../src/config.js";
+import { ensureWebBuilt } from "../web/tools/ensure-built.js";
 
 /** Each test file's PostgreSQL schema starts with this prefix, naming the vitest main process. */
 export const testSchemaPrefix = (mainPid: number) => `t_${mainPid}_`;
 
-/** After the whole run, drops the PostgreSQL schemas its test files created (none on SQLite). */
-export default function setup() {
+/**
+ * Before the run: builds the dashboard when web/dist is missing or older than web/ (the browser
+ * and serving tests need it; a fresh clone's `npm test` builds it once). After the whole run:
+ * drops the PostgreSQL schemas its test files created (none on SQLite).
+ */
+export default async function setup() {
+  await ensureWebBuilt();
   return async function teardown() {
     const url = process.env.DATABASE_URL;
     if (!isPostgres({ databaseUrl: url })) return;

@@ -1,8 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { attributionSummary } from "./attribution.js";
 import { resolvePeriod } from "./period.js";
-import { AnalyticsSummary, AttributionQuery, AttributionSummary, SummaryQuery } from "./schema.js";
+import {
+  AnalyticsSummary,
+  AttributionQuery,
+  AttributionSummary,
+  SummaryQuery,
+  Timeseries,
+  TimeseriesQuery,
+} from "./schema.js";
 import { analyticsSummary } from "./summary.js";
+import { analyticsTimeseries } from "./timeseries.js";
 
 const tags = ["analytics"];
 
@@ -20,6 +28,21 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) => analyticsSummary(app.db, req.project, resolvePeriod(req.query)),
+  );
+
+  app.get(
+    "/api/analytics/timeseries",
+    {
+      schema: {
+        summary: "Visitors, leads, conversions and revenue per day or week (zero-filled)",
+        querystring: TimeseriesQuery,
+        response: { 200: Timeseries },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) =>
+      analyticsTimeseries(app.db, req.project, resolvePeriod(req.query), req.query.interval ?? "day"),
   );
 
   app.get(

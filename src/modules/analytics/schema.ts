@@ -32,3 +32,22 @@ export const AttributionSummary = Type.Object({
     Type.Object({ channel: Type.String(), creditedConversions: Type.Number(), revenue: Type.Number() }),
   ),
 });
+
+export const TimeseriesQuery = Type.Object({
+  ...SummaryQuery.properties,
+  interval: Type.Optional(Type.Union([Type.Literal("day"), Type.Literal("week")], { default: "day" })),
+});
+export type TimeseriesQueryT = Static<typeof TimeseriesQuery>;
+
+export const TimeseriesPoint = Type.Object({
+  date: Type.String({ description: "first day of the bucket inside the period (YYYY-MM-DD)" }),
+  visitors: Type.Number({ description: "distinct visitors in the bucket (bots excluded)" }),
+  leads: Type.Number(),
+  conversions: Type.Number(),
+  revenue: Type.Number(),
+});
+export const Timeseries = Type.Object({
+  interval: Type.Union([Type.Literal("day"), Type.Literal("week")]),
+  period: Type.Object({ from: Type.String(), to: Type.String() }),
+  points: Type.Array(TimeseriesPoint),
+});

@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { Trx } from "../../platform/db/index.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
 import { conversionsOfPerson, creditConversions } from "./credit-store.js";
@@ -49,4 +49,31 @@ export async function recordVisitorLinked(
     .execute();
   // Every conversion of the lead now has the visitor's sessions among its touchpoints.
   await creditConversions(trx, project.id, await conversionsOfPerson(trx, project.id, key));
+}
+
+/** Conversions (refunds excluded) and revenue (refunds included) of each given lead, from analytics' own records. */
+export async function conversionTotalsOfLeads(
+  db: DbOrTrx,
+  project: ProjectRef,
+  leadIds: string[],
+): Promise<Map<string, { conversions: number; revenue: number }>> {
+  const out = new Map<string, { conversions: number; revenue: number }>();
+  if (leadIds.length === 0) return out;
+  const rows = await db
+    .selectFrom("analytics_conversions")
+    .select((eb) => [
+      "lead_id",
+      eb.fn.sum<number>("counted").as("conversions"),
+      eb.fn.sum<number>("revenue").as("revenue"),
+    ])
+    .where("project_id", "=", project.id)
+    .where("lead_id", "in", leadIds)
+    .groupBy("lead_id")
+    .execute();
+  for (const r of rows)
+    out.set(r.lead_id!, {
+      conversions: Number(r.conversions),
+      revenue: Math.round(Number(r.revenue) * 1e6) / 1e6,
+    });
+  return out;
 }

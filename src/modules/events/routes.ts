@@ -5,6 +5,8 @@ import { createLimit } from "../../platform/rate-limit.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { isBotAgent } from "./bots.js";
 import { decompress } from "./gzip.js";
+import { DEFAULT_RECENT_EVENTS, recentEvents } from "./recent.js";
+import { RecentEvent, RecentQuery } from "./schema.js";
 import { resolveProjectKey, writeEvents, writerFor } from "./service.js";
 import { FieldError, readBatch, readEnvelope, toIncoming } from "./validate.js";
 
@@ -88,6 +90,23 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
   // (the CORS plugin's catch-all OPTIONS route does not carry this route's publicCors config).
   app.options("/api/events", { schema: { hide: true }, config: { publicCors: true } }, async (_req, reply) =>
     reply.code(204).send(),
+  );
+
+  app.get(
+    "/api/events/recent",
+    {
+      schema: {
+        tags: ["events"],
+        summary: "The project's newest events, newest first (a live view; bots included and flagged)",
+        querystring: RecentQuery,
+        response: { 200: Type.Array(RecentEvent) },
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => {
+      const { limit } = req.query as { limit?: number };
+      return recentEvents(app.db, req.project, limit ?? DEFAULT_RECENT_EVENTS);
+    },
   );
 
   app.post(

@@ -3,8 +3,18 @@ import { withTransaction } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import { getJourney } from "./journey.js";
+import { listLeads } from "./lead-list.js";
 import { linkVisitor, stitchVisitor } from "./links.js";
-import { Journey, JourneyQuery, LinkBody, LinkResult, StitchBody, StitchResult } from "./schema.js";
+import {
+  Journey,
+  JourneyQuery,
+  LeadList,
+  LeadListQuery,
+  LinkBody,
+  LinkResult,
+  StitchBody,
+  StitchResult,
+} from "./schema.js";
 
 const tags = ["identity"];
 
@@ -22,6 +32,20 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) => getJourney(app.db, req.project, req.query.visitorId),
+  );
+
+  app.get(
+    "/api/leads",
+    {
+      schema: {
+        summary: "Leads, newest first; search by lead id or part of the email; cursor pagination",
+        querystring: LeadListQuery,
+        response: { 200: LeadList },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => listLeads(app.db, req.project, req.query),
   );
 
   app.post(

@@ -49,3 +49,25 @@ export const StitchResult = Type.Object({
   created: Type.Boolean(),
   linked: Type.Boolean(),
 });
+
+export const LeadListQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 320, description: "lead id, or part of the email" })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 400, description: "nextCursor of the previous page" })),
+});
+
+export const LeadListItem = Type.Object({
+  id: Type.String(),
+  /** null for a lead created by id (POST /api/identity, a batch userId) until a stitch gives one */
+  email: Nullable(Type.String()),
+  createdAt: Type.String(),
+  firstTouch: Type.Object({ channel: Nullable(Type.String()), source: Nullable(Type.String()) }),
+  visitors: Type.Integer(),
+  conversions: Type.Integer(),
+  revenue: Type.Number(),
+});
+
+export const LeadList = Type.Object({
+  items: Type.Array(LeadListItem),
+  nextCursor: Nullable(Type.String()),
+});

@@ -1,0 +1,65 @@
+import { sql } from "kysely";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
+import type { EventTable } from "./tables.js";
+import "./tables.js";
+
+export interface RecentEvent {
+  id: string;
+  type: string;
+  visitorId: string;
+  leadId: string | null;
+  url: string;
+  referrer: string | null;
+  data: Record<string, unknown>;
+  /** event time */
+  timestamp: string;
+  receivedAt: string;
+  sessionId: string;
+  channel: string;
+  source: string | null;
+  isBot: boolean;
+}
+
+export const DEFAULT_RECENT_EVENTS = 50;
+/**
+ * A live view reads backwards through the installation's newest stored events (append order:
+ * `seq` on SQLite, the time-ordered id on PostgreSQL) and stops after this many rows. Without a
+ * (project, time) index — left out on purpose, every index costs the ingest hot path — this bounds
+ * the read for a quiet project among busy ones, which then sees only its events inside the window.
+ */
+export const RECENT_SCAN_ROWS = 100_000;
+
+const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+
+/** The project's newest events, newest first (bots included and flagged). */
+export async function recentEvents(db: DbOrTrx, project: ProjectRef, limit: number): Promise<RecentEvent[]> {
+  const rows = isPostgresDb(db)
+    ? (
+        await sql<EventTable>`select * from events
+          where project_id = ${project.id}
+            and id >= coalesce((select id from events order by id desc offset ${RECENT_SCAN_ROWS - 1} limit 1), '')
+          order by id desc limit ${limit}`.execute(db)
+      ).rows
+    : (
+        await sql<EventTable>`select * from events
+          where seq > coalesce((select max(seq) from events), 0) - ${RECENT_SCAN_ROWS}
+            and project_id = ${project.id}
+          order by seq desc limit ${limit}`.execute(db)
+      ).rows;
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    visitorId: r.visitor_id,
+    leadId: r.lead_id,
+    url: r.url,
+    referrer: r.referrer,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+    timestamp: iso(r.ts),
+    receivedAt: iso(r.received_at),
+    sessionId: r.session_id,
+    channel: r.channel,
+    source: r.source,
+    isBot: Number(r.is_bot) === 1,
+  }));
+}

@@ -1,0 +1,109 @@
+import { sql } from "kysely";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { validation } from "../../platform/errors.js";
+import { conversionTotalsOfLeads } from "../analytics/service.js";
+import { firstTouchForVisitors } from "../events/service.js";
+import type { Static } from "@sinclair/typebox";
+import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuerySchema } from "./schema.js";
+import "./tables.js";
+
+export type LeadListItem = Static<typeof LeadListItemSchema>;
+export type LeadListQuery = Static<typeof LeadListQuerySchema>;
+
+export const DEFAULT_LEAD_PAGE = 50;
+
+const encodeCursor = (createdAt: string, id: string) =>
+  Buffer.from(JSON.stringify([createdAt, id])).toString("base64url");
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string")
+      return [v[0], v[1]];
+  } catch {
+    // falls through to the validation error
+  }
+  throw validation("query.cursor is not a cursor returned by this endpoint");
+}
+
+/**
+ * The project's leads, newest first (created_at, then id, both descending), a keyset page at a
+ * time. `q` matches a lead id exactly or any part of the email (emails are stored lower-cased).
+ * Counts per page: visitors from identity, conversions and revenue from analytics.
+ */
+export async function listLeads(
+  db: DbOrTrx,
+  project: ProjectRef,
+  query: LeadListQuery,
+): Promise<{ items: LeadListItem[]; nextCursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_LEAD_PAGE;
+  let q = db
+    .selectFrom("identity_leads")
+    .select(["id", "email", "created_at", "channel", "attr_source"])
+    .where("project_id", "=", project.id);
+  const search = query.q?.trim();
+  if (search) {
+    const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where((eb) => eb.or([eb("id", "=", search), sql<boolean>`email like ${pattern} escape '\\'`]));
+  }
+  if (query.cursor) {
+    const [createdAt, id] = decodeCursor(query.cursor);
+    q = q.where((eb) =>
+      eb.or([
+        eb("created_at", "<", createdAt),
+        eb.and([eb("created_at", "=", createdAt), eb("id", "<", id)]),
+      ]),
+    );
+  }
+  const rows = await q
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  const ids = page.map((r) => r.id);
+
+  const visitors =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom("identity_visitors")
+          .select(["lead_id", "visitor_id"])
+          .where("project_id", "=", project.id)
+          .where("lead_id", "in", ids)
+          .execute();
+  const visitorsOf = new Map<string, string[]>();
+  for (const v of visitors) {
+    const list = visitorsOf.get(v.lead_id!) ?? [];
+    list.push(v.visitor_id);
+    visitorsOf.set(v.lead_id!, list);
+  }
+  // A lead linked before its visitors' first events has no stored first touch yet (as getLead).
+  const missing = page.filter((r) => r.channel === null).flatMap((r) => visitorsOf.get(r.id) ?? []);
+  const touches = new Map((await firstTouchForVisitors(db, project, missing)).map((t) => [t.visitorId, t]));
+  const totals = await conversionTotalsOfLeads(db, project, ids);
+
+  const items = page.map((r): LeadListItem => {
+    let firstTouch = { channel: r.channel, source: r.attr_source };
+    if (r.channel === null) {
+      const earliest = (visitorsOf.get(r.id) ?? [])
+        .map((v) => touches.get(v))
+        .filter((t) => t !== undefined)
+        .sort((x, y) => x.firstSeen - y.firstSeen)[0];
+      if (earliest) firstTouch = { channel: earliest.channel, source: earliest.source };
+    }
+    const total = totals.get(r.id);
+    return {
+      id: r.id,
+      email: r.email,
+      createdAt: r.created_at,
+      firstTouch,
+      visitors: visitorsOf.get(r.id)?.length ?? 0,
+      conversions: total?.conversions ?? 0,
+      revenue: total?.revenue ?? 0,
+    };
+  });
+  const last = page[page.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
+}

@@ -1,0 +1,54 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { Suspense, useEffect } from "react";
+import { Navigate, Route, Routes, useLocation } from "react-router";
+import { ApiError, onUnauthorized } from "../api/client";
+import { useMe } from "../api/session";
+import { ErrorState, PageSkeleton } from "../components/states";
+import { ComingSoonPage } from "../pages/coming-soon/ComingSoonPage";
+import NotFoundPage from "../pages/not-found/NotFoundPage";
+import SignInPage from "../pages/signin/SignInPage";
+import { areas } from "./areas";
+import { Layout } from "./Layout";
+
+/** Signed out → sign-in (coming back to the page asked for); signed in → the layout and its areas. */
+export function App() {
+  const me = useMe();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+
+  // A 401 from any call means the session ended: re-check it, which sends the app to sign-in.
+  useEffect(
+    () => onUnauthorized(() => void queryClient.invalidateQueries({ queryKey: ["me"] })),
+    [queryClient],
+  );
+
+  if (location.pathname === "/signin") return <SignInPage />;
+  if (me.isPending) return <PageSkeleton label="Loading Lift" />;
+  if (me.error instanceof ApiError && me.error.status === 401) {
+    const next = location.pathname + location.search;
+    return <Navigate replace to={next === "/" ? "/signin" : `/signin?next=${encodeURIComponent(next)}`} />;
+  }
+  if (me.isError)
+    return (
+      <main className="page">
+        <ErrorState error={me.error} retry={() => void me.refetch()} />
+      </main>
+    );
+
+  return (
+    <Layout me={me.data}>
+      <Suspense fallback={<PageSkeleton />}>
+        <Routes>
+          {areas.map(({ path, label, page: Page }) => (
+            <Route
+              key={path}
+              path={path === "/" ? "/" : `${path}/*`}
+              element={Page ? <Page /> : <ComingSoonPage title={label} />}
+            />
+          ))}
+          <Route path="*" element={<NotFoundPage />} />
+        </Routes>
+      </Suspense>
+    </Layout>
+  );
+}

@@ -1,0 +1,30 @@
+import { type ComponentType, type LazyExoticComponent, lazy } from "react";
+
+export interface Area {
+  /** Where the area lives; it owns every path below it (`/experiments/abc/results`). */
+  path: string;
+  /** Its name in the navigation. */
+  label: string;
+  /** Its page, loaded when first visited (one JavaScript chunk per area); none yet: "coming soon". */
+  page?: LazyExoticComponent<ComponentType>;
+}
+
+/**
+ * The route table and the navigation, in nav order. A page area is a folder under
+ * `web/src/pages/<area>/` whose page module default-exports a component, plus one line here.
+ */
+export const areas: Area[] = [
+  { path: "/", label: "Overview", page: lazy(() => import("../pages/overview/OverviewPage")) },
+  { path: "/attribution", label: "Attribution" },
+  { path: "/experiments", label: "Experiments" },
+  { path: "/goals", label: "Goals & beliefs" },
+  { path: "/visitors", label: "Visitors & leads" },
+  {
+    path: "/integrations",
+    label: "Integrations",
+    page: lazy(() => import("../pages/integrations/IntegrationsPage")),
+  },
+  { path: "/webhooks", label: "Webhooks" },
+  { path: "/email", label: "Email" },
+  { path: "/settings", label: "Settings", page: lazy(() => import("../pages/settings/SettingsPage")) },
+];

@@ -1,0 +1,27 @@
+import { useMe } from "../../api/session";
+import { PageHeader } from "../../components/states";
+import { MembersSection } from "./MembersSection";
+import { ProjectsSection } from "./ProjectsSection";
+import { WorkspaceSection } from "./WorkspaceSection";
+
+/** Settings: workspace, members, projects and their keys, the snippet. Admin-only parts are hidden for members. */
+export default function SettingsPage() {
+  const me = useMe();
+  const isAdmin = me.data?.user.role === "admin";
+  return (
+    <>
+      <PageHeader title="Settings" />
+      <WorkspaceSection isAdmin={isAdmin} />
+      {isAdmin ? (
+        <>
+          <MembersSection selfId={me.data!.user.id} />
+          <ProjectsSection />
+        </>
+      ) : (
+        <p className="muted">
+          Members, projects, keys and the snippet are managed by the workspace's admins.
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,21 @@
+import { CopyButton } from "../../components/CopyButton";
+import { Card } from "../../components/states";
+
+/** The install code for the project's site: its public key (safe in pages) filled in. */
+export function SnippetSection({ project }: { project: { name: string; publicKey: string } }) {
+  const code = `<script src="${window.location.origin}/api/svc-js?key=${project.publicKey}"></script>`;
+  return (
+    <Card title={`Install the snippet on ${project.name}'s site`}>
+      <p className="muted">
+        Put this in the <code>&lt;head&gt;</code> of every page: it tracks pageviews, clicks and form submits
+        and applies running experiments.
+      </p>
+      <div className="copy-row">
+        <pre className="code" data-testid="snippet">
+          <code>{code}</code>
+        </pre>
+        <CopyButton text={code} label="Copy snippet" />
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,84 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useState } from "react";
+import { api, call } from "../../api/client";
+import { Field, SelectField } from "../../components/Field";
+import { Card, ErrorState, PageSkeleton } from "../../components/states";
+
+const TIERS = ["free", "starter", "pro", "growth", "scale"] as const;
+type Tier = (typeof TIERS)[number];
+
+export function WorkspaceSection({ isAdmin }: { isAdmin: boolean }) {
+  const queryClient = useQueryClient();
+  const workspace = useQuery({ queryKey: ["workspace"], queryFn: () => call(api.GET("/api/workspace")) });
+  const [name, setName] = useState("");
+  const [tier, setTier] = useState<Tier>("free");
+  useEffect(() => {
+    if (workspace.data) {
+      setName(workspace.data.name);
+      setTier(workspace.data.tier);
+    }
+  }, [workspace.data]);
+  const save = useMutation({
+    mutationFn: () => call(api.PATCH("/api/workspace", { body: { name, tier } })),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ["workspace"] });
+      void queryClient.invalidateQueries({ queryKey: ["me"] });
+    },
+  });
+
+  if (workspace.isPending)
+    return (
+      <Card title="Workspace">
+        <PageSkeleton />
+      </Card>
+    );
+  if (workspace.isError)
+    return (
+      <Card title="Workspace">
+        <ErrorState error={workspace.error} retry={() => void workspace.refetch()} />
+      </Card>
+    );
+  if (!isAdmin)
+    return (
+      <Card title="Workspace">
+        <dl className="facts">
+          <dt>Name</dt>
+          <dd>{workspace.data.name}</dd>
+          <dt>Plan</dt>
+          <dd>{workspace.data.tier}</dd>
+        </dl>
+      </Card>
+    );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+  return (
+    <Card title="Workspace">
+      <form className="form-row" onSubmit={submit}>
+        <Field
+          label="Workspace name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          maxLength={200}
+        />
+        <SelectField
+          label="Plan tier"
+          value={tier}
+          onChange={(e) => setTier(e.target.value as Tier)}
+          options={TIERS.map((t) => ({ value: t, label: t }))}
+        />
+        <button type="submit" className="button" disabled={save.isPending}>
+          Save
+        </button>
+      </form>
+      {save.isError && <ErrorState title="Not saved" error={save.error} />}
+      {save.isSuccess && (
+        <p role="status" className="ok-text">
+          Saved.
+        </p>
+      )}
+    </Card>
+  );
+}
