@@ -3,7 +3,12 @@ import cors from "@fastify/cors";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Ajv } from "ajv";
 import formatsModule from "ajv-formats";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { sql } from "kysely";
 import client from "prom-client";
 import type { Config } from "./config.js";
@@ -31,6 +36,8 @@ declare module "fastify" {
     metricsRegistry: client.Registry;
     /** Processors run inside the events group-commit transaction (see platform/event-bus.ts). */
     eventBus: EventBus;
+    /** Lets one module answer GETs that no route matched (the dashboard's deep links). */
+    setPageFallback(fn: PageFallback): void;
   }
   interface FastifyRequest {
     /** The body exactly as received (after any decompression), for signature checks. */
@@ -45,6 +52,9 @@ declare module "fastify" {
     publicCors?: boolean;
   }
 }
+
+/** Answers an unmatched GET, or returns undefined to leave it a 404. */
+export type PageFallback = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined;
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 // OAuth callbacks and tracking links carry one-time codes and signatures in the query string.
@@ -138,13 +148,22 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     if (closing) done(new AppError("UNAVAILABLE", "the server is shutting down; retry the request"));
     else done();
   });
-  app.setNotFoundHandler((req, reply) =>
-    handleError(
+  // A GET (or HEAD) no route matched may be a page of the dashboard (a deep link): the dashboard module
+  // answers those with its app shell. As a fallback rather than a wildcard route, so the router's
+  // own answers for API paths (a too-long parameter, no such route) stay as they are.
+  let pageFallback: PageFallback | null = null;
+  app.decorate("setPageFallback", (fn: PageFallback) => {
+    pageFallback = fn;
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const page = req.method === "GET" || req.method === "HEAD" ? pageFallback?.(req, reply) : undefined;
+    if (page) return page;
+    return handleError(
       new AppError("NOT_FOUND", `route ${req.method} ${req.url.split("?")[0]} not found`),
       req,
       reply,
-    ),
-  );
+    );
+  });
 
   // JSON bodies are kept raw as well: incoming webhooks verify signatures over the exact bytes.
   app.removeContentTypeParser(["application/json", "text/plain"]);

@@ -75,9 +75,8 @@ export const dashboardModule: LiftModule = {
     // Client-side routes (deep links such as /experiments/abc): any other GET for a page gets the
     // shell, and the app shows its own not-found page. API paths and non-HTML requests keep the
     // JSON 404 of the app's not-found handler.
-    app.get("/*", { schema: { hide: true } }, async (req, reply) => {
-      if (API_PATHS.test(req.url) || !acceptsHtml(req)) return reply.callNotFound();
-      return sendShell(reply, dist);
-    });
+    app.setPageFallback((req, reply) =>
+      API_PATHS.test(req.url) || !acceptsHtml(req) ? undefined : sendShell(reply, dist),
+    );
   },
 };
