@@ -99,3 +99,20 @@ describe("manual suppressions", () => {
     expect((await b.get("/api/transactional/suppressions", { as: "admin" })).body).toEqual([]);
   });
 });
+
+describe("preview frame", () => {
+  it("is a shell with its own CSP: inline styles allowed, no script but its own, framed only by the app", async () => {
+    const a = await t.tenant();
+    const res = await a.get("/api/communications/preview-frame", { as: "none" });
+    expect(res.status).toBe(200);
+    expect(String(res.headers["content-type"])).toContain("text/html");
+    const csp = String(res.headers["content-security-policy"]);
+    expect(csp).toContain("style-src 'unsafe-inline'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'self'");
+    expect(res.text).toContain('<script src="/api/communications/preview-frame.js"></script>');
+    const js = await a.get("/api/communications/preview-frame.js", { as: "none" });
+    expect(js.status).toBe(200);
+    expect(js.text).toContain("e.source !== window.parent");
+  });
+});

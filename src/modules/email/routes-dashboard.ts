@@ -22,7 +22,12 @@ const FRAME_HTML =
 const FRAME_JS = `window.addEventListener("message", function (e) {
   if (e.source !== window.parent || typeof e.data !== "object" || e.data === null) return;
   if (e.data.type !== "lift-email-preview" || typeof e.data.html !== "string") return;
-  document.documentElement.innerHTML = e.data.html;
+  // Web fonts (a <link> or an @import that MJML adds) are left out: a preview makes no third-party
+  // requests, and the CSP would refuse them anyway. Mail clients load them when they show the email.
+  var html = e.data.html
+    .replace(/<link\\b[^>]*>/gi, "")
+    .replace(/@import\\s+url\\([^)]*\\)\\s*;?/gi, "");
+  document.documentElement.innerHTML = html;
 });
 window.parent.postMessage({ type: "lift-email-preview-ready" }, "*");
 `;

@@ -32,7 +32,7 @@ export function KeysSection() {
   };
   return (
     <Card title="Transactional API keys">
-      <p className="muted">
+      <p className="muted break-all">
         Keys for <code>POST /api/v1/transactional/send</code> (<code>Authorization: Bearer …</code>). They
         send from the whole workspace: keep them on your servers.
       </p>
@@ -61,13 +61,14 @@ export function KeysSection() {
                   <button
                     type="button"
                     className="button danger small"
+                    aria-label={`Revoke ${k.name}`}
                     disabled={revoke.isPending}
                     onClick={() => {
                       if (window.confirm(`Revoke the key “${k.name}”? It stops working at once.`))
                         revoke.mutate(k.id);
                     }}
                   >
-                    Revoke<span className="visually-hidden"> {k.name}</span>
+                    Revoke
                   </button>
                 ),
             },
@@ -94,7 +95,7 @@ export function KeysSection() {
             <strong>Copy the key “{mint.data.name}” now: it is not shown again.</strong>
           </p>
           <div className="copy-row">
-            <code className="secret" data-testid="tx-raw-key">
+            <code className="secret break-all" data-testid="tx-raw-key">
               {mint.data.rawKey}
             </code>
             <CopyButton text={mint.data.rawKey} label="Copy key" />

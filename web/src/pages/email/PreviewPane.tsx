@@ -20,7 +20,6 @@ function useDebounced<T>(value: T, ms: number): T {
  * frame served by the API (its CSP allows the email's inline styles; the dashboard's does not).
  */
 export function PreviewPane({ draft, variables }: { draft: Draft; variables: string[] }) {
-  const names = variables.map((v) => v.replace(/\?$/, ""));
   const [values, setValues] = useState<Record<string, string>>({});
   const input = useDebounced({ draft, values }, 300);
   const preview = useQuery({
@@ -39,6 +38,14 @@ export function PreviewPane({ draft, variables }: { draft: Draft; variables: str
     placeholderData: (prev) => prev,
     retry: false,
   });
+  // The saved template's variables, plus any the draft uses that still lack a value (the API lists them).
+  const names = [
+    ...new Set([
+      ...variables.map((v) => v.replace(/\?$/, "")),
+      ...Object.keys(values),
+      ...(preview.data?.missing ?? []),
+    ]),
+  ];
   const frame = useRef<HTMLIFrameElement>(null);
   const [ready, setReady] = useState(false);
   useEffect(() => {

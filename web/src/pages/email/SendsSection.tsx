@@ -27,7 +27,9 @@ export function SendsSection() {
         <ErrorState error={sends.error} retry={() => void sends.refetch()} />
       ) : sends.data.length === 0 ? (
         <EmptyState title="No email sent yet">
-          Send with a transactional key (<code>POST /api/v1/transactional/send</code>); sends appear here.
+          <span className="break-all">
+            Send with a transactional key (<code>POST /api/v1/transactional/send</code>); sends appear here.
+          </span>
         </EmptyState>
       ) : (
         <DataTable

@@ -61,12 +61,13 @@ export function SuppressionsSection() {
                 <button
                   type="button"
                   className="button secondary small"
+                  aria-label={`Lift ${s.email}`}
                   disabled={lift.isPending}
                   onClick={() => {
                     if (window.confirm(`Send email to ${s.email} again?`)) lift.mutate(s.email);
                   }}
                 >
-                  Lift<span className="visually-hidden"> {s.email}</span>
+                  Lift
                 </button>
               ),
             },

@@ -82,7 +82,9 @@ export function SubscriptionsSection() {
               header: "Status",
               cell: (w) => (
                 <>
-                  <span className={`badge status-${w.status}`}>{w.status}</span>
+                  <span className={`badge status-${w.status}`} data-testid="webhook-status">
+                    {w.status}
+                  </span>
                   {w.disabledReason && <div className="muted small">{w.disabledReason}</div>}
                 </>
               ),
@@ -94,23 +96,24 @@ export function SubscriptionsSection() {
                   <button
                     type="button"
                     className="button secondary small"
+                    aria-label={`${w.status === "active" ? "Disable" : "Enable"} ${w.url}`}
                     disabled={toggle.isPending}
                     onClick={() =>
                       toggle.mutate({ id: w.id, status: w.status === "active" ? "disabled" : "active" })
                     }
                   >
                     {w.status === "active" ? "Disable" : "Enable"}
-                    <span className="visually-hidden"> {w.url}</span>
                   </button>
                   <button
                     type="button"
                     className="button danger small"
+                    aria-label={`Delete ${w.url}`}
                     disabled={remove.isPending}
                     onClick={() => {
                       if (window.confirm(`Delete the subscription to ${w.url}?`)) remove.mutate(w.id);
                     }}
                   >
-                    Delete<span className="visually-hidden"> {w.url}</span>
+                    Delete
                   </button>
                 </div>
               ),
@@ -159,7 +162,7 @@ export function SubscriptionsSection() {
             <strong>Copy the signing secret now: it is not shown again.</strong>
           </p>
           <div className="copy-row">
-            <code className="secret" data-testid="webhook-secret">
+            <code className="secret break-all" data-testid="webhook-secret">
               {create.data.secret}
             </code>
             <CopyButton text={create.data.secret} label="Copy secret" />
