@@ -15,10 +15,13 @@ beforeAll(async () => {
   stripe = await startStripeFake();
   // The OAuth callback must come back to this server (random port), and the platforms are fakes.
   d.t.config.publicUrl = d.base;
-  d.t.config.platforms = platformConfig([
-    ["search_ads", gads, client],
-    ["payments", stripe],
-  ]).platforms;
+  Object.assign(
+    d.t.config.platforms,
+    platformConfig([
+      ["search_ads", gads, client],
+      ["payments", stripe],
+    ]).platforms,
+  );
 }, 60_000);
 afterAll(async () => {
   await d?.close();
