@@ -1,4 +1,4 @@
-import { NavLink, Route, Routes } from "react-router";
+import { Link, NavLink, Route, Routes, useLocation } from "react-router";
 import { useMe } from "../../api/session";
 import { PageHeader } from "../../components/states";
 import { KeysSection } from "./KeysSection";
@@ -10,6 +10,10 @@ import { TemplatesSection } from "./TemplatesSection";
 /** Email: transactional keys, templates with a live preview, recent sends, the suppression list. */
 export default function EmailPage() {
   const me = useMe();
+  const { pathname } = useLocation();
+  // A template's editor is part of "Templates" in the sub-navigation.
+  const onTemplates =
+    pathname === "/email" || pathname === "/email/" || pathname.startsWith("/email/templates/");
   const isAdmin = me.data?.user.role === "admin";
   const admin = (el: React.ReactNode) =>
     isAdmin ? (
@@ -21,9 +25,9 @@ export default function EmailPage() {
     <>
       <PageHeader title="Email" />
       <nav className="subnav" aria-label="Email sections">
-        <NavLink to="/email" end>
+        <Link to="/email" aria-current={onTemplates ? "page" : undefined}>
           Templates
-        </NavLink>
+        </Link>
         <NavLink to="/email/sends">Recent sends</NavLink>
         <NavLink to="/email/keys">API keys</NavLink>
         <NavLink to="/email/suppressions">Suppressions</NavLink>
