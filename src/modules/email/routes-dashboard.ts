@@ -29,6 +29,13 @@ const FRAME_JS = `window.addEventListener("message", function (e) {
     .replace(/@import\\s+url\\([^)]*\\)\\s*;?/gi, "");
   document.documentElement.innerHTML = html;
 });
+// Links in a preview do not navigate: the frame stays this shell, the only page the draft is posted to.
+document.addEventListener("click", function (e) {
+  if (e.target instanceof Element && e.target.closest("a, area, form")) e.preventDefault();
+});
+document.addEventListener("submit", function (e) {
+  e.preventDefault();
+});
 window.parent.postMessage({ type: "lift-email-preview-ready" }, "*");
 `;
 
