@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams, useSearchParams } from "react-router";
-import { api, call } from "../../api/client";
+import { type ApiData, api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { StatTile } from "../../components/StatTile";
 import { EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
@@ -13,13 +13,7 @@ const PERIODS: { value: Period; label: string }[] = [
   { value: "90d", label: "90 days" },
 ];
 
-/** What GET /api/metrics/:type answers (the fields vary by kind; the route has no response schema). */
-interface Metrics {
-  connectorType: string;
-  period: { from: string; to: string };
-  campaigns?: { name: string; spend?: number; sessions?: number; conversions: number }[];
-  [field: string]: unknown;
-}
+type Metrics = ApiData<"/api/metrics/{connectorType}", "get">;
 
 const LABELS: Record<string, string> = {
   spend: "Spend",
@@ -45,12 +39,12 @@ export function MetricsPage() {
   const known = KINDS.some((k) => k.type === type);
   const metrics = useQuery({
     queryKey: ["integrations", "metrics", type, period],
-    queryFn: async () =>
-      (await call(
+    queryFn: () =>
+      call(
         api.GET("/api/metrics/{connectorType}", {
           params: { path: { connectorType: type as never }, query: { period } },
         }),
-      )) as unknown as Metrics,
+      ),
     enabled: known,
   });
 
