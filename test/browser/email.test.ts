@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
+import { checkPage, type Dashboard, PASSWORD, settled, signIn, startDashboard } from "./dashboard-harness.js";
 
 let d: Dashboard;
 beforeAll(async () => {
@@ -132,4 +132,32 @@ describe("email area in Chromium", () => {
     expect((await a.get("/api/transactional/suppressions", { as: "admin" })).body).toEqual([]);
     expect(problems).toEqual([]);
   }, 180_000);
+
+  it("a member reads templates and previews them, but neither edits them nor sees keys", async () => {
+    const a = await d.t.tenant();
+    const email = `member-${Date.now()}@example.com`;
+    expect(
+      (await a.post("/api/workspace/users", { email, role: "member", password: PASSWORD }, { as: "admin" }))
+        .status,
+    ).toBe(201);
+    const { page, problems } = await d.open();
+    await page.goto(`${d.base}/email`);
+    await signIn(page, email);
+    await settled(page);
+    expect(await page.getByRole("button", { name: "Create template" }).count()).toBe(0);
+    await page.getByRole("region", { name: "Email templates" }).getByRole("link").first().click();
+    await page.waitForURL(/\/email\/templates\/.+/);
+    await settled(page);
+    await page.getByTestId("preview-subject").waitFor();
+    expect(await page.getByLabel("Slot subject").isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Save template" }).count()).toBe(0);
+    await checkPage(page, "email-template-member");
+    await page
+      .getByRole("navigation", { name: "Email sections" })
+      .getByRole("link", { name: "API keys" })
+      .click();
+    await page.getByText("managed by the workspace's admins").waitFor();
+    expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 120_000);
 });
