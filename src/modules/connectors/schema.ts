@@ -81,3 +81,33 @@ export const PeriodQuery = Type.Object({
   ),
 });
 export const MetricsParam = Type.Object({ connectorType: ConnectorTypeSchema });
+
+const Num = Type.Optional(Type.Number());
+const NumOrNull = Type.Optional(Type.Union([Type.Number(), Type.Null()]));
+/** GET /api/metrics/:type — which fields appear depends on the kind (METRIC_FIELDS in metrics.ts). */
+export const ConnectorMetricsResponse = Type.Object({
+  connectorType: Type.String(),
+  period: Type.Object({ from: Type.String(), to: Type.String() }),
+  spend: Num,
+  impressions: Num,
+  clicks: Num,
+  conversions: Num,
+  revenue: Num,
+  sessions: Num,
+  cpa: NumOrNull,
+  roas: NumOrNull,
+  mrr: Num,
+  expenses: Num,
+  netIncome: Num,
+  campaigns: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        spend: Num,
+        sessions: Num,
+        conversions: Type.Number(),
+      }),
+      { description: "by campaign (by channel for web_analytics)" },
+    ),
+  ),
+});

@@ -253,3 +253,14 @@ export async function previewCommunication(
   const r = renderTemplate(t.compiled, variables, missing);
   return { ...r, missing: [...missing].sort() };
 }
+
+/**
+ * Renders a template body that is not saved (the dashboard's live preview of unsaved edits):
+ * compiled exactly as a save would compile it, so a preview that works is a body that saves.
+ */
+export async function previewDraft(src: TemplateSource, variables: Variables) {
+  const compiled = await compileTemplate(src); // throws VALIDATION_ERROR like a save
+  const missing = new Set<string>();
+  const r = renderTemplate(compiled, variables, missing);
+  return { ...r, missing: [...missing].sort() };
+}

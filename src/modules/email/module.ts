@@ -6,6 +6,7 @@ import { deliveryJob } from "./delivery/job.js";
 import { type Mailer, outboxMailer, smtpMailer } from "./delivery/transport.js";
 import { txAdminRoutes } from "./routes-admin.js";
 import { communicationRoutes } from "./routes-communications.js";
+import { emailDashboardRoutes } from "./routes-dashboard.js";
 import { txSendRoutes } from "./routes-send.js";
 import { trackingRoutes } from "./routes-tracking.js";
 import type { SendDeps } from "./send.js";
@@ -52,6 +53,7 @@ export const emailModule: LiftModule = {
     await app.register(txSendRoutes, { deps, resolveKey });
     await app.register(txAdminRoutes);
     await app.register(communicationRoutes);
+    await app.register(emailDashboardRoutes);
     await app.register(trackingRoutes, { tracker, resolveKey });
   },
 };

@@ -288,3 +288,20 @@ export async function liftSuppression(db: Db, workspaceId: string, email: string
   if (Number(res.numDeletedRows) === 0) throw notFound("suppression", email);
   return { id: normAddr(email), deleted: true };
 }
+
+/** Suppresses an address by hand (reason `manual`); an address already suppressed keeps its reason. */
+export async function addManualSuppression(
+  db: Db,
+  workspaceId: string,
+  email: string,
+  detail: string | null,
+) {
+  await suppress(db, workspaceId, email, "manual", detail);
+  const r = await db
+    .selectFrom("tx_suppressions")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .where("email", "=", normAddr(email))
+    .executeTakeFirstOrThrow();
+  return { email: r.email, reason: r.reason, detail: r.detail, createdAt: r.created_at };
+}

@@ -138,3 +138,21 @@ export const TxErrorDoc = Type.Object({
     missing: Type.Optional(Type.Array(Type.String())),
   }),
 });
+
+// ---- dashboard additions: preview of an unsaved body, manual suppressions ----
+export const DraftPreviewBody = Type.Object(
+  {
+    commType: CommType,
+    slots: Slots,
+    blocks: Type.Array(Block, { maxItems: 100 }),
+    variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export const AddSuppressionBody = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 320, pattern: "^[^\\s@]+@[^\\s@]+$" }),
+    detail: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);

@@ -100,3 +100,11 @@ export const IncomingResult = Type.Object({
   duplicate: Type.Boolean(),
   processed: Type.Integer(),
 });
+export const SourceListItem = Type.Object({
+  source: Type.String(),
+  configured: Type.Boolean({ description: "whether a verification secret is set (it is never returned)" }),
+  updatedAt: Type.Union([Type.String(), Type.Null()]),
+  url: Type.String({
+    description: "where the platform sends its webhooks (add ?project=<id> to pick a project)",
+  }),
+});

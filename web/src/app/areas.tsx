@@ -24,7 +24,7 @@ export const areas: Area[] = [
     label: "Integrations",
     page: lazy(() => import("../pages/integrations/IntegrationsPage")),
   },
-  { path: "/webhooks", label: "Webhooks" },
-  { path: "/email", label: "Email" },
+  { path: "/webhooks", label: "Webhooks", page: lazy(() => import("../pages/webhooks/WebhooksPage")) },
+  { path: "/email", label: "Email", page: lazy(() => import("../pages/email/EmailPage")) },
   { path: "/settings", label: "Settings", page: lazy(() => import("../pages/settings/SettingsPage")) },
 ];

@@ -1,12 +1,34 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { AppError } from "../../../platform/errors.js";
-import { IncomingQuery, IncomingResult, PutSourceBody, SourceConfigured, SourceParam } from "../schema.js";
-import { handleIncoming, knownSource, setSourceSecret } from "./service.js";
+import { Type } from "@sinclair/typebox";
+import {
+  IncomingQuery,
+  IncomingResult,
+  PutSourceBody,
+  SourceConfigured,
+  SourceListItem,
+  SourceParam,
+} from "../schema.js";
+import { handleIncoming, knownSource, listSources, setSourceSecret } from "./service.js";
 
 const tags = ["webhooks"];
 
 /** Incoming platform webhooks, authenticated by the platform's signature, and their secrets. */
 export const incomingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    "/api/webhooks/sources",
+    {
+      schema: {
+        operationId: "listWebhookSources",
+        summary: "List incoming webhook sources and whether their secrets are set",
+        response: { 200: Type.Array(SourceListItem) },
+        tags,
+      },
+      preHandler: app.requireAdmin(),
+    },
+    async (req) => listSources(app.db, req.principal.workspaceId, app.config.publicUrl),
+  );
+
   app.put(
     "/api/webhooks/sources/:source",
     {

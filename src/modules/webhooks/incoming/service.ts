@@ -24,6 +24,25 @@ export function knownSource(source: string): Source {
   return source as Source;
 }
 
+/**
+ * Every source with whether the workspace has set its secret (never the secret itself) and the
+ * address the platform should call.
+ */
+export async function listSources(db: Db, workspaceId: string, publicUrl: string) {
+  const rows = await db
+    .selectFrom("webhook_sources")
+    .select(["source", "updated_at"])
+    .where("workspace_id", "=", workspaceId)
+    .execute();
+  const set = new Map(rows.map((r) => [r.source, r.updated_at]));
+  return SOURCES.map((source) => ({
+    source,
+    configured: set.has(source),
+    updatedAt: set.get(source) ?? null,
+    url: `${publicUrl}/api/webhooks/${source}`,
+  }));
+}
+
 /** Stores (or replaces) a workspace's verification secret for a source, encrypted. */
 export async function setSourceSecret(
   db: Db,
