@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isUniqueViolation } from "./db/unique.js";
 
 /** The fixed list of general error codes and their HTTP status. */
 export const ERROR_STATUS = {
@@ -124,6 +125,15 @@ function normalize(err: unknown): Normalized {
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return { status: 400, code: "VALIDATION_ERROR", message: "invalid content-length", headers: {} };
   }
+  // A create that lost a race to an identical one: services check first and answer their own 409
+  // message; the unique index is what decides when two checks pass at once.
+  if (isUniqueViolation(err))
+    return {
+      status: 409,
+      code: "CONFLICT",
+      message: "a record with the same unique value already exists",
+      headers: {},
+    };
   if (err instanceof TxError)
     return { status: err.status, code: codeOf(err.status), message: err.message, headers: err.headers };
   if (err instanceof SyntaxError || fe?.code === "FST_ERR_CTP_INVALID_JSON_BODY") {

@@ -1,6 +1,6 @@
 import { newId } from "../../platform/crypto.js";
 import type { Statement } from "better-sqlite3";
-import type { Db, DbHandle } from "../../platform/db/index.js";
+import { type Db, type DbHandle, isUniqueViolation } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { CommunicationTable } from "./tables.js";
 import type { BlockT, CommTypeT, TemplateSource } from "./template/blocks.js";
@@ -221,7 +221,15 @@ async function save(
       .where("id", "=", id)
       .execute();
   } else {
-    await db.insertInto("communications").values(row).execute();
+    await db
+      .insertInto("communications")
+      .values(row)
+      .execute()
+      .catch((err: unknown) => {
+        // two creates of one id passed the existence check at once; the primary key picked one
+        if (isUniqueViolation(err)) throw new AppError("CONFLICT", `communication ${id} already exists`);
+        throw err;
+      });
   }
   return fromRow(row);
 }

@@ -1,5 +1,5 @@
 import { hashPassword, newId, randomBase62, sha256Hex, verifyPassword } from "../../platform/crypto.js";
-import type { Db, DbOrTrx } from "../../platform/db/index.js";
+import { type Db, type DbOrTrx, isUniqueViolation } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type {
   Principal,
@@ -84,7 +84,15 @@ export async function createUser(
     password_hash: await hashPassword(input.password),
     created_at: now(),
   };
-  await db.insertInto("users").values(row).execute();
+  await db
+    .insertInto("users")
+    .values(row)
+    .execute()
+    .catch((err: unknown) => {
+      // the check above passed for two requests at once; the unique index picked one
+      if (isUniqueViolation(err)) throw new AppError("CONFLICT", `a user with email ${email} already exists`);
+      throw err;
+    });
   return toUser(row);
 }
 

@@ -7,6 +7,8 @@ import { type Config, isPostgres } from "../../config.js";
 import { startCheckpointer } from "./checkpointer.js";
 import type { Database } from "./types.js";
 
+export { isUniqueViolation } from "./unique.js";
+
 export type Dialect = "sqlite" | "postgres";
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
