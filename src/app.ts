@@ -19,6 +19,7 @@ import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
 import { registerApiDocs } from "./platform/api-docs.js";
+import { parseJsonBody } from "./platform/json-body.js";
 import { AppError, MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
@@ -175,9 +176,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     req.rawBody = body;
     if (body.length === 0) return done(null, undefined);
     try {
-      done(null, JSON.parse(body));
-    } catch {
-      done(new AppError("VALIDATION_ERROR", "body is not valid JSON"));
+      done(null, parseJsonBody(body));
+    } catch (err) {
+      done(err as Error);
     }
   };
   app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) =>

@@ -214,7 +214,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           "Growth analytics, experiments, webhooks and transactional email.\n\n" +
           "Errors are `{error, code, status}`; the transactional send API answers " +
-          "`{error: {code, message}}`. Limits are per key and minute; a 429 carries `Retry-After`.",
+          "`{error: {code, message}}`. Limits are per key and minute; a 429 carries `Retry-After`.\n\n" +
+          "JSON bodies may nest at most 64 levels (the body itself is level 1) and may not hold numbers " +
+          "that overflow a double (`1e999`): both are 400 `VALIDATION_ERROR` naming the problem.",
       },
       // Relative: resolved against wherever this document was fetched, behind any proxy.
       servers: [{ url: "/", description: "this server" }],
