@@ -23,7 +23,8 @@ export function parseJsonBody(text: string): unknown {
   const fault = inspect(value, 1);
   if (fault?.kind === "depth")
     throw new AppError("VALIDATION_ERROR", `body is nested deeper than ${MAX_JSON_DEPTH} levels`);
-  if (fault?.kind === "number") throw new AppError("VALIDATION_ERROR", `body${fault.path} must be a finite number`);
+  if (fault?.kind === "number")
+    throw new AppError("VALIDATION_ERROR", `body${fault.path} must be a finite number`);
   return value;
 }
 

@@ -48,7 +48,13 @@ describe("JSON nesting limit", () => {
   it("strings full of brackets do not count as nesting", async () => {
     const res = await a.post(
       "/api/events",
-      { projectKey: a.publicKey, visitorId: "v3", type: "pageview", url: `${SITE}/`, data: { s: "[{".repeat(5000) } },
+      {
+        projectKey: a.publicKey,
+        visitorId: "v3",
+        type: "pageview",
+        url: `${SITE}/`,
+        data: { s: "[{".repeat(5000) },
+      },
       { as: "none" },
     );
     expect(res.status).toBe(200);
@@ -64,7 +70,11 @@ describe("non-finite numbers", () => {
       '{"type":"observation","delta":0.1,"sampleSize":1e999}',
     );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "body.sampleSize must be a finite number", code: "VALIDATION_ERROR", status: 400 });
+    expect(res.body).toEqual({
+      error: "body.sampleSize must be a finite number",
+      code: "VALIDATION_ERROR",
+      status: 400,
+    });
   });
 
   it("an event whose data holds -1e400 is 400 naming the path, not stored as null", async () => {
