@@ -70,7 +70,7 @@ export interface BuildOptions {
 
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const handle = opts.handle ?? openDatabase(config);
-  await migrateToLatest(handle.db, handle.dialect, config.databaseSchema);
+  await migrateToLatest(handle.db, handle.dialect, config.databaseSchema, handle.sqlite);
 
   const app = Fastify({
     // Redaction applies to any logger given (tests pass their own stream).

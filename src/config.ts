@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 
@@ -73,9 +73,20 @@ function resolveSecretKey(env: NodeJS.ProcessEnv, dataDir: string): string {
   const file = path.join(dataDir, "secret.key");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dataDir, { recursive: true });
+  // Two processes starting at once on a new data dir must end up with one key: the key is written
+  // to a file of our own, then published with link(), which fails if another process got there first.
   const key = randomBytes(32).toString("base64url");
-  writeFileSync(file, key, { mode: 0o600 });
-  return key;
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  writeFileSync(draft, key, { mode: 0o600 });
+  try {
+    linkSync(draft, file);
+    return key;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    return readFileSync(file, "utf8").trim();
+  } finally {
+    unlinkSync(draft);
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {

@@ -7,6 +7,7 @@ import { type Config, isPostgres } from "../../config.js";
 import { startCheckpointer } from "./checkpointer.js";
 import type { Database } from "./types.js";
 
+export { enterExclusive } from "./exclusive.js";
 export { isUniqueViolation } from "./unique.js";
 
 export type Dialect = "sqlite" | "postgres";

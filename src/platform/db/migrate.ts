@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type SQLite from "better-sqlite3";
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import type { Dialect } from "./index.js";
 
@@ -31,19 +32,47 @@ class FolderProvider implements MigrationProvider {
  * `schema` (PostgreSQL) pins Kysely's own bookkeeping tables to that schema: without it the
  * migrator's existence check sees another schema's lock table and skips creating its own.
  */
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, schema?: string): Promise<void> {
+export async function migrateToLatest(
+  db: Kysely<any>,
+  dialect: Dialect,
+  schema?: string,
+  sqlite?: SQLite.Database,
+): Promise<void> {
   const migrator = new Migrator({
     migrationTableSchema: dialect === "postgres" ? (schema ?? "public") : undefined,
     db,
     provider: new FolderProvider(dialect),
     allowUnorderedMigrations: true,
   });
-  const { error, results } = await migrator.migrateToLatest();
+  // PostgreSQL: Kysely's migrator serialises processes with an advisory lock. Its SQLite adapter
+  // takes no lock (it assumes one process), so two processes starting on a new file would both
+  // create the same tables; holding the file's write lock for the whole run makes them take turns,
+  // and the second then finds every migration done.
+  if (sqlite) beginImmediate(sqlite);
+  let outcome: Awaited<ReturnType<Migrator["migrateToLatest"]>>;
+  try {
+    outcome = await migrator.migrateToLatest();
+  } finally {
+    if (sqlite?.inTransaction) sqlite.exec(outcome! && !outcome.error ? "COMMIT" : "ROLLBACK");
+  }
+  const { error, results } = outcome;
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
     throw new Error(
       `migration ${failed?.migrationName ?? ""} failed: ${String((error as Error)?.message ?? error)}`,
     );
+  }
+}
+
+/** BEGIN IMMEDIATE, waiting past busy_timeout while another process migrates (up to a minute). */
+function beginImmediate(sqlite: SQLite.Database): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      sqlite.exec("BEGIN IMMEDIATE");
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 12) throw err;
+    }
   }
 }
 
