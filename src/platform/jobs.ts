@@ -185,10 +185,16 @@ export class JobRegistry {
 
 export interface WorkerOptions {
   pollMs: number;
-  batchSize?: number;
-  /** How long a claimed job is ours before another worker may take it over (crash recovery). */
+  /**
+   * How long a claimed job is ours before another worker may take it over (crash recovery). The
+   * lease is renewed every third of it while the job runs, so a live worker keeps a long job and a
+   * dead one loses it within this time.
+   */
   leaseMs?: number;
 }
+
+/** A dead process's job is taken over within this time (issue 14: within 30 s). */
+export const DEFAULT_LEASE_MS = 15_000;
 
 interface Schedule {
   type: string;
@@ -252,11 +258,15 @@ export class JobWorker {
     while (!this.stopped && (await this.runDue()) > 0) {}
   }
 
-  /** Claims and runs one batch of due jobs; returns how many ran. */
+  /**
+   * Claims and runs one due job; returns how many ran (0 or 1). One at a time: a job claimed but
+   * not started would wait out a dead process's lease instead of being run by a live one.
+   */
   async runDue(): Promise<number> {
-    const jobs = await this.claim();
-    for (const job of jobs) await this.execute(job);
-    return jobs.length;
+    const job = await this.claim();
+    if (!job) return 0;
+    await this.execute(job);
+    return 1;
   }
 
   /** Runs due jobs until none is due (tests); jobs scheduled in the future are left alone. */
@@ -264,10 +274,13 @@ export class JobWorker {
     for (let i = 0; i < maxRounds; i++) if ((await this.runDue()) === 0) return;
   }
 
-  private async claim(): Promise<JobTable[]> {
+  private get leaseMs(): number {
+    return this.opts.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  private async claim(): Promise<JobTable | undefined> {
     const now = Date.now();
-    const lease = now + (this.opts.leaseMs ?? 5 * 60_000);
-    const limit = this.opts.batchSize ?? 10;
+    const lease = now + this.leaseMs;
     const iso = new Date(now).toISOString();
     const lock = this.handle.dialect === "postgres" ? sql`FOR UPDATE SKIP LOCKED` : sql``;
     const res = await sql<JobTable>`
@@ -276,10 +289,25 @@ export class JobWorker {
       WHERE id IN (
         SELECT id FROM jobs
         WHERE (status = 'queued' AND run_at <= ${now}) OR (status = 'running' AND locked_until < ${now})
-        ORDER BY run_at LIMIT ${limit} ${lock}
+        ORDER BY run_at LIMIT 1 ${lock}
       )
       RETURNING *`.execute(this.handle.db);
-    return res.rows.sort((a, b) => a.run_at - b.run_at);
+    return res.rows[0];
+  }
+
+  /** Keeps the lease of a running job; stops when the job ends. */
+  private renewLease(job: JobTable): () => void {
+    const timer = setInterval(() => {
+      this.handle.db
+        .updateTable("jobs")
+        .set({ locked_until: Date.now() + this.leaseMs })
+        .where("id", "=", job.id)
+        .where("locked_by", "=", this.id)
+        .execute()
+        .catch((err) => this.log.warn({ err, jobId: job.id }, "job lease renewal failed"));
+    }, this.leaseMs / 3);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   private async execute(job: JobTable): Promise<void> {
@@ -292,11 +320,14 @@ export class JobWorker {
       jobId: job.id,
       registry: this.registry,
     };
+    const stopRenewing = this.renewLease(job);
     try {
       if (!def) throw new PermanentJobError(`no job definition for type ${job.type}`);
       await def.run(JSON.parse(job.payload), ctx);
+      stopRenewing();
       await this.finish(job, "done", null, null);
     } catch (err) {
+      stopRenewing();
       const message = err instanceof Error ? err.message : String(err);
       const retries = def?.retry ?? [];
       const maxAttempts = job.max_attempts > 0 ? job.max_attempts : retries.length + 1;

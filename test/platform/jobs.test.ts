@@ -108,8 +108,8 @@ describe("jobs", () => {
     for (let i = 0; i < 60; i++) await enqueueJob(t.app.db, "test.once", { i });
     // A second handle: its own pool (PostgreSQL) or its own connection to the file (SQLite).
     const other = openDatabase(t.config);
-    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5, batchSize: 3 });
-    const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5, batchSize: 3 });
+    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5 });
+    const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5 });
     await Promise.all([w1.drain(), w2.drain(), w1.drain(), w2.drain()]);
     await other.close();
     expect(seen).toHaveLength(60);
@@ -121,6 +121,34 @@ describe("jobs", () => {
       .where("status", "!=", "done")
       .execute();
     expect(left).toEqual([]);
+  });
+
+  it("a live worker keeps a job that outlasts its lease; another worker does not run it again", async () => {
+    let runs = 0;
+    t.app.jobs.define(
+      defineJob<Record<string, never>>({
+        type: "test.long",
+        retry: [],
+        run: async () => {
+          runs++;
+          await new Promise((r) => setTimeout(r, 1200));
+        },
+      }),
+    );
+    await enqueueJob(t.app.db, "test.long", {});
+    const other = openDatabase(t.config);
+    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: 300 });
+    const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: 300 });
+    const first = w1.drain();
+    // Keep the second worker looking for due jobs while the first one runs past its 300 ms lease.
+    const deadline = Date.now() + 1500;
+    while (Date.now() < deadline) {
+      await w2.drain();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await first;
+    await other.close();
+    expect(runs).toBe(1);
   });
 
   it("service events are dispatched to subscribers after commit", async () => {

@@ -80,24 +80,52 @@ export async function fanOut(db: Db, event: ServiceEvent): Promise<void> {
   }
 }
 
-async function recordAttempt(
+/** What an attempt says until its answer is recorded: the worker died while it was being made. */
+export const UNANSWERED_ATTEMPT = "no answer recorded: the worker stopped during this attempt";
+
+/**
+ * Logs the attempt before the request goes out (and counts it on the delivery), so an attempt cut
+ * short by a crash stays in the log, and the next process numbers its own attempt after it.
+ */
+async function startAttempt(db: Db, deliveryId: string, attempt: number): Promise<string> {
+  const id = newId("att");
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("webhook_attempts")
+      .values({
+        id,
+        delivery_id: deliveryId,
+        attempt,
+        succeeded: 0,
+        status_code: null,
+        duration_ms: 0,
+        error: UNANSWERED_ATTEMPT,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    await trx
+      .updateTable("webhook_deliveries")
+      .set({ attempt_count: attempt, updated_at: new Date().toISOString() })
+      .where("id", "=", deliveryId)
+      .execute();
+  });
+  return id;
+}
+
+async function finishAttempt(
   db: Db,
-  deliveryId: string,
-  attempt: number,
+  attemptId: string,
   r: { succeeded: boolean; statusCode: number | null; durationMs: number; error: string | null },
 ): Promise<void> {
   await db
-    .insertInto("webhook_attempts")
-    .values({
-      id: newId("att"),
-      delivery_id: deliveryId,
-      attempt,
+    .updateTable("webhook_attempts")
+    .set({
       succeeded: r.succeeded ? 1 : 0,
       status_code: r.statusCode,
       duration_ms: r.durationMs,
       error: r.error,
-      created_at: new Date().toISOString(),
     })
+    .where("id", "=", attemptId)
     .execute();
 }
 
@@ -172,6 +200,7 @@ async function deliverOnce(db: Db, secrets: SecretBox, p: DeliverPayload, ctx: J
   }
   const attempt = delivery.attempt_count + 1;
   const last = ctx.attempt >= MAX_ATTEMPTS;
+  const attemptId = await startAttempt(db, delivery.id, attempt);
   let result: { succeeded: boolean; statusCode: number | null; durationMs: number; error: string | null };
   let retryAfter: number | null = null;
   try {
@@ -198,7 +227,7 @@ async function deliverOnce(db: Db, secrets: SecretBox, p: DeliverPayload, ctx: J
     const message = err instanceof AppError ? err.message : err instanceof Error ? err.message : String(err);
     result = { succeeded: false, statusCode: null, durationMs: 0, error: message };
   }
-  await recordAttempt(db, delivery.id, attempt, result);
+  await finishAttempt(db, attemptId, result);
   if (result.succeeded) {
     await setDelivery(db, delivery.id, "succeeded", attempt, null);
     await db.updateTable("webhook_endpoints").set({ failing_since: null }).where("id", "=", ep.id).execute();
