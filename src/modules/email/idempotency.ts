@@ -1,5 +1,5 @@
 import { sha256Hex } from "../../platform/crypto.js";
-import type { Db } from "../../platform/db/index.js";
+import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { TxError } from "../../platform/errors.js";
 import "./tables.js";
 
@@ -8,8 +8,11 @@ import "./tables.js";
  * processes: the primary key makes exactly one concurrent INSERT win.
  */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
-/** Longer than any request can take (SMTP timeouts are bounded well below it). */
-export const LOCK_LEASE_MS = 120_000;
+/**
+ * The holder renews its lock every third of this while its request runs, so a retry after the
+ * holder's process died waits at most this long (not as long as the longest request could take).
+ */
+export const LOCK_LEASE_MS = 15_000;
 export const MAX_KEY_LENGTH = 255;
 
 export interface StoredResponse {
@@ -129,7 +132,27 @@ export async function acquire(
   throw new TxError(409, "idempotency_in_flight", "a request with this Idempotency-Key is still in progress");
 }
 
-export async function attachSend(db: Db, workspaceId: string, key: string, sendId: string): Promise<void> {
+/** Renews the holder's lock until the returned function is called. */
+export function keepLock(db: Db, workspaceId: string, key: string): () => void {
+  const timer = setInterval(() => {
+    db.updateTable("tx_idempotency")
+      .set({ locked_until: Date.now() + LOCK_LEASE_MS })
+      .where("workspace_id", "=", workspaceId)
+      .where("idem_key", "=", key)
+      .where("state", "=", "in_flight")
+      .execute()
+      .catch(() => {}); // a missed renewal only shortens the lease; the next one may succeed
+  }, LOCK_LEASE_MS / 3);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export async function attachSend(
+  db: DbOrTrx,
+  workspaceId: string,
+  key: string,
+  sendId: string,
+): Promise<void> {
   await db
     .updateTable("tx_idempotency")
     .set({ send_id: sendId })

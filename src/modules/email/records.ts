@@ -1,5 +1,5 @@
 import type { Statement } from "better-sqlite3";
-import type { Db, DbHandle, DbOrTrx } from "../../platform/db/index.js";
+import type { Db, DbHandle, DbOrTrx, Trx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
 import type { SendStatus, TxSendTable, TxSuppressionTable } from "./tables.js";
 import type { Tags } from "./validate.js";
@@ -54,6 +54,8 @@ export interface TimelineEvent {
 interface Pending {
   row: TxSendTable;
   events: TimelineEvent[];
+  /** Other writes that must commit with the record (its delivery job, its idempotency link). */
+  also?: (trx: Trx) => Promise<void>;
   done: (err?: unknown) => void;
 }
 
@@ -99,9 +101,9 @@ class SendLogWriter {
     }
   }
 
-  write(row: TxSendTable, events: TimelineEvent[]): Promise<void> {
+  write(row: TxSendTable, events: TimelineEvent[], also?: Pending["also"]): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ row, events, done: (err) => (err ? reject(err) : resolve()) });
+      this.queue.push({ row, events, also, done: (err) => (err ? reject(err) : resolve()) });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -127,17 +129,18 @@ class SendLogWriter {
           const { send, event } = this.raw;
           for (const p of batch) send.run(SEND_COLUMNS.map((c) => p.row[c]));
           for (const e of events) event.run(e.send_id, e.type, e.at, e.detail);
-          return;
-        }
-        await trx
-          .insertInto("tx_sends")
-          .values(batch.map((p) => p.row))
-          .execute();
-        if (events.length)
+        } else {
           await trx
-            .insertInto("tx_send_events")
-            .values(events as never)
+            .insertInto("tx_sends")
+            .values(batch.map((p) => p.row))
             .execute();
+          if (events.length)
+            await trx
+              .insertInto("tx_send_events")
+              .values(events as never)
+              .execute();
+        }
+        for (const p of batch) if (p.also) await p.also(trx);
       });
       for (const p of batch) p.done();
     } catch (err) {
@@ -151,13 +154,18 @@ class SendLogWriter {
 const writers = new WeakMap<DbHandle, SendLogWriter>();
 
 /** Writes a new send record with its first timeline events; resolves once committed. */
-export function insertSend(handle: DbHandle, row: TxSendTable, events: TimelineEvent[]): Promise<void> {
+export function insertSend(
+  handle: DbHandle,
+  row: TxSendTable,
+  events: TimelineEvent[],
+  also?: (trx: Trx) => Promise<void>,
+): Promise<void> {
   let w = writers.get(handle);
   if (!w) {
     w = new SendLogWriter(handle);
     writers.set(handle, w);
   }
-  return w.write(row, events);
+  return w.write(row, events, also);
 }
 
 export async function addEvent(

@@ -2,7 +2,7 @@ import { compile as compileHtmlToText } from "html-to-text";
 import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
 import type { Db, DbHandle } from "../../platform/db/index.js";
-import { enqueueJob } from "../../platform/jobs.js";
+import { HeldJob } from "../../platform/jobs.js";
 import { TxError } from "../../platform/errors.js";
 import { resolveForSend } from "./communications.js";
 import { deliverNow, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
@@ -64,15 +64,18 @@ export async function handleSend(deps: SendDeps, who: TxPrincipal, input: SendIn
   if (got.kind === "replay") return { status: got.status, body: got.body, replayed: true };
   let res: { status: number; body: string };
   const progress = { recorded: false };
+  const stopRenewing = idem.keepLock(deps.db, who.workspaceId, key);
   try {
     res = await perform(deps, who, req, sandbox, key, progress);
   } catch (err) {
+    stopRenewing();
     // Refused before a live send was recorded (validation, template errors): the key is free again.
     // Once the record exists the message may have reached SMTP, so the lock stays: after its lease
     // the response is rebuilt from the record, never by sending again.
     if (!progress.recorded) await idem.release(deps.db, who.workspaceId, key);
     throw err;
   }
+  stopRenewing();
   await idem.finalize(deps.db, who.workspaceId, key, res);
   return { ...res, replayed: false };
 }
@@ -174,10 +177,6 @@ async function perform(
   }
 
   rec.message_id = `${rec.id}.${hexRandom().slice(0, 8)}@${deps.messageDomain}`;
-  await insertSend(deps.handle, rec, []);
-  if (key) await idem.attachSend(deps.db, who.workspaceId, key, rec.id);
-  progress.recorded = true;
-
   const msg: OutgoingMessage = {
     from: deps.from,
     to: req.to,
@@ -187,24 +186,44 @@ async function perform(
     messageId: rec.message_id,
     headers: { "X-Lift-Send-Id": rec.id },
   };
-  const { outcome, attempts } = await deliverNow(deps.mailer(), msg, deps.inRequestDelays);
+  // Durable before the first SMTP byte: the record carries the sealed message and a delivery job
+  // claimed by this request commits with it. If this process dies mid-conversation, the job's
+  // lease lapses and a worker delivers the same message (same Message-ID) — at least once.
+  rec.pending_message = deps.secrets.encrypt(JSON.stringify(msg));
+  const job = new HeldJob(DELIVER_JOB, { sendId: rec.id });
+  await insertSend(deps.handle, rec, [], async (trx) => {
+    await job.create(trx, `email.deliver:${rec.id}`);
+    if (key) await idem.attachSend(trx, who.workspaceId, key, rec.id);
+  });
+  progress.recorded = true;
+
+  const stopRenewing = job.keepAlive(deps.db);
+  let result: Awaited<ReturnType<typeof deliverNow>>;
+  try {
+    result = await deliverNow(deps.mailer(), msg, deps.inRequestDelays);
+  } finally {
+    stopRenewing();
+  }
+  const { outcome, attempts } = result;
   if (outcome.ok) {
-    await recordOutcome(deps.db, rec.id, "sent", { attempts }, [
+    await recordOutcome(deps.db, rec.id, "sent", { attempts, pending_message: null }, [
       { type: "sent", detail: { reply: outcome.reply } },
     ]);
+    await job.settle(deps.db, { status: "done" });
     return { status: 200, body: okBody(rec.id, rec.message_id, "sent", false) };
   }
   if (!outcome.transient) {
     await recordPermanentFailure(deps.db, rec, outcome.reply, outcome.hardBounce, attempts);
+    await job.settle(deps.db, { status: "done" });
     return {
       status: 422,
       body: errBody("send_failed", `the mail server refused the message: ${outcome.reply}`),
     };
   }
-  // Still failing after the in-request attempts: a job keeps trying; the sealed message is kept
+  // Still failing after the in-request attempts: the job keeps trying; the sealed message is kept
   // only until then (rule 8: no code or token outlives the delivery).
   await deps.db.transaction().execute(async (trx) => {
-    await updateSend(trx, rec.id, { attempts, pending_message: deps.secrets.encrypt(JSON.stringify(msg)) });
+    await updateSend(trx, rec.id, { attempts });
     await trx
       .insertInto("tx_send_events")
       .values({
@@ -214,12 +233,7 @@ async function perform(
         detail: JSON.stringify({ reply: outcome.reply }),
       } as never)
       .execute();
-    await enqueueJob(
-      trx,
-      DELIVER_JOB,
-      { sendId: rec.id },
-      { delayMs: 0, uniqueKey: `email.deliver:${rec.id}` },
-    );
+    await job.settle(trx, { status: "queued", runAt: Date.now() });
   });
   return { status: 200, body: okBody(rec.id, rec.message_id, "queued", false) };
 }
