@@ -14,12 +14,12 @@ import client from "prom-client";
 import type { Config } from "./config.js";
 import { modules } from "./modules/index.js";
 import { createPrincipalResolver } from "./modules/workspace/service.js";
-import { authPlugin } from "./platform/auth/plugin.js";
+import { authKindOf, authPlugin } from "./platform/auth/plugin.js";
 import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
 import { registerApiDocs } from "./platform/api-docs.js";
-import { parseJsonBody } from "./platform/json-body.js";
+import { nulInUrlFields, parseJsonBody } from "./platform/json-body.js";
 import { AppError, MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
@@ -39,6 +39,8 @@ declare module "fastify" {
     eventBus: EventBus;
     /** Lets one module answer GETs that no route matched (the dashboard's deep links). */
     setPageFallback(fn: PageFallback): void;
+    /** Every route registered, as "METHOD /url" (HEAD and OPTIONS excluded): the authorization matrix checks it. */
+    routeTable: string[];
   }
   interface FastifyRequest {
     /** The body exactly as received (after any decompression), for signature checks. */
@@ -191,6 +193,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // Mutating requests with a body must be JSON: this is also the CSRF defence for cookie sessions,
   // since a cross-site form cannot send application/json without a CORS preflight.
   app.addHook("preValidation", async (req) => {
+    if (req.url.includes("%00")) {
+      const field = nulInUrlFields({
+        params: req.params as Record<string, unknown>,
+        querystring: req.query as Record<string, unknown>,
+      });
+      if (field) throw new AppError("VALIDATION_ERROR", `${field} must not contain NUL (\\u0000) characters`);
+    }
     if (!MUTATING.has(req.method)) return;
     const hasBody =
       Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
@@ -219,7 +228,20 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     maxAge: 86400,
     strictPreflight: false,
   };
+  const routeTable: string[] = [];
+  app.decorate("routeTable", routeTable);
   app.addHook("onRoute", (route) => {
+    for (const m of [route.method].flat())
+      if (m !== "HEAD" && m !== "OPTIONS") routeTable.push(`${m} ${route.url}`);
+    // Authentication (and its rate limit) runs before body validation: a caller without valid
+    // credentials learns nothing from the body's validation, and invalid bodies still count
+    // against the limit. Routes declare their guard as a preHandler; it moves to preValidation.
+    const pre = [route.preHandler ?? []].flat();
+    const guards = pre.filter((hook) => authKindOf(hook));
+    if (guards.length) {
+      route.preHandler = pre.filter((hook) => !authKindOf(hook));
+      route.preValidation = [...guards, ...[route.preValidation ?? []].flat()];
+    }
     if (route.config?.publicCors)
       route.config = { ...route.config, cors: PUBLIC_CORS } as typeof route.config;
   });

@@ -7,11 +7,12 @@ import { AppError } from "./errors.js";
  */
 export const MAX_JSON_DEPTH = 64;
 
-type Fault = { kind: "depth" } | { kind: "number"; path: string };
+type Fault = { kind: "depth" } | { kind: "number" | "nul"; path: string };
 
 /**
  * Parses a request body and refuses what JSON allows but Lift cannot store faithfully: nesting past
- * MAX_JSON_DEPTH, and numbers that overflow to ±Infinity (`1e999`), which would be stored as null.
+ * MAX_JSON_DEPTH, numbers that overflow to ±Infinity (`1e999`), which would be stored as null, and
+ * strings holding U+0000, which PostgreSQL text cannot hold (SQLite would truncate them in places).
  */
 export function parseJsonBody(text: string): unknown {
   let value: unknown;
@@ -20,30 +21,52 @@ export function parseJsonBody(text: string): unknown {
   } catch {
     throw new AppError("VALIDATION_ERROR", "body is not valid JSON");
   }
-  const fault = inspect(value, 1);
+  // A NUL can only arrive escaped (raw control characters are invalid JSON): strings are looked at
+  // only when the text has the escape.
+  const fault = inspect(value, 1, text.includes("\\u0000"));
   if (fault?.kind === "depth")
     throw new AppError("VALIDATION_ERROR", `body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   if (fault?.kind === "number")
     throw new AppError("VALIDATION_ERROR", `body${fault.path} must be a finite number`);
+  if (fault?.kind === "nul")
+    throw new AppError("VALIDATION_ERROR", `body${fault.path} must not contain NUL (\\u0000) characters`);
   return value;
 }
 
 // Recursion is bounded: it stops at MAX_JSON_DEPTH + 1. The path is only built on the way back
 // from a fault, so a clean body costs one visit per value and no string work.
-function inspect(value: unknown, depth: number): Fault | undefined {
+function inspect(value: unknown, depth: number, nul: boolean): Fault | undefined {
   if (typeof value === "number") return Number.isFinite(value) ? undefined : { kind: "number", path: "" };
+  if (nul && typeof value === "string")
+    return value.includes("\u0000") ? { kind: "nul", path: "" } : undefined;
   if (value === null || typeof value !== "object") return undefined;
   if (depth > MAX_JSON_DEPTH) return { kind: "depth" };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const fault = inspect(value[i], depth + 1);
-      if (fault) return fault.kind === "number" ? { kind: "number", path: `[${i}]${fault.path}` } : fault;
+      const fault = inspect(value[i], depth + 1, nul);
+      if (fault) return fault.kind === "depth" ? fault : { kind: fault.kind, path: `[${i}]${fault.path}` };
     }
     return undefined;
   }
   for (const key in value) {
-    const fault = inspect((value as Record<string, unknown>)[key], depth + 1);
-    if (fault) return fault.kind === "number" ? { kind: "number", path: `.${key}${fault.path}` } : fault;
+    if (nul && key.includes("\u0000")) return { kind: "nul", path: "" };
+    const fault = inspect((value as Record<string, unknown>)[key], depth + 1, nul);
+    if (fault) return fault.kind === "depth" ? fault : { kind: fault.kind, path: `.${key}${fault.path}` };
+  }
+  return undefined;
+}
+
+/**
+ * Path parameters and query values with U+0000 (sent as `%00`): the name of the first one, e.g.
+ * `params.id`, else undefined. Callers check only URLs that contain `%00`.
+ */
+export function nulInUrlFields(
+  fields: Record<string, Record<string, unknown> | undefined>,
+): string | undefined {
+  for (const [where, values] of Object.entries(fields)) {
+    for (const [name, v] of Object.entries(values ?? {})) {
+      if ([v].flat().some((x) => typeof x === "string" && x.includes("\u0000"))) return `${where}.${name}`;
+    }
   }
   return undefined;
 }

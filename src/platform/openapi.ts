@@ -113,7 +113,7 @@ const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * query, which the route then declares as an `UNAUTHORIZED` error).
  */
 function authOf(route: RouteOptions): RouteAuth {
-  for (const hook of [route.onRequest, route.preHandler].flat()) {
+  for (const hook of [route.onRequest, route.preValidation, route.preHandler].flat()) {
     const kind = authKindOf(hook);
     if (kind) return kind;
   }

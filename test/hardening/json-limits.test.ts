@@ -90,3 +90,25 @@ describe("non-finite numbers", () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe("NUL characters (PostgreSQL text cannot hold them)", () => {
+  it("a NUL in a body string is 400 naming the field", async () => {
+    const res = await a.post("/api/identity", { visitorId: "v\u0000", leadId: "lead-1" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("body.visitorId must not contain NUL (\\u0000) characters");
+  });
+
+  it("a NUL in a path parameter or query value is 400 naming it", async () => {
+    const del = await a.request("DELETE", "/api/transactional/suppressions/a%00b", undefined, { as: "admin" });
+    expect(del.status).toBe(400);
+    expect(del.body.error).toBe("params.email must not contain NUL (\\u0000) characters");
+    const get = await a.get("/api/identity?visitorId=%00");
+    expect(get.status).toBe(400);
+    expect(get.body.error).toBe("querystring.visitorId must not contain NUL (\\u0000) characters");
+  });
+
+  it("an escaped backslash before u0000 is text, not a NUL", async () => {
+    const res = await a.post("/api/beliefs", { statement: "literally \\u0000 here" });
+    expect(res.status).toBe(201);
+  });
+});

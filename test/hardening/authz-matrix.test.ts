@@ -1,0 +1,391 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type Tenant, type TestApp } from "../helpers/app.js";
+
+/**
+ * Every route × every kind of caller, with the answer each must get. The table names every route
+ * the app registers: a new route fails this test until it is listed with its access class.
+ *
+ * Classes: `project` (project API key, or a session of any role), `session` (a session of any
+ * role), `admin` (an admin session), `tx` (a workspace transactional key), `public` (no
+ * credentials; what is sent with them must not matter for access). Other workspaces' callers get
+ * 404 for this workspace's ids and, on collections, their own data only: no answer to them may
+ * contain an id or address of this workspace.
+ */
+type Access = "project" | "session" | "admin" | "tx" | "public";
+type Principal =
+  | "none"
+  | "malformed"
+  | "revokedKey"
+  | "publicKey"
+  | "txKey"
+  | "otherKey"
+  | "otherSession"
+  | "projectKey"
+  | "member"
+  | "admin";
+// Callers that act last may change state (a DELETE by an admin); the refused ones go first.
+const PRINCIPALS: Principal[] = [
+  "none",
+  "malformed",
+  "revokedKey",
+  "publicKey",
+  "txKey",
+  "otherKey",
+  "otherSession",
+  "projectKey",
+  "member",
+  "admin",
+];
+
+interface Ids {
+  projectId: string;
+  revokedKeyId: string;
+  spareTxKeyId: string;
+  userId: string;
+  goalId: string;
+  beliefId: string;
+  webhookId: string;
+  experimentId: string;
+  commId: string;
+  sendId: string;
+}
+interface Row {
+  /** As the app registers it. */
+  route: string;
+  access: Access;
+  /** The request, addressing this workspace's resources. */
+  url: (ids: Ids) => string;
+  body?: (ids: Ids) => unknown;
+  /** The URL names one of this workspace's resources: other workspaces get 404. */
+  owned?: boolean;
+}
+
+const r = (route: string, access: Access, url: Row["url"] | string, extra: Partial<Row> = {}): Row => ({
+  route,
+  access,
+  url: typeof url === "string" ? () => url : url,
+  ...extra,
+});
+
+const TABLE: Row[] = [
+  r("POST /api/auth/login", "public", "/api/auth/login", {
+    body: () => ({ email: "x@example.com", password: "wrong" }),
+  }),
+  r("GET /api/auth/me", "session", "/api/auth/me"),
+  r("GET /api/workspace", "session", "/api/workspace"),
+  r("PATCH /api/workspace", "admin", "/api/workspace", { body: () => ({ name: "Renamed" }) }),
+  r("GET /api/workspace/users", "admin", "/api/workspace/users"),
+  r("POST /api/workspace/users", "admin", "/api/workspace/users", { body: () => ({}) }),
+  r("DELETE /api/workspace/users/:id", "admin", (i) => `/api/workspace/users/${i.userId}`, { owned: true }),
+  r("GET /api/projects", "admin", "/api/projects"),
+  r("POST /api/projects", "admin", "/api/projects", { body: () => ({}) }),
+  r("GET /api/projects/:id/keys", "admin", (i) => `/api/projects/${i.projectId}/keys`, { owned: true }),
+  r("POST /api/projects/:id/keys", "admin", (i) => `/api/projects/${i.projectId}/keys`, {
+    owned: true,
+    body: () => ({ name: "authz" }),
+  }),
+  r(
+    "DELETE /api/projects/:id/keys/:keyId",
+    "admin",
+    (i) => `/api/projects/${i.projectId}/keys/${i.revokedKeyId}`,
+    { owned: true },
+  ),
+  r("GET /api/goals", "project", "/api/goals"),
+  r("POST /api/goals", "project", "/api/goals", { body: () => ({}) }),
+  r("PATCH /api/goals", "project", "/api/goals", {
+    owned: true,
+    body: (i) => ({ id: i.goalId, target: 500 }),
+  }),
+  r("DELETE /api/goals", "project", (i) => `/api/goals?id=${i.goalId}`, { owned: true }),
+  r("GET /api/conversion-goals", "project", "/api/conversion-goals"),
+  r("POST /api/conversion-goals", "project", "/api/conversion-goals", { body: () => ({}) }),
+  r("DELETE /api/conversion-goals", "project", "/api/conversion-goals", {
+    body: () => ({ id: "cg_missing" }),
+  }),
+  r("GET /api/beliefs", "project", "/api/beliefs"),
+  r("POST /api/beliefs", "project", "/api/beliefs", { body: () => ({}) }),
+  r("GET /api/beliefs/:id", "project", (i) => `/api/beliefs/${i.beliefId}`, { owned: true }),
+  r(
+    "POST /api/beliefs/:id/update-confidence",
+    "project",
+    (i) => `/api/beliefs/${i.beliefId}/update-confidence`,
+    {
+      owned: true,
+      body: () => ({ type: "observation", delta: 0.01 }),
+    },
+  ),
+  r("GET /api/events/recent", "project", "/api/events/recent"),
+  r("POST /api/events", "public", "/api/events", { body: () => ({}) }),
+  r("GET /api/identity", "project", "/api/identity?visitorId=v-authz"),
+  r("POST /api/identity", "project", "/api/identity", { body: () => ({}) }),
+  r("GET /api/leads", "project", "/api/leads"),
+  r("POST /api/identity/stitch", "public", "/api/identity/stitch", { body: () => ({}) }),
+  r("GET /api/analytics/summary", "project", "/api/analytics/summary"),
+  r("GET /api/analytics/timeseries", "project", "/api/analytics/timeseries"),
+  r("GET /api/attribution/summary", "project", "/api/attribution/summary"),
+  r("GET /api/webhooks", "project", "/api/webhooks"),
+  r("POST /api/webhooks", "project", "/api/webhooks", { body: () => ({}) }),
+  r("PATCH /api/webhooks", "project", "/api/webhooks", { owned: true, body: (i) => ({ id: i.webhookId }) }),
+  r("DELETE /api/webhooks", "project", "/api/webhooks", { owned: true, body: (i) => ({ id: i.webhookId }) }),
+  r("GET /api/webhooks/:id/deliveries", "project", (i) => `/api/webhooks/${i.webhookId}/deliveries`, {
+    owned: true,
+  }),
+  r(
+    "POST /api/webhooks/:id/deliveries/:deliveryId/retry",
+    "project",
+    (i) => `/api/webhooks/${i.webhookId}/deliveries/msg_missing/retry`,
+    { owned: true },
+  ),
+  r("GET /api/webhooks/sources", "admin", "/api/webhooks/sources"),
+  r("PUT /api/webhooks/sources/:source", "admin", "/api/webhooks/sources/payments", { body: () => ({}) }),
+  r("POST /api/webhooks/:source", "public", "/api/webhooks/payments", { body: () => ({}) }),
+  r("GET /api/experiments", "project", "/api/experiments"),
+  r("POST /api/experiments", "project", "/api/experiments", { body: () => ({}) }),
+  r("PATCH /api/experiments", "project", "/api/experiments", {
+    owned: true,
+    body: (i) => ({ id: i.experimentId, name: "Renamed" }),
+  }),
+  r("GET /api/experiments/active", "public", "/api/experiments/active"),
+  r("GET /api/experiments/:id", "project", (i) => `/api/experiments/${i.experimentId}`, { owned: true }),
+  r("GET /api/svc-js", "public", "/api/svc-js"),
+  r("POST /api/v1/transactional/send", "tx", "/api/v1/transactional/send", { body: () => ({}) }),
+  r("GET /api/transactional-api-keys", "admin", "/api/transactional-api-keys"),
+  r("POST /api/transactional-api-keys", "admin", "/api/transactional-api-keys", { body: () => ({}) }),
+  r(
+    "DELETE /api/transactional-api-keys/:keyId",
+    "admin",
+    (i) => `/api/transactional-api-keys/${i.spareTxKeyId}`,
+    {
+      owned: true,
+    },
+  ),
+  r("GET /api/transactional/recent", "admin", "/api/transactional/recent"),
+  r("GET /api/transactional/sends/:id", "admin", (i) => `/api/transactional/sends/${i.sendId}`, {
+    owned: true,
+  }),
+  r("GET /api/transactional/suppressions", "admin", "/api/transactional/suppressions"),
+  r("POST /api/transactional/suppressions", "admin", "/api/transactional/suppressions", { body: () => ({}) }),
+  r(
+    "DELETE /api/transactional/suppressions/:email",
+    "admin",
+    "/api/transactional/suppressions/nobody%40example.com",
+  ),
+  r("GET /api/communications", "project", "/api/communications"),
+  r("POST /api/communications", "admin", "/api/communications", { body: () => ({}) }),
+  r("GET /api/communications/:id", "project", (i) => `/api/communications/${i.commId}`, { owned: true }),
+  r("PATCH /api/communications/:id", "admin", (i) => `/api/communications/${i.commId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed" }),
+  }),
+  r("DELETE /api/communications/:id", "admin", (i) => `/api/communications/${i.commId}`, { owned: true }),
+  r("POST /api/communications/:id/preview", "project", (i) => `/api/communications/${i.commId}/preview`, {
+    owned: true,
+    body: () => ({}),
+  }),
+  r("POST /api/communications/preview", "project", "/api/communications/preview", { body: () => ({}) }),
+  r("GET /api/communications/preview-frame", "public", "/api/communications/preview-frame"),
+  r("GET /api/communications/preview-frame.js", "public", "/api/communications/preview-frame.js"),
+  r("POST /api/transactional/webhooks/provider", "tx", "/api/transactional/webhooks/provider", {
+    body: () => ({}),
+  }),
+  r("GET /api/transactional/t/o/:sendId/:sig", "public", (i) => `/api/transactional/t/o/${i.sendId}/bad`),
+  r("GET /api/transactional/t/c/:sendId", "public", (i) => `/api/transactional/t/c/${i.sendId}`),
+  r("GET /api/connectors", "project", "/api/connectors"),
+  r("POST /api/connectors", "project", "/api/connectors", { body: () => ({}) }),
+  r("DELETE /api/connectors", "project", "/api/connectors", { body: () => ({}) }),
+  r("GET /api/connectors/:type/auth", "session", "/api/connectors/search_ads/auth"),
+  r("GET /api/connectors/:type/callback", "public", "/api/connectors/payments/callback?state=bad&code=bad"),
+  r("GET /api/sync/run", "project", "/api/sync/run"),
+  r("GET /api/sync/:syncId", "project", "/api/sync/sync_missing"),
+  r("GET /api/metrics", "project", "/api/metrics"),
+  r("GET /api/metrics/:connectorType", "project", "/api/metrics/payments"),
+  r("GET /assets/*", "public", "/assets/missing.js"),
+  r("GET /", "public", "/"),
+  r("GET /openapi.json", "public", "/openapi.json"),
+  r("GET /docs", "public", "/docs"),
+  r("GET /docs/", "public", "/docs/"),
+  r("GET /docs/js/scalar.js", "public", "/docs/js/scalar.js"),
+  r("GET /healthz", "public", "/healthz"),
+  r("GET /metrics", "public", "/metrics"),
+  // Last: a server-side logout would end the admin session the rows above use.
+  r("POST /api/auth/logout", "public", "/api/auth/logout"),
+];
+
+type Expect = number | "allowed" | "any";
+/** What `who` must get on a row of `access`. "allowed": past authorization (not 401/403). */
+function expected(row: Row, who: Principal): Expect {
+  const other = who === "otherKey" || who === "otherSession";
+  switch (row.access) {
+    case "public":
+      return "any";
+    case "project":
+      if (who === "projectKey" || who === "member" || who === "admin") return "allowed";
+      if (other) return row.owned ? 404 : "allowed";
+      return 401;
+    case "session":
+    case "admin":
+      if (who === "admin" || (who === "member" && row.access === "session")) return "allowed";
+      if (who === "member") return 403;
+      if (who === "otherSession") return row.owned ? 404 : "allowed";
+      // A valid project key is a known caller of the wrong kind.
+      if (who === "projectKey" || who === "otherKey") return 403;
+      return 401;
+    case "tx":
+      return who === "txKey" ? "allowed" : 401;
+  }
+}
+
+let t: TestApp;
+let a: Tenant;
+let b: Tenant;
+let ids: Ids;
+let headers: Record<Principal, Record<string, string>>;
+/** Strings of workspace A that no other workspace's answer may contain. */
+let secrets: string[];
+
+beforeAll(async () => {
+  t = await startTestApp({ allowPrivateWebhookTargets: true });
+  a = await t.tenant({ tier: "scale" });
+  b = await t.tenant();
+  const created = async (res: Promise<{ status: number; body: any }>) => {
+    const out = await res;
+    if (out.status !== 201 && out.status !== 200)
+      throw new Error(`setup: ${out.status} ${JSON.stringify(out.body)}`);
+    return out.body;
+  };
+  const revoked = await created(
+    a.post(`/api/projects/${a.projectId}/keys`, { name: "revoked" }, { as: "admin" }),
+  );
+  await a.request("DELETE", `/api/projects/${a.projectId}/keys/${revoked.id}`, undefined, { as: "admin" });
+  const tx = await created(a.post("/api/transactional-api-keys", { name: "authz" }, { as: "admin" }));
+  const spare = await created(a.post("/api/transactional-api-keys", { name: "spare" }, { as: "admin" }));
+  const user = await created(
+    a.post(
+      "/api/workspace/users",
+      {
+        email: `leaver-${randomBytes(3).toString("hex")}@example.com`,
+        role: "member",
+        password: "correct horse battery",
+      },
+      { as: "admin" },
+    ),
+  );
+  const deadline = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+  const goal = await created(a.post("/api/goals", { metric: "visitors", target: 100, deadline }));
+  const belief = await created(a.post("/api/beliefs", { statement: "Authz rows stay private" }));
+  const webhook = await created(
+    a.post("/api/webhooks", { url: "https://localhost:9/authz", events: ["lead.created"] }),
+  );
+  const experiment = await created(
+    a.post("/api/experiments", {
+      name: "Authz experiment",
+      targetUrl: "https://shop.example/",
+      variants: [{ name: "control" }, { name: "b" }],
+    }),
+  );
+  const comm = await created(
+    a.post(
+      "/api/communications",
+      {
+        id: "authz-comm",
+        name: "Authz",
+        commType: "transactional",
+        slots: { subject: "Hi" },
+        blocks: [{ type: "text", text: "Hello" }],
+      },
+      { as: "admin" },
+    ),
+  );
+  const sent = await a.post(
+    "/api/v1/transactional/send",
+    { to: "someone@sandbox.svc.test", subject: "Authz", html: "<p>x</p>" },
+    { as: "none", headers: { authorization: `Bearer ${tx.rawKey}` } },
+  );
+  if (sent.status !== 200) throw new Error(`setup send: ${sent.status} ${sent.text}`);
+  ids = {
+    projectId: a.projectId,
+    revokedKeyId: revoked.id,
+    spareTxKeyId: spare.id,
+    userId: user.id,
+    goalId: goal.id,
+    beliefId: belief.id,
+    webhookId: webhook.id,
+    experimentId: experiment.id,
+    commId: comm.id,
+    sendId: sent.body.send_id,
+  };
+  const member = await a.headersFor("member");
+  headers = {
+    none: {},
+    malformed: {
+      "x-api-key": `svc_key_${randomBytes(16).toString("hex")}`,
+      cookie: "svc_session=not.a.session",
+    },
+    revokedKey: { "x-api-key": revoked.rawKey },
+    publicKey: { "x-api-key": a.publicKey },
+    txKey: { authorization: `Bearer ${tx.rawKey}` },
+    otherKey: { "x-api-key": b.apiKey },
+    otherSession: { cookie: b.adminCookie },
+    projectKey: { "x-api-key": a.apiKey },
+    member,
+    admin: { cookie: a.adminCookie },
+  };
+  secrets = [
+    a.projectId,
+    a.publicKey,
+    revoked.id,
+    spare.id,
+    user.id,
+    goal.id,
+    belief.id,
+    webhook.id,
+    experiment.id,
+    ids.sendId,
+    user.email,
+  ];
+});
+afterAll(async () => t?.close());
+
+describe("authorization matrix", () => {
+  it("lists every route the app registers, once", () => {
+    const listed = TABLE.map((row) => row.route);
+    expect(new Set(listed).size).toBe(listed.length);
+    const registered = [...new Set(t.app.routeTable)].sort();
+    expect(registered.filter((route) => !listed.includes(route))).toEqual([]);
+    expect(listed.filter((route) => !registered.includes(route))).toEqual([]);
+  });
+
+  it("every route × caller gets its expected answer, and nothing of this workspace leaks", async () => {
+    const wrong: string[] = [];
+    let cells = 0;
+    for (const row of TABLE) {
+      const [method, ...rest] = row.route.split(" ");
+      void rest;
+      for (const who of PRINCIPALS) {
+        const body = row.body?.(ids);
+        const res = await t.app.inject({
+          method: method as "GET",
+          url: row.url(ids),
+          headers: { ...headers[who], ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+          payload: body !== undefined ? JSON.stringify(body) : undefined,
+        });
+        cells++;
+        const want = expected(row, who);
+        const got = res.statusCode;
+        const ok =
+          got < 500 && (want === "any" || (want === "allowed" ? got !== 401 && got !== 403 : got === want));
+        if (!ok) wrong.push(`${row.route} as ${who}: ${got} (expected ${want}) ${res.body.slice(0, 120)}`);
+        if (who === "otherKey" || who === "otherSession") {
+          // An id the request itself named may come back in a 404's message; anything else is a leak.
+          const asked = row.url(ids) + JSON.stringify(body ?? "");
+          const leaked = secrets.filter((s) => res.body.includes(s) && !asked.includes(s));
+          if (leaked.length) wrong.push(`${row.route} as ${who} leaks ${leaked.join(", ")}`);
+        }
+      }
+    }
+    console.log(`authz-matrix: ${TABLE.length} routes × ${PRINCIPALS.length} callers = ${cells} cells`);
+    if (process.env.AUTHZ_DUMP) console.log(wrong.join("\n"));
+    expect(wrong).toEqual([]);
+  });
+});
