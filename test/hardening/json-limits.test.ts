@@ -99,7 +99,9 @@ describe("NUL characters (PostgreSQL text cannot hold them)", () => {
   });
 
   it("a NUL in a path parameter or query value is 400 naming it", async () => {
-    const del = await a.request("DELETE", "/api/transactional/suppressions/a%00b", undefined, { as: "admin" });
+    const del = await a.request("DELETE", "/api/transactional/suppressions/a%00b", undefined, {
+      as: "admin",
+    });
     expect(del.status).toBe(400);
     expect(del.body.error).toBe("params.email must not contain NUL (\\u0000) characters");
     const get = await a.get("/api/identity?visitorId=%00");
