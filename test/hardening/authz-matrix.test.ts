@@ -148,6 +148,9 @@ const TABLE: Row[] = [
   }),
   r("GET /api/experiments/active", "public", "/api/experiments/active"),
   r("GET /api/experiments/:id", "project", (i) => `/api/experiments/${i.experimentId}`, { owned: true }),
+  r("GET /api/experiments/:id/weights", "project", (i) => `/api/experiments/${i.experimentId}/weights`, {
+    owned: true,
+  }),
   r("GET /api/svc-js", "public", "/api/svc-js"),
   r("POST /api/v1/transactional/send", "tx", "/api/v1/transactional/send", { body: () => ({}) }),
   r("GET /api/transactional-api-keys", "admin", "/api/transactional-api-keys"),

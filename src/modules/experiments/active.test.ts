@@ -113,6 +113,28 @@ describe("bandit reweighting", () => {
     expect(Math.min(...weights)).toBeGreaterThanOrEqual(0.01 - 1e-12);
     const active = (await a.get(`/api/experiments/active?key=${a.publicKey}`, { as: "none" })).body;
     expect(active[0].weights).toEqual(weights);
+
+    // The allocation history: equal weights from the start, then the recomputed ones.
+    const history = await a.get(`/api/experiments/${e.id}/weights`);
+    expect(history.status).toBe(200);
+    expect(history.body.variants).toEqual(["a", "b", "c"]);
+    expect(history.body.points.map((p: { weights: number[] }) => p.weights)).toEqual([
+      [1 / 3, 1 / 3, 1 / 3],
+      weights,
+    ]);
+    const times = history.body.points.map((p: { at: string }) => Date.parse(p.at));
+    expect(times[0]).toBeLessThanOrEqual(times[1]);
+    // Another workspace cannot read it.
+    const other = await t.tenant();
+    expect((await other.get(`/api/experiments/${e.id}/weights`)).status).toBe(404);
+  });
+
+  it("an A/B test's history is empty: only bandits reallocate", async () => {
+    const a = await t.tenant();
+    const e = await create(a, { variants: [{ name: "a" }, { name: "b" }] });
+    await a.patch("/api/experiments", { id: e.id, status: "running" });
+    const history = await a.get(`/api/experiments/${e.id}/weights`);
+    expect(history.body).toEqual({ experimentId: e.id, variants: ["a", "b"], points: [] });
   });
 });
 

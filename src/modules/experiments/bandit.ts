@@ -2,6 +2,7 @@ import type { Db } from "../../platform/db/index.js";
 import { defineJob } from "../../platform/jobs.js";
 import { thompsonWeights } from "./results.js";
 import { equalWeights, loadCounts } from "./service.js";
+import { recordWeights } from "./weights-log.js";
 
 export const BANDIT_JOB = "experiments.bandit-reweight";
 /** How often bandit weights are recomputed (the job is deduplicated across nodes). */
@@ -31,12 +32,15 @@ export async function recomputeBanditWeights(db: Db, burnIn = BANDIT_BURN_IN): P
       : equalWeights(c.length);
     const json = JSON.stringify(weights);
     if (json === row.weights) continue;
-    await db
-      .updateTable("experiments")
-      .set({ weights: json, updated_at: new Date().toISOString() })
-      .where("id", "=", row.id)
-      .where("status", "=", "running")
-      .execute();
+    await db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable("experiments")
+        .set({ weights: json, updated_at: new Date().toISOString() })
+        .where("id", "=", row.id)
+        .where("status", "=", "running")
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) await recordWeights(trx, row.id, json);
+    });
     changed.push(row.project_id);
   }
   return changed;

@@ -11,9 +11,11 @@ import {
   KeyQuery,
   ListQuery,
   PatchExperimentBody,
+  WeightsHistory,
 } from "./schema.js";
 import { createExperiment, getExperiment, listExperiments, updateExperiment } from "./service.js";
 import { snippetBundle } from "./snippet-bundle.js";
+import { weightsHistory } from "./weights-history.js";
 
 const tags = ["experiments"];
 const ACTIVE_MAX_AGE = 5;
@@ -120,6 +122,21 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
       preHandler: app.requireProject("read"),
     },
     async (req) => getExperiment(app.db, req.project, req.params.id),
+  );
+
+  app.get(
+    "/api/experiments/:id/weights",
+    {
+      schema: {
+        operationId: "getExperimentWeights",
+        summary: "A bandit's traffic allocation over time",
+        params: IdParam,
+        response: { 200: WeightsHistory },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => weightsHistory(app.db, req.project, req.params.id),
   );
 
   app.get(

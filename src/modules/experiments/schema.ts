@@ -120,3 +120,16 @@ export const ActiveExperiment = Type.Object({
   variants: Type.Array(Variant),
 });
 export type ActiveExperimentT = Static<typeof ActiveExperiment>;
+
+export const WeightsHistory = Type.Object({
+  experimentId: Type.String(),
+  /** Variant names, in the order of every point's weights. */
+  variants: Type.Array(Type.String()),
+  points: Type.Array(
+    Type.Object({
+      at: Type.String({ description: "when this allocation took effect (ISO 8601)" }),
+      weights: Type.Array(Type.Number(), { description: "traffic fractions per variant, summing to 1" }),
+    }),
+    { description: "oldest first; recorded when a bandit starts and whenever its weights are recomputed" },
+  ),
+});

@@ -1,4 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { recordWeights } from "./weights-log.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
@@ -248,6 +249,8 @@ export async function updateExperiment(
       next.started_at = row.started_at ?? next.updated_at;
     } else if (to !== undefined) next.status = to;
     await trx.updateTable("experiments").set(next).where("id", "=", row.id).execute();
+    // A bandit's allocation history starts with the weights it runs with (equal, or where it paused).
+    if (to === "running" && next.mode === "bandit") await recordWeights(trx, row.id, next.weights);
     const experiment = toExperiment(next, (await loadCounts(trx, [next])).get(next.id)!);
     if (to === "running")
       await emitServiceEvent(

@@ -46,8 +46,17 @@ export interface ExperimentVariantStatsTable {
   conversions: number;
 }
 
+export interface ExperimentWeightsTable {
+  experiment_id: string;
+  /** Epoch ms. */
+  at: number;
+  /** JSON array of fractions, in variant order. */
+  weights: string;
+}
+
 declare module "../../platform/db/types.js" {
   interface Database {
+    experiment_weights: ExperimentWeightsTable;
     experiments: ExperimentTable;
     experiment_exposures: ExperimentExposureTable;
     experiment_variant_stats: ExperimentVariantStatsTable;
