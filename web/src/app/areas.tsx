@@ -16,7 +16,11 @@ export interface Area {
 export const areas: Area[] = [
   { path: "/", label: "Overview", page: lazy(() => import("../pages/overview/OverviewPage")) },
   { path: "/attribution", label: "Attribution" },
-  { path: "/experiments", label: "Experiments" },
+  {
+    path: "/experiments",
+    label: "Experiments",
+    page: lazy(() => import("../pages/experiments/ExperimentsPage")),
+  },
   { path: "/goals", label: "Goals & beliefs" },
   { path: "/visitors", label: "Visitors & leads" },
   {

@@ -12,6 +12,10 @@ export interface ChartProps {
   label: string;
   /** ISO dates (YYYY-MM-DD), one per point */
   dates: string[];
+  /** Instead of `dates`: exact moments (ISO 8601 date-times), one per point. */
+  times?: string[];
+  /** How the legend sums a series up (default: its total). */
+  summary?: (values: number[]) => string;
   series: ChartSeries[];
   height?: number;
 }
@@ -34,7 +38,10 @@ export function Chart(props: ChartProps) {
         {props.series.map((s) => (
           <span key={s.label} className="legend-item">
             <span className="swatch" style={{ background: s.color }} aria-hidden="true" />
-            {s.label}: {s.values.reduce((a, b) => a + b, 0).toLocaleString()} in total
+            {s.label}:{" "}
+            {props.summary
+              ? props.summary(s.values)
+              : `${s.values.reduce((a, b) => a + b, 0).toLocaleString()} in total`}
           </span>
         ))}
       </figcaption>

@@ -6,7 +6,7 @@ import type { ChartProps } from "./Chart";
 const toSeconds = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
 
 /** The uPlot part of Chart (its own chunk). The canvas follows its box's width. */
-export default function UPlotChart({ dates, series, height = 260, label }: ChartProps) {
+export default function UPlotChart({ dates, times, series, height = 260, label }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -25,11 +25,11 @@ export default function UPlotChart({ dates, series, height = 260, label }: Chart
             label: s.label,
             stroke: s.color,
             width: 2,
-            points: { show: dates.length < 40 },
+            points: { show: (times ?? dates).length < 40 },
           })),
         ],
       },
-      [dates.map(toSeconds), ...series.map((s) => s.values)],
+      [times ? times.map((t) => Date.parse(t) / 1000) : dates.map(toSeconds), ...series.map((s) => s.values)],
       el,
     );
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height }));
@@ -38,6 +38,6 @@ export default function UPlotChart({ dates, series, height = 260, label }: Chart
       resize.disconnect();
       plot.destroy();
     };
-  }, [dates, series, height]);
+  }, [dates, times, series, height]);
   return <div ref={box} className="chart-canvas" role="img" aria-label={label} />;
 }

@@ -1,0 +1,169 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useEffect, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { api, call } from "../../api/client";
+import { Field, SelectField } from "../../components/Field";
+import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { type Experiment, MODES, type Mode } from "./model";
+import { type VariantDraft, VariantsEditor } from "./VariantsEditor";
+
+interface Draft {
+  name: string;
+  targetUrl: string;
+  mode: Mode;
+  trafficSplit: string;
+  beliefId: string;
+  variants: VariantDraft[];
+}
+
+const blank: Draft = {
+  name: "",
+  targetUrl: "",
+  mode: "ab",
+  trafficSplit: "100",
+  beliefId: "",
+  variants: [
+    { name: "control", css: "", js: "" },
+    { name: "variant", css: "", js: "" },
+  ],
+};
+
+type Editable = Pick<Experiment, "name" | "targetUrl" | "mode" | "trafficSplit" | "beliefId" | "variants">;
+
+const fromExperiment = (e: Editable): Draft => ({
+  name: e.name,
+  targetUrl: e.targetUrl,
+  mode: e.mode,
+  trafficSplit: String(e.trafficSplit),
+  beliefId: e.beliefId ?? "",
+  variants: e.variants.map((v) => ({ name: v.name, css: v.css ?? "", js: v.js ?? "" })),
+});
+
+const toVariants = (vs: VariantDraft[]) =>
+  vs.map((v) => ({ name: v.name.trim(), ...(v.css ? { css: v.css } : {}), ...(v.js ? { js: v.js } : {}) }));
+
+/** Creates an experiment (`/experiments/new`) or edits one (`/experiments/:id/edit`). */
+export function ExperimentEditor() {
+  const { id } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const existing = useQuery({
+    queryKey: ["experiments", id],
+    queryFn: () => call(api.GET("/api/experiments/{id}", { params: { path: { id: id! } } })),
+    enabled: Boolean(id),
+  });
+  const beliefs = useQuery({ queryKey: ["beliefs", "list"], queryFn: () => call(api.GET("/api/beliefs")) });
+  const [draft, setDraft] = useState<Draft>(blank);
+  useEffect(() => {
+    if (existing.data) setDraft(fromExperiment(existing.data));
+  }, [existing.data]);
+  const set = (patch: Partial<Draft>) => setDraft((d) => ({ ...d, ...patch }));
+
+  const save = useMutation({
+    mutationFn: async () => {
+      const common = {
+        name: draft.name,
+        targetUrl: draft.targetUrl,
+        trafficSplit: Number(draft.trafficSplit),
+        beliefId: draft.beliefId || null,
+      };
+      if (!id)
+        return call(
+          api.POST("/api/experiments", {
+            body: { ...common, mode: draft.mode, variants: toVariants(draft.variants) },
+          }),
+        );
+      const before = existing.data!;
+      const variantsChanged =
+        JSON.stringify(toVariants(draft.variants)) !==
+        JSON.stringify(toVariants(fromExperiment(before).variants));
+      return call(
+        api.PATCH("/api/experiments", {
+          body: { id, ...common, ...(variantsChanged ? { variants: toVariants(draft.variants) } : {}) },
+        }),
+      );
+    },
+    onSuccess: (saved) => {
+      void queryClient.invalidateQueries({ queryKey: ["experiments"] });
+      navigate(`/experiments/${saved.id}`);
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+
+  if (id && existing.isPending) return <PageSkeleton label="Loading the experiment" />;
+  if (id && existing.isError)
+    return <ErrorState error={existing.error} retry={() => void existing.refetch()} />;
+  const hasRun = Boolean(existing.data?.startedAt);
+
+  return (
+    <>
+      <PageHeader title={id ? `Edit ${existing.data?.name ?? ""}` : "New experiment"}>
+        <Link className="button secondary" to={id ? `/experiments/${id}` : "/experiments"}>
+          Cancel
+        </Link>
+      </PageHeader>
+      <Card>
+        <form onSubmit={submit} aria-label={id ? "Edit the experiment" : "Create an experiment"}>
+          <div className="form-row">
+            <Field
+              label="Name"
+              value={draft.name}
+              required
+              maxLength={200}
+              onChange={(e) => set({ name: e.target.value })}
+            />
+            <Field
+              label="Page URL"
+              hint="The page the snippet runs this experiment on."
+              type="url"
+              placeholder="https://shop.example.com/pricing"
+              value={draft.targetUrl}
+              required
+              maxLength={2000}
+              onChange={(e) => set({ targetUrl: e.target.value })}
+            />
+          </div>
+          <div className="form-row">
+            <SelectField
+              label="Type"
+              value={draft.mode}
+              disabled={Boolean(id)}
+              onChange={(e) => set({ mode: e.target.value as Mode })}
+              options={MODES}
+            />
+            <Field
+              label="Traffic in the experiment (%)"
+              type="number"
+              min={0}
+              max={100}
+              step="any"
+              value={draft.trafficSplit}
+              onChange={(e) => set({ trafficSplit: e.target.value })}
+            />
+            <SelectField
+              label="Belief it tests"
+              value={draft.beliefId}
+              onChange={(e) => set({ beliefId: e.target.value })}
+              options={[
+                { value: "", label: beliefs.isPending ? "Loading beliefs…" : "None" },
+                ...(beliefs.data ?? []).map((b) => ({ value: b.id, label: b.statement })),
+              ]}
+            />
+          </div>
+          <VariantsEditor
+            variants={draft.variants}
+            onChange={(variants) => set({ variants })}
+            locked={hasRun}
+          />
+          <button type="submit" className="button" disabled={save.isPending}>
+            {id ? "Save changes" : "Create experiment"}
+          </button>
+        </form>
+        {save.isError && <ErrorState title="Not saved" error={save.error} />}
+      </Card>
+    </>
+  );
+}
