@@ -100,6 +100,7 @@ export async function listLeads(
       createdAt: r.created_at,
       firstTouch,
       visitors: visitorsOf.get(r.id)?.length ?? 0,
+      visitorIds: (visitorsOf.get(r.id) ?? []).sort(),
       conversions: total?.conversions ?? 0,
       revenue: total?.revenue ?? 0,
     };

@@ -92,18 +92,21 @@ describe("GET /api/leads", () => {
     expect(byEmail["ada@example.com"]).toMatchObject({
       firstTouch: { channel: "email", source: "newsletter" },
       visitors: 2,
+      visitorIds: ["va1", "va2"],
       conversions: 2,
       revenue: 32.5,
     });
     expect(byEmail["bob@example.org"]).toMatchObject({
       firstTouch: { channel: "direct", source: null },
       visitors: 1,
+      visitorIds: ["vb"],
       conversions: 0,
       revenue: 0,
     });
     expect(byEmail["cy_100%@example.net"]).toMatchObject({
       firstTouch: { channel: null, source: null },
       visitors: 0,
+      visitorIds: [],
       conversions: 0,
       revenue: 0,
     });

@@ -63,6 +63,8 @@ export const LeadListItem = Type.Object({
   createdAt: Type.String(),
   firstTouch: Type.Object({ channel: Nullable(Type.String()), source: Nullable(Type.String()) }),
   visitors: Type.Integer(),
+  /** the lead's visitors (any of them opens the lead's merged journey: GET /api/identity) */
+  visitorIds: Type.Array(Type.String()),
   conversions: Type.Integer(),
   revenue: Type.Number(),
 });

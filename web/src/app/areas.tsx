@@ -15,14 +15,22 @@ export interface Area {
  */
 export const areas: Area[] = [
   { path: "/", label: "Overview", page: lazy(() => import("../pages/overview/OverviewPage")) },
-  { path: "/attribution", label: "Attribution" },
+  {
+    path: "/attribution",
+    label: "Attribution",
+    page: lazy(() => import("../pages/attribution/AttributionPage")),
+  },
   {
     path: "/experiments",
     label: "Experiments",
     page: lazy(() => import("../pages/experiments/ExperimentsPage")),
   },
   { path: "/goals", label: "Goals & beliefs" },
-  { path: "/visitors", label: "Visitors & leads" },
+  {
+    path: "/visitors",
+    label: "Visitors & leads",
+    page: lazy(() => import("../pages/visitors/VisitorsPage")),
+  },
   {
     path: "/integrations",
     label: "Integrations",

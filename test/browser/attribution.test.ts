@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  checkPage,
+  type Dashboard,
+  sendEvent,
+  settled,
+  signIn,
+  startDashboard,
+} from "./dashboard-harness.js";
+
+let d: Dashboard;
+beforeAll(async () => {
+  d = await startDashboard();
+}, 60_000);
+afterAll(async () => d?.close());
+
+describe("attribution area in Chromium", () => {
+  it("credits channels under the chosen model and compares every model", async () => {
+    const a = await d.t.tenant();
+    expect((await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" })).status).toBe(201);
+    const { page, problems } = await d.open();
+    await page.goto(`${d.base}/attribution`);
+    await signIn(page, a.admin.email);
+    await page.getByRole("heading", { name: "Attribution", level: 1 }).waitFor();
+    await settled(page);
+    await page.getByText("No conversions in this period").waitFor();
+    await checkPage(page, "attribution-empty");
+
+    // A paid-search buyer (100) and a newsletter buyer (50), one touch each.
+    await sendEvent(d.base, a, {
+      visitorId: "b1",
+      url: "https://shop.example.com/?utm_source=google&utm_medium=cpc",
+    });
+    await sendEvent(d.base, a, {
+      visitorId: "b1",
+      type: "purchase",
+      url: "https://shop.example.com/thanks",
+      data: { revenue: 100 },
+    });
+    await sendEvent(d.base, a, {
+      visitorId: "b2",
+      url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
+    });
+    await sendEvent(d.base, a, {
+      visitorId: "b2",
+      type: "purchase",
+      url: "https://shop.example.com/thanks",
+      data: { revenue: 50 },
+    });
+
+    await page.reload();
+    await settled(page);
+    const detail = page.getByRole("region", {
+      name: "Credited conversions and revenue per channel",
+      exact: true,
+    });
+    const paid = detail.getByRole("row").filter({ hasText: "paid_search" });
+    await paid.waitFor();
+    expect(await paid.getByRole("cell").nth(1).textContent()).toBe("1");
+    expect(await paid.getByRole("cell").nth(2).textContent()).toBe("100.00");
+
+    // Another model, kept in the URL.
+    await page.getByLabel("Model", { exact: true }).selectOption("last_touch");
+    await page.waitForURL(/model=last_touch/);
+    await page.getByRole("heading", { name: "Credit by channel: Last touch" }).waitFor();
+    expect(
+      await detail.getByRole("row").filter({ hasText: "email" }).getByRole("cell").nth(2).textContent(),
+    ).toBe("50.00");
+
+    // Every model side by side: with one touch each, all agree.
+    const all = page.getByRole("region", {
+      name: "Credited conversions and revenue per channel under every model",
+    });
+    const emailRow = all.getByRole("row").filter({ hasText: "email" });
+    const cells = await emailRow.getByRole("cell").allTextContents();
+    expect(cells).toEqual(["email", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00"]);
+    await checkPage(page, "attribution");
+    expect(problems).toEqual([]);
+  }, 90_000);
+});

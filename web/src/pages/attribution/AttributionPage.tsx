@@ -1,0 +1,142 @@
+import { useQueries } from "@tanstack/react-query";
+import { useSearchParams } from "react-router";
+import { api, call } from "../../api/client";
+import { type Column, DataTable } from "../../components/DataTable";
+import { SelectField } from "../../components/Field";
+import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+
+/** The models the API computes (GET /api/attribution/summary?model=…). */
+const MODELS = [
+  { value: "first_touch", label: "First touch" },
+  { value: "last_touch", label: "Last touch" },
+  { value: "linear", label: "Linear" },
+  { value: "position_based", label: "Position based (40/20/40)" },
+  { value: "time_decay", label: "Time decay" },
+] as const;
+type Model = (typeof MODELS)[number]["value"];
+const PERIODS = [
+  { value: "7d", label: "Last 7 days" },
+  { value: "30d", label: "Last 30 days" },
+  { value: "90d", label: "Last 90 days" },
+] as const;
+type Period = (typeof PERIODS)[number]["value"];
+
+const money = (n: number) =>
+  n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const credit = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 2 });
+
+interface Row {
+  channel: string;
+  byModel: Record<string, { creditedConversions: number; revenue: number } | undefined>;
+}
+
+/** Which channels bring conversions: one model in detail, then every model side by side. */
+export default function AttributionPage() {
+  const [params, setParams] = useSearchParams();
+  const model = (MODELS.find((m) => m.value === params.get("model"))?.value ?? "position_based") as Model;
+  const period = (PERIODS.find((p) => p.value === params.get("period"))?.value ?? "30d") as Period;
+  const setParam = (key: string, value: string) =>
+    setParams((prev) => {
+      const out = new URLSearchParams(prev);
+      out.set(key, value);
+      return out;
+    });
+  // One request per model: the same cached answers feed the detail table and the comparison.
+  const results = useQueries({
+    queries: MODELS.map((m) => ({
+      queryKey: ["attribution", m.value, period],
+      queryFn: () =>
+        call(api.GET("/api/attribution/summary", { params: { query: { model: m.value, period } } })),
+    })),
+  });
+  const chosen = results[MODELS.findIndex((m) => m.value === model)]!;
+  const failed = results.find((r) => r.isError);
+
+  const rows: Row[] = [];
+  const byChannel = new Map<string, Row>();
+  results.forEach((r, i) => {
+    for (const c of r.data?.channels ?? []) {
+      let row = byChannel.get(c.channel);
+      if (!row) {
+        row = { channel: c.channel, byModel: {} };
+        byChannel.set(c.channel, row);
+        rows.push(row);
+      }
+      row.byModel[MODELS[i]!.value] = c;
+    }
+  });
+  const comparison: Column<Row>[] = [
+    { header: "Channel", cell: (r) => r.channel },
+    ...MODELS.flatMap((m) => [
+      {
+        header: `${m.label}: conversions`,
+        numeric: true,
+        cell: (r: Row) => credit(r.byModel[m.value]?.creditedConversions ?? 0),
+      },
+      {
+        header: `${m.label}: revenue`,
+        numeric: true,
+        cell: (r: Row) => money(r.byModel[m.value]?.revenue ?? 0),
+      },
+    ]),
+  ];
+
+  return (
+    <>
+      <PageHeader title="Attribution" />
+      <div className="form-row">
+        <SelectField
+          label="Period"
+          value={period}
+          onChange={(e) => setParam("period", e.target.value)}
+          options={[...PERIODS]}
+        />
+        <SelectField
+          label="Model"
+          value={model}
+          onChange={(e) => setParam("model", e.target.value)}
+          options={[...MODELS]}
+        />
+      </div>
+      <Card title={`Credit by channel: ${MODELS.find((m) => m.value === model)!.label}`}>
+        {chosen.isPending ? (
+          <PageSkeleton label="Loading attribution" />
+        ) : chosen.isError ? (
+          <ErrorState error={chosen.error} retry={() => void chosen.refetch()} />
+        ) : chosen.data.channels.length === 0 ? (
+          <EmptyState title="No conversions in this period">
+            Conversions are credited to the channels of the visits before them. Create a conversion goal under
+            Goals &amp; beliefs, or send purchase events.
+          </EmptyState>
+        ) : (
+          <DataTable
+            caption="Credited conversions and revenue per channel"
+            rows={chosen.data.channels}
+            rowKey={(c) => c.channel}
+            columns={[
+              { header: "Channel", cell: (c) => c.channel },
+              { header: "Credited conversions", numeric: true, cell: (c) => credit(c.creditedConversions) },
+              { header: "Revenue", numeric: true, cell: (c) => money(c.revenue) },
+            ]}
+          />
+        )}
+      </Card>
+      <Card title="All models side by side">
+        {failed ? (
+          <ErrorState error={failed.error} retry={() => void failed.refetch()} />
+        ) : results.some((r) => r.isPending) ? (
+          <PageSkeleton label="Loading every model" />
+        ) : rows.length === 0 ? (
+          <EmptyState title="Nothing to compare yet" />
+        ) : (
+          <DataTable
+            caption="Credited conversions and revenue per channel under every model"
+            rows={rows}
+            rowKey={(r) => r.channel}
+            columns={comparison}
+          />
+        )}
+      </Card>
+    </>
+  );
+}
