@@ -17,7 +17,9 @@ afterAll(async () => d?.close());
 describe("attribution area in Chromium", () => {
   it("credits channels under the chosen model and compares every model", async () => {
     const a = await d.t.tenant();
-    expect((await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" })).status).toBe(201);
+    expect((await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" })).status).toBe(
+      201,
+    );
     const { page, problems } = await d.open();
     await page.goto(`${d.base}/attribution`);
     await signIn(page, a.admin.email);

@@ -25,7 +25,9 @@ const stitch = (publicKey: string, visitorId: string, email: string) =>
 describe("visitors & leads area in Chromium", () => {
   it("lists and searches leads, pages with load more, opens a lead and a visitor's journey, shows live events", async () => {
     const a = await d.t.tenant();
-    expect((await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" })).status).toBe(201);
+    expect((await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" })).status).toBe(
+      201,
+    );
     await sendEvent(d.base, a, {
       visitorId: "v-news",
       url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
