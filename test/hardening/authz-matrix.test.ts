@@ -100,6 +100,9 @@ const TABLE: Row[] = [
   r("DELETE /api/goals", "project", (i) => `/api/goals?id=${i.goalId}`, { owned: true }),
   r("GET /api/conversion-goals", "project", "/api/conversion-goals"),
   r("POST /api/conversion-goals", "project", "/api/conversion-goals", { body: () => ({}) }),
+  r("PATCH /api/conversion-goals", "project", "/api/conversion-goals", {
+    body: () => ({ id: "cg_missing", name: "x" }),
+  }),
   r("DELETE /api/conversion-goals", "project", "/api/conversion-goals", {
     body: () => ({ id: "cg_missing" }),
   }),

@@ -153,6 +153,58 @@ describe("conversion goals", () => {
     expect((await a.del(`/api/conversion-goals?id=${c.body.id}`)).status).toBe(404);
   });
 
+  it("PATCH changes the definition for the next event and carries goals that track it by name", async () => {
+    const a = await t.tenant();
+    const c = await a.post("/api/conversion-goals", {
+      name: "Checkout",
+      eventType: "purchase",
+      urlPattern: "/checkout/*",
+      conditions: { plan: "pro" },
+    });
+    await a.post("/api/conversion-goals", { name: "Signup", eventType: "signup" });
+    const goal = await a.post("/api/goals", { metric: "Checkout", target: 5, deadline: soon });
+    expect(goal.status).toBe(201);
+
+    const patched = await a.patch("/api/conversion-goals", {
+      id: c.body.id,
+      name: "Paid order",
+      eventType: "order_paid",
+      urlPattern: null,
+      conditions: null,
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      id: c.body.id,
+      name: "Paid order",
+      eventType: "order_paid",
+      urlPattern: null,
+      conditions: null,
+    });
+    expect((await a.get("/api/conversion-goals")).body.map((g: { name: string }) => g.name).sort()).toEqual([
+      "Paid order",
+      "Signup",
+    ]);
+    const goals = (await a.get("/api/goals")).body as { id: string; metric: string }[];
+    expect(goals.find((g) => g.id === goal.body.id)?.metric).toBe("Paid order");
+
+    // The next event of the new type is a conversion.
+    const sent = await a.post(
+      "/api/events",
+      { projectKey: a.publicKey, visitorId: "v1", type: "order_paid", url: "https://shop.example/done" },
+      { as: "none", headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" } },
+    );
+    expect(sent.status).toBe(200);
+    const summary = await a.get("/api/analytics/summary", { query: { period: "7d" } });
+    expect(summary.body.conversions).toBe(1);
+
+    // Errors: a taken name, an unknown id, nothing to change, another workspace.
+    expect((await a.patch("/api/conversion-goals", { id: c.body.id, name: "Signup" })).status).toBe(409);
+    expect((await a.patch("/api/conversion-goals", { id: "cgoal_nope", name: "x" })).status).toBe(404);
+    expect((await a.patch("/api/conversion-goals", { id: c.body.id })).status).toBe(400);
+    const b = await t.tenant();
+    expect((await b.patch("/api/conversion-goals", { id: c.body.id, name: "mine" })).status).toBe(404);
+  });
+
   it("another workspace's conversion goals are invisible and 404; no credentials is 401", async () => {
     const a = await t.tenant();
     const b = await t.tenant();

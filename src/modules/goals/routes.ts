@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import {
   ConversionGoal,
   CreateConversionGoalBody,
+  PatchConversionGoalBody,
   CreateGoalBody,
   Deleted,
   Goal,
@@ -97,6 +98,21 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("write"),
     },
     async (req, reply) => reply.code(201).send(await svc.createConversionGoal(app.db, req.project, req.body)),
+  );
+  app.patch(
+    "/api/conversion-goals",
+    {
+      schema: {
+        operationId: "updateConversionGoal",
+        summary: "Change a conversion goal (name, event type, URL pattern, conditions)",
+        errors: ["CONFLICT"],
+        body: PatchConversionGoalBody,
+        response: { 200: ConversionGoal },
+        tags,
+      },
+      preHandler: app.requireProject("write"),
+    },
+    async (req) => svc.patchConversionGoal(app.db, req.project, req.body),
   );
   app.delete(
     "/api/conversion-goals",

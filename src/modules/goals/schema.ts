@@ -93,3 +93,20 @@ export const CreateConversionGoalBody = Type.Object({
   ),
 });
 export type CreateConversionGoal = Static<typeof CreateConversionGoalBody>;
+
+export const PatchConversionGoalBody = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 100 }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    eventType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    urlPattern: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()])),
+    conditions: Type.Optional(
+      Type.Union([
+        Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Condition, { maxProperties: 50 }),
+        Type.Null(),
+      ]),
+    ),
+  },
+  { additionalProperties: false, minProperties: 2 },
+);
+export type PatchConversionGoal = Static<typeof PatchConversionGoalBody>;

@@ -7,7 +7,14 @@ import { AppError, notFound, validation } from "../../platform/errors.js";
 import { type JobRegistry, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
 import { checkMetric, measure } from "./metrics.js";
 import { paceStatus, parseDeadline } from "./pace.js";
-import type { ConversionGoalT, CreateConversionGoal, CreateGoal, GoalT, PatchGoal } from "./schema.js";
+import type {
+  ConversionGoalT,
+  CreateConversionGoal,
+  CreateGoal,
+  GoalT,
+  PatchConversionGoal,
+  PatchGoal,
+} from "./schema.js";
 import type { ConversionGoalTable, GoalTable } from "./tables.js";
 import "./tables.js";
 
@@ -251,6 +258,65 @@ export async function createConversionGoal(
     await trx.insertInto("conversion_goals").values(row).execute();
   });
   return toConversionGoal(row);
+}
+
+/**
+ * Changes a conversion goal; events committed after this commit are matched by the new definition.
+ * A rename carries the project's goals that track it by name along.
+ */
+export async function patchConversionGoal(
+  db: Db,
+  project: ProjectRef,
+  patch: PatchConversionGoal,
+): Promise<ConversionGoalT> {
+  return db.transaction().execute(async (trx) => {
+    await bumpConfigVersion(trx, project.id);
+    const row = await trx
+      .selectFrom("conversion_goals")
+      .selectAll()
+      .where("id", "=", patch.id)
+      .where("project_id", "=", project.id)
+      .executeTakeFirst();
+    if (!row) throw notFound("conversion goal", patch.id);
+    const next: ConversionGoalTable = {
+      ...row,
+      name: patch.name ?? row.name,
+      event_type: patch.eventType ?? row.event_type,
+      url_pattern: patch.urlPattern === undefined ? row.url_pattern : patch.urlPattern,
+      conditions:
+        patch.conditions === undefined
+          ? row.conditions
+          : patch.conditions
+            ? JSON.stringify(patch.conditions)
+            : null,
+    };
+    if (next.name !== row.name) {
+      const taken = await trx
+        .selectFrom("conversion_goals")
+        .select("id")
+        .where("project_id", "=", project.id)
+        .where("name", "=", next.name)
+        .executeTakeFirst();
+      if (taken) throw new AppError("CONFLICT", `a conversion goal named ${next.name} already exists`);
+      await trx
+        .updateTable("goals")
+        .set({ metric: next.name })
+        .where("project_id", "=", project.id)
+        .where("metric", "=", row.name)
+        .execute();
+    }
+    await trx
+      .updateTable("conversion_goals")
+      .set({
+        name: next.name,
+        event_type: next.event_type,
+        url_pattern: next.url_pattern,
+        conditions: next.conditions,
+      })
+      .where("id", "=", row.id)
+      .execute();
+    return toConversionGoal(next);
+  });
 }
 
 /** The project's conversion goals, newest first. */
