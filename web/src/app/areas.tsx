@@ -25,7 +25,7 @@ export const areas: Area[] = [
     label: "Experiments",
     page: lazy(() => import("../pages/experiments/ExperimentsPage")),
   },
-  { path: "/goals", label: "Goals & beliefs" },
+  { path: "/goals", label: "Goals & beliefs", page: lazy(() => import("../pages/goals/GoalsPage")) },
   {
     path: "/visitors",
     label: "Visitors & leads",

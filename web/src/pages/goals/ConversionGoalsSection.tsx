@@ -1,0 +1,76 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "react-router";
+import { api, call } from "../../api/client";
+import { DataTable } from "../../components/DataTable";
+import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
+import { ConversionGoalForm, emptyConversionGoal } from "./ConversionGoalForm";
+
+/** What counts as a conversion: the project's conversion goals, and a form to add one. */
+export function ConversionGoalsSection() {
+  const queryClient = useQueryClient();
+  const list = useQuery({
+    queryKey: ["conversion-goals", "list"],
+    queryFn: () => call(api.GET("/api/conversion-goals")),
+  });
+  const [formKey, setFormKey] = useState(0);
+  const create = useMutation({
+    mutationFn: (body: {
+      name: string;
+      eventType: string;
+      urlPattern: string | null;
+      conditions: Record<string, unknown> | null;
+    }) =>
+      call(
+        api.POST("/api/conversion-goals", {
+          body: {
+            name: body.name,
+            eventType: body.eventType,
+            ...(body.urlPattern ? { urlPattern: body.urlPattern } : {}),
+            ...(body.conditions ? { conditions: body.conditions as never } : {}),
+          },
+        }),
+      ),
+    onSuccess: () => {
+      setFormKey((k) => k + 1);
+      void queryClient.invalidateQueries({ queryKey: ["conversion-goals"] });
+    },
+  });
+  return (
+    <Card title="Conversion goals">
+      {list.isPending ? (
+        <PageSkeleton label="Loading conversion goals" />
+      ) : list.isError ? (
+        <ErrorState error={list.error} retry={() => void list.refetch()} />
+      ) : list.data.length === 0 ? (
+        <EmptyState title="No conversion goals yet">
+          Until you add one, only revenue events count as conversions in attribution and experiments.
+        </EmptyState>
+      ) : (
+        <DataTable
+          caption="Conversion goals"
+          rows={list.data}
+          rowKey={(c) => c.id}
+          columns={[
+            { header: "Name", cell: (c) => <Link to={`/goals/conversions/${c.id}`}>{c.name}</Link> },
+            { header: "Event type", cell: (c) => <code>{c.eventType}</code> },
+            { header: "URL pattern", cell: (c) => c.urlPattern ?? "any" },
+            {
+              header: "Conditions",
+              cell: (c) =>
+                c.conditions ? <code className="break-all">{JSON.stringify(c.conditions)}</code> : "none",
+            },
+          ]}
+        />
+      )}
+      <ConversionGoalForm
+        key={formKey}
+        initial={emptyConversionGoal}
+        submitLabel="Add conversion goal"
+        busy={create.isPending}
+        onSubmit={(d) => create.mutate(d)}
+      />
+      {create.isError && <ErrorState title="Not added" error={create.error} />}
+    </Card>
+  );
+}

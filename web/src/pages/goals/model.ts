@@ -1,0 +1,29 @@
+import type { paths } from "../../api/schema";
+
+export type Goal = paths["/api/goals"]["get"]["responses"]["200"]["content"]["application/json"][number];
+export type GoalStatus = Goal["status"];
+
+export const STATUS_LABEL: Record<GoalStatus, string> = {
+  on_track: "On track",
+  at_risk: "At risk",
+  behind: "Behind",
+  completed: "Completed",
+};
+
+/** The built-in metrics the API tracks (a conversion goal's name is a metric too). */
+export const BUILT_IN_METRICS = [
+  "visitors",
+  "leads",
+  "conversions",
+  "revenue",
+  "conversion_rate",
+  "signups",
+  "mrr",
+  "payments_revenue",
+  "crm_revenue",
+];
+
+export const formatValue = (n: number, unit: string | null) =>
+  `${n.toLocaleString(undefined, { maximumFractionDigits: 2 })}${unit ? ` ${unit}` : ""}`;
+
+export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
