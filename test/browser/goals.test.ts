@@ -47,7 +47,11 @@ describe("goals & beliefs area in Chromium", () => {
     await page.getByLabel("Metric", { exact: true }).selectOption("Signed up");
     await page.getByLabel("Target").fill("0");
     await page.getByRole("button", { name: "Add goal" }).click();
-    await page.getByRole("alert").filter({ hasText: "Not added" }).getByText(/target/).waitFor();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "Not added" })
+      .getByText(/target/)
+      .waitFor();
     await page.getByLabel("Target").fill("4");
     await page.getByRole("button", { name: "Add goal" }).click();
     await page.getByTestId("goal-progress").getByText("0 / 4").waitFor();
