@@ -19,12 +19,15 @@ import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
 import { registerApiDocs } from "./platform/api-docs.js";
+import { registerCompression, registerSecurityHeaders } from "./platform/http-hardening.js";
 import { nulInUrlFields, parseJsonBody } from "./platform/json-body.js";
+import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from "./platform/login-throttle.js";
 import { AppError, MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
 import { registerOpenApi } from "./platform/openapi.js";
 import { createLimit, registerRateLimit } from "./platform/rate-limit.js";
+import { watchRedis } from "./platform/redis-health.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -41,6 +44,8 @@ declare module "fastify" {
     setPageFallback(fn: PageFallback): void;
     /** Every route registered, as "METHOD /url" (HEAD and OPTIONS excluded): the authorization matrix checks it. */
     routeTable: string[];
+    /** Counts failed sign-ins; POST /api/auth/login answers 429 past its limits. */
+    loginThrottle: LoginThrottle;
   }
   interface FastifyRequest {
     /** The body exactly as received (after any decompression), for signature checks. */
@@ -246,7 +251,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       route.config = { ...route.config, cors: PUBLIC_CORS } as typeof route.config;
   });
   await app.register(cors, { origin: false });
+  await registerSecurityHeaders(app);
+  await registerCompression(app);
   const redis = await registerRateLimit(app, config.redisUrl);
+  const redisHealth = redis ? watchRedis(redis, app.log, metricsRegistry) : undefined;
+  app.decorate("loginThrottle", new LoginThrottle(redis, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }));
   await app.register(authPlugin, {
     resolver: createPrincipalResolver(handle.db),
     sessionKey: new Uint8Array(secrets.derive("session")),
@@ -264,6 +273,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.get("/healthz", { schema: { hide: true } }, async (_req, reply) => {
     try {
       await sql`select 1`.execute(handle.db);
+      // Degraded, not down: the API still serves everything, with rate limits failing open.
+      // A 503 here would make load balancers drop every node during a Redis outage.
+      if (redisHealth && !redisHealth.up()) return { status: "degraded", redis: "unavailable" };
       return { status: "ok" };
     } catch {
       return reply.code(503).send({ status: "unavailable" });

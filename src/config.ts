@@ -1,3 +1,4 @@
+import type { LoginLimits } from "./platform/login-throttle.js";
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -23,6 +24,8 @@ export interface Config {
   adminEmail?: string;
   adminPassword?: string;
   rateLimits: { events: number; reads: number; writes: number };
+  /** Overrides of the sign-in throttling limits (src/platform/login-throttle.ts); tests lower them. */
+  loginLimits?: Partial<LoginLimits>;
   /** Per-platform OAuth client config and base URLs, keyed by connector type in upper case. */
   platforms: Record<
     string,

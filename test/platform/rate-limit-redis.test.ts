@@ -1,25 +1,23 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Socket } from "node:net";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { type TestApp, startTestApp } from "../helpers/app.js";
-import { freePort } from "../helpers/net.js";
+import { freePort, waitFor } from "../helpers/net.js";
 
 // A real Redis server (Debian's redis-server, installed by .ci/run) started by this test.
 
 let redis: ChildProcess;
 let t: TestApp;
 let redisUrl: string;
-beforeAll(async () => {
-  const port = await freePort();
-  redis = spawn(
+/** Starts redis-server on `port` and waits until it accepts connections. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
     "redis-server",
     ["--port", String(port), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"],
-    {
-      stdio: "ignore",
-    },
+    { stdio: "ignore" },
   );
-  redisUrl = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
@@ -30,10 +28,16 @@ beforeAll(async () => {
         resolve(true);
       });
     });
-    if (ok) break;
+    if (ok) return child;
     if (Date.now() > deadline) throw new Error("redis-server did not start");
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  redisUrl = `redis://127.0.0.1:${port}`;
+  redis = await startRedis(port);
   t = await startTestApp({ redisUrl });
 });
 afterAll(async () => {
@@ -72,4 +76,64 @@ describe("rate limits with the Redis store", () => {
       await node2.close();
     }
   });
+});
+
+describe("a Redis outage", () => {
+  it("is reported by /healthz and /metrics, logged once, and leaves the API serving", async () => {
+    const port = await freePort();
+    let own = await startRedis(port);
+    const lines: string[] = [];
+    const node = await buildApp(
+      { ...t.config, redisUrl: `redis://127.0.0.1:${port}` },
+      {
+        handle: t.app.dbHandle,
+        logger: {
+          level: "info",
+          stream: new Writable({
+            write(chunk, _enc, cb) {
+              lines.push(String(chunk));
+              cb();
+            },
+          }),
+        } as never,
+      },
+    );
+    const stderr: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      stderr.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof process.stderr.write;
+    try {
+      await node.ready();
+      const health = async () => (await node.inject({ url: "/healthz" })).json();
+      const gauge = async () =>
+        /^lift_redis_up (\d)$/m.exec((await node.inject({ url: "/metrics" })).body)?.[1];
+      await waitFor(async () => (await health()).status === "ok", 10_000);
+      expect(await gauge()).toBe("1");
+
+      own.kill("SIGKILL");
+      await waitFor(async () => (await health()).status === "degraded", 10_000);
+      const a = await t.tenant();
+      for (let i = 0; i < 20; i++) {
+        const res = await node.inject({ url: "/api/goals", headers: { "x-api-key": a.apiKey } });
+        expect(res.statusCode).toBe(200); // rate limits fail open
+      }
+      const down = await node.inject({ url: "/healthz" });
+      expect(down.statusCode).toBe(200);
+      expect(down.json()).toEqual({ status: "degraded", redis: "unavailable" });
+      expect(await gauge()).toBe("0");
+      expect(lines.filter((l) => l.includes("redis is unreachable"))).toHaveLength(1);
+      expect(stderr.filter((l) => l.includes("ECONNREFUSED"))).toEqual([]);
+
+      own = await startRedis(port);
+      await waitFor(async () => (await health()).status === "ok", 15_000);
+      expect(await gauge()).toBe("1");
+      expect(lines.filter((l) => l.includes("redis is reachable again"))).toHaveLength(1);
+    } finally {
+      process.stderr.write = write;
+      await node.close();
+      own.kill("SIGKILL");
+    }
+  }, 60_000);
 });

@@ -28,14 +28,23 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
       schema: {
         operationId: "signIn",
         summary: "Sign in with email and password (sets the session cookie)",
-        errors: ["UNAUTHORIZED"],
+        errors: ["UNAUTHORIZED", "RATE_LIMITED"],
         body: LoginBody,
         response: { 200: Me },
         tags: ["auth"],
       },
     },
     async (req, reply) => {
-      const user = await svc.authenticateUser(app.db, req.body.email, req.body.password);
+      const { email, password } = req.body;
+      await app.loginThrottle.check(req.ip, email);
+      let user: Awaited<ReturnType<typeof svc.authenticateUser>>;
+      try {
+        user = await svc.authenticateUser(app.db, email, password);
+      } catch (err) {
+        if ((err as { code?: string }).code === "UNAUTHORIZED") await app.loginThrottle.failed(req.ip, email);
+        throw err;
+      }
+      await app.loginThrottle.succeeded(req.ip, email);
       const token = await signSession(app.sessionKey, user.id, user.workspaceId);
       reply.setCookie(SESSION_COOKIE, token, {
         httpOnly: true,
