@@ -58,6 +58,8 @@ declare module "fastify" {
     errorFormat?: "general" | "transactional";
     /** Public endpoint: CORS open to any origin. */
     publicCors?: boolean;
+    /** Ingest: the minimal security headers (src/platform/http-hardening.ts). */
+    hotPath?: boolean;
   }
 }
 

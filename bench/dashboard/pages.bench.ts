@@ -30,6 +30,29 @@ const PAGES: { name: string; path: string; ready: (page: Page) => Promise<unknow
     ready: (p) => p.locator(".chart-canvas canvas").first().waitFor(),
   },
   { name: "settings", path: "/settings", ready: (p) => p.getByTestId("snippet").waitFor() },
+  {
+    name: "attribution",
+    path: "/attribution",
+    ready: (p) =>
+      p
+        .getByRole("region", { name: "Credited conversions and revenue per channel under every model" })
+        .waitFor(),
+  },
+  {
+    name: "visitors & leads",
+    path: "/visitors",
+    ready: (p) => p.getByRole("heading", { name: "Live events" }).waitFor(),
+  },
+  {
+    name: "experiments",
+    path: "/experiments",
+    ready: (p) => p.getByRole("heading", { name: "Experiments" }).waitFor(),
+  },
+  {
+    name: "goals & beliefs",
+    path: "/goals",
+    ready: (p) => p.getByRole("heading", { name: "Beliefs" }).waitFor(),
+  },
 ];
 
 const config = benchConfig("dashboard");

@@ -72,3 +72,40 @@ describe("parallel duplicate creates", () => {
     });
   }
 });
+
+/** Writes that are idempotent by design: every parallel duplicate succeeds and one row results. */
+describe("parallel duplicates of idempotent writes", () => {
+  it("suppressing one address: every answer is 2xx, one suppression", async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const email = `race-${round}@example.com`;
+      const answers = await Promise.all(
+        Array.from({ length: PARALLEL }, () =>
+          a.post("/api/transactional/suppressions", { email }, { as: "admin" }),
+        ),
+      );
+      expect(answers.map((r) => r.status).filter((s) => s >= 300)).toEqual([]);
+      const list = (await a.get("/api/transactional/suppressions", { as: "admin" })).body as {
+        email: string;
+      }[];
+      expect(list.filter((s) => s.email === email)).toHaveLength(1);
+    }
+  });
+
+  it("stitching one email from many visitors at once: one lead", async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const email = `stitch-${round}@example.com`;
+      const answers = await Promise.all(
+        Array.from({ length: PARALLEL }, (_, i) =>
+          a.post(
+            "/api/identity/stitch",
+            { projectKey: a.publicKey, visitorId: `race-v${round}-${i}`, email },
+            { as: "none" },
+          ),
+        ),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(PARALLEL).fill(200));
+      expect(new Set(answers.map((r) => r.body.leadId)).size).toBe(1);
+      expect(answers.filter((r) => r.body.created)).toHaveLength(1);
+    }
+  });
+});

@@ -137,6 +137,16 @@ describe("security headers", () => {
     // Errors too.
     const missing = await inject({ url: "/api/nothing-here" });
     expect(missing.headers["x-content-type-options"]).toBe("nosniff");
+    // Ingest, the hot path, answers beacons with nosniff alone, uncompressed.
+    const ingest = await inject({
+      method: "POST",
+      url: "/api/events",
+      headers: { "content-type": "application/json", "accept-encoding": "br" },
+      payload: { projectKey: a.publicKey, visitorId: "v1", type: "pageview", url: "https://shop.example/" },
+    });
+    expect(ingest.statusCode).toBe(200);
+    expect(ingest.headers["x-content-type-options"]).toBe("nosniff");
+    expect(ingest.headers["content-encoding"]).toBeUndefined();
   });
 
   it("the dashboard and /docs keep their own CSP; the snippet stays loadable from other origins", async () => {

@@ -122,7 +122,9 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       },
       // Validation is done by hand: a batch keeps its valid events and reports the invalid ones.
       validatorCompiler: () => () => true,
-      config: { allowTextPlain: true, publicCors: true },
+      config: { allowTextPlain: true, publicCors: true, hotPath: true },
+      // Answers are a few bytes: never worth compressing, and the hook costs on every event.
+      compress: false,
       bodyLimit: MAX_BODY_BYTES,
       preParsing: (req, _reply, payload, done) => {
         try {
