@@ -19,17 +19,21 @@ export function watchRedis(redis: Redis, log: FastifyBaseLogger, registry: clien
     if (warned) log.info("redis is reachable again: rate limits are enforced");
     warned = false;
   });
+  const down = (detail: string) => {
+    up = false;
+    if (warned) return;
+    warned = true;
+    log.warn(
+      { err: detail },
+      "redis is unreachable: rate limits and sign-in throttling fail open until it is back",
+    );
+  };
   // Without an 'error' listener ioredis prints every failed reconnect and command to stderr.
   redis.on("error", (err: Error) => {
-    up = redis.status === "ready";
-    if (!warned) {
-      warned = true;
-      log.warn(
-        { err: err.message },
-        "redis is unreachable: rate limits and sign-in throttling fail open until it is back",
-      );
-    }
+    if (redis.status !== "ready") down(err.message);
   });
+  // The connection dropped and ioredis is retrying (a quit at shutdown does not retry).
+  redis.on("reconnecting", () => down("connection lost"));
   redis.on("end", () => {
     up = false;
   });

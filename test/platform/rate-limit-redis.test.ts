@@ -123,13 +123,16 @@ describe("a Redis outage", () => {
       expect(down.statusCode).toBe(200);
       expect(down.json()).toEqual({ status: "degraded", redis: "unavailable" });
       expect(await gauge()).toBe("0");
+      await waitFor(() => lines.some((l) => l.includes("redis is unreachable")), 5_000);
       expect(lines.filter((l) => l.includes("redis is unreachable"))).toHaveLength(1);
       expect(stderr.filter((l) => l.includes("ECONNREFUSED"))).toEqual([]);
 
       own = await startRedis(port);
       await waitFor(async () => (await health()).status === "ok", 15_000);
       expect(await gauge()).toBe("1");
+      await waitFor(() => lines.some((l) => l.includes("redis is reachable again")), 5_000);
       expect(lines.filter((l) => l.includes("redis is reachable again"))).toHaveLength(1);
+      expect(lines.filter((l) => l.includes("redis is unreachable"))).toHaveLength(1);
     } finally {
       process.stderr.write = write;
       await node.close();
