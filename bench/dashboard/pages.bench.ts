@@ -46,12 +46,12 @@ const PAGES: { name: string; path: string; ready: (page: Page) => Promise<unknow
   {
     name: "experiments",
     path: "/experiments",
-    ready: (p) => p.getByRole("heading", { name: "Experiments" }).waitFor(),
+    ready: (p) => p.getByRole("heading", { name: "Experiments", level: 1 }).waitFor(),
   },
   {
     name: "goals & beliefs",
     path: "/goals",
-    ready: (p) => p.getByRole("heading", { name: "Beliefs" }).waitFor(),
+    ready: (p) => p.getByRole("heading", { name: "Beliefs", exact: true }).waitFor(),
   },
 ];
 
@@ -88,13 +88,18 @@ try {
   console.log(
     "| page | data on screen p50 | max | slowest API call p50 | runs |\n| --- | --- | --- | --- | --- |",
   );
-  for (const target of PAGES) {
+  // BENCH_PAGES=goals,attribution measures only the pages whose name contains one of the words.
+  const only = process.env.BENCH_PAGES?.split(",");
+  for (const target of PAGES.filter((t) => !only || only.some((w) => t.name.includes(w)))) {
     const times: number[] = [];
     const api: number[] = [];
     for (let i = 0; i <= RUNS; i++) {
       const t0 = performance.now();
       await page.goto(`${base}${target.path}`);
-      await target.ready(page);
+      await target.ready(page).catch((err) => {
+        console.error(`${target.name}: ${err}`);
+        throw err;
+      });
       await page.waitForFunction(() => document.querySelector(".skeleton") === null);
       if (i === 0) continue; // the first visit warms caches
       times.push(performance.now() - t0);
