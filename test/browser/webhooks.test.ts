@@ -80,8 +80,17 @@ describe("webhooks area in Chromium", () => {
       expect(await attempts.nth(2).textContent()).toContain("succeeded (HTTP 200)");
       expect(JSON.parse(rx.received[2]!.body).type).toBe("experiment.started");
 
-      // disabling shows in the list
+      // edit the subscription: one more event; the list shows both
+      const editor = page.getByRole("form", { name: "Edit the subscription" });
+      await editor.getByLabel("goal.reached").check();
+      await editor.getByRole("button", { name: "Save subscription" }).click();
+      await editor.getByText("Saved.").waitFor();
       await page.getByRole("link", { name: "All webhooks" }).click();
+      await page.getByRole("cell", { name: "experiment.started, goal.reached" }).waitFor();
+      const saved = (await a.get("/api/webhooks")).body as { events: string[] }[];
+      expect(saved[0]!.events.sort()).toEqual(["experiment.started", "goal.reached"]);
+
+      // disabling shows in the list
       await page.getByRole("button", { name: `Disable ${url}` }).click();
       await page.getByTestId("webhook-status").getByText("disabled").waitFor();
       expect(problems).toEqual([]);

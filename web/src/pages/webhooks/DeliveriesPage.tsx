@@ -2,6 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { Link, useParams } from "react-router";
 import { type ApiData, api, call } from "../../api/client";
 import { EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { SubscriptionEditor } from "./SubscriptionEditor";
 import { WEBHOOKS_KEY } from "./SubscriptionsSection";
 
 type Delivery = ApiData<"/api/webhooks/{id}/deliveries", "get">["data"][number];
@@ -50,6 +51,7 @@ export function DeliveriesPage() {
           To <code>{sub.url}</code> ({sub.status})
         </p>
       )}
+      {sub && <SubscriptionEditor key={`${sub.id}:${sub.url}:${sub.events.join()}`} sub={sub} />}
       <button type="button" className="button secondary small" onClick={() => void log.refetch()}>
         Refresh
       </button>
