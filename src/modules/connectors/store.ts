@@ -95,7 +95,15 @@ export async function saveConnection(
     connected_at: now,
     updated_at: now,
   };
-  await db.insertInto("connectors").values(row).execute();
+  // A parallel connect of the same type may have inserted since our look: then theirs is the row
+  // to replace (PostgreSQL waits for it to commit before reporting the conflict).
+  const inserted = await db
+    .insertInto("connectors")
+    .values(row)
+    .onConflict((oc) => oc.columns(["project_id", "type"]).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0)
+    return saveConnection(app, db, project, type, account, credentials);
   return row;
 }
 
