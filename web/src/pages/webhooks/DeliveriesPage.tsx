@@ -51,7 +51,7 @@ export function DeliveriesPage() {
           To <code>{sub.url}</code> ({sub.status})
         </p>
       )}
-      {sub && <SubscriptionEditor key={`${sub.id}:${sub.url}:${sub.events.join()}`} sub={sub} />}
+      {sub && <SubscriptionEditor key={sub.id} sub={sub} />}
       <button type="button" className="button secondary small" onClick={() => void log.refetch()}>
         Refresh
       </button>
