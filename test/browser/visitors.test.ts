@@ -64,8 +64,8 @@ describe("visitors & leads area in Chromium", () => {
     await page.getByLabel("Email or lead id").fill("ada");
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL(/q=ada/);
-    await settled(page);
-    expect(await leadRows.count()).toBe(2);
+    // The new search replaces the list once its answer is in.
+    await expect.poll(() => leadRows.count(), { timeout: 10_000 }).toBe(2);
     await page.getByLabel("Email or lead id").fill("nobody-here");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByText("No lead matches “nobody-here”").waitFor();
