@@ -1,8 +1,6 @@
 import cookie from "@fastify/cookie";
 import cors from "@fastify/cors";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { Ajv } from "ajv";
-import formatsModule from "ajv-formats";
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -28,6 +26,7 @@ import { JobRegistry, JobWorker } from "./platform/jobs.js";
 import { registerOpenApi } from "./platform/openapi.js";
 import { createLimit, registerRateLimit } from "./platform/rate-limit.js";
 import { watchRedis } from "./platform/redis-health.js";
+import { createAjv } from "./platform/validation.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -104,20 +103,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are JSON and validated as typed (no "10" → 10); query strings and params are text and coerced.
-  const makeAjv = (coerceTypes: boolean | "array") => {
-    const ajv = new Ajv({
-      removeAdditional: false,
-      useDefaults: true,
-      coerceTypes,
-      allErrors: false,
-      strict: false,
-    });
-    // ajv-formats is CommonJS; its default export sits on `.default` under NodeNext.
-    (formatsModule as unknown as { default: (a: Ajv) => void }).default(ajv);
-    return ajv;
-  };
-  const bodyAjv = makeAjv(false);
-  const textAjv = makeAjv("array");
+  const bodyAjv = createAjv(false);
+  const textAjv = createAjv("array");
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === "body" ? bodyAjv : textAjv).compile(schema),
   );

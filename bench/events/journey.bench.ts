@@ -13,7 +13,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import type { FastifyBaseLogger } from "fastify";
 import { listEventsForVisitors } from "../../src/modules/events/service.js";
-import { toIncoming } from "../../src/modules/events/validate.js";
+import { snippetToIncoming } from "../../src/modules/events/validate.js";
 import { EventWriter } from "../../src/modules/events/writer.js";
 import { openDatabase } from "../../src/platform/db/index.js";
 import { migrateToLatest } from "../../src/platform/db/migrate.js";
@@ -43,10 +43,9 @@ const writer = new EventWriter(handle, new EventBus(), quiet, {
 let started = performance.now();
 for (let i = 0; i < EVENTS; i += 5000) {
   const batch = Array.from({ length: Math.min(5000, EVENTS - i) }, (_, j) =>
-    toIncoming(
+    snippetToIncoming(
       { type: "pageview", visitorId: visitorOf(i + j), url: `https://shop.example.com/p/${(i + j) % 100}` },
-      "",
-      {},
+      undefined,
       T0 + (i + j) * 2,
     ),
   );

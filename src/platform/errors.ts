@@ -1,7 +1,9 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ErrorObject } from "ajv";
 import { isUniqueViolation } from "./db/unique.js";
+import { describeSchemaError } from "./validation.js";
 
 /** The fixed list of general error codes and their HTTP status. */
 export const ERROR_STATUS = {
@@ -50,15 +52,32 @@ export class AppError extends Error {
   }
 }
 
+/** Status of each transactional error code (the spec's table): the one place a status is chosen. */
+export const TX_ERROR_STATUS: Record<TxErrorCode, number> = {
+  validation_error: 400,
+  comm_type_mismatch: 400,
+  missing_variables: 400,
+  unauthorized: 401,
+  comm_not_found: 404,
+  idempotency_key_mismatch: 409,
+  idempotency_in_flight: 409,
+  send_failed: 422,
+  bounce: 422,
+  suppressed: 422,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
 export class TxError extends Error {
+  readonly status: number;
   constructor(
-    readonly status: number,
     readonly code: TxErrorCode,
     message: string,
     readonly missing?: string[],
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
+    this.status = TX_ERROR_STATUS[code];
   }
 }
 
@@ -66,20 +85,11 @@ export const notFound = (what: string, id?: string) =>
   new AppError("NOT_FOUND", id ? `${what} ${id} not found` : `${what} not found`);
 export const validation = (message: string) => new AppError("VALIDATION_ERROR", message);
 
-/** Names the offending field of an Ajv validation error, e.g. "body/target must be number". */
+/** Names the offending field of an Ajv validation error, e.g. "body.target must be a number". */
 function describeValidation(err: FastifyError): string {
   const first = err.validation?.[0];
   if (!first) return err.message;
-  const where = err.validationContext ?? "body";
-  const params = first.params as Record<string, unknown>;
-  let field = first.instancePath.replace(/^\//, "").replace(/\//g, ".");
-  if (typeof params.missingProperty === "string")
-    field = field ? `${field}.${params.missingProperty}` : params.missingProperty;
-  if (typeof params.additionalProperty === "string") {
-    field = field ? `${field}.${params.additionalProperty}` : params.additionalProperty;
-    return `${where}.${field} is not allowed`;
-  }
-  return field ? `${where}.${field} ${first.message}` : `${where} ${first.message}`;
+  return describeSchemaError(first as ErrorObject, err.validationContext ?? "body");
 }
 
 interface Normalized {

@@ -2,7 +2,7 @@ import swagger from "@fastify/swagger";
 import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
 import { type AuthKind, authKindOf } from "./auth/plugin.js";
-import { ERROR_STATUS, type ErrorCode, type TxErrorCode } from "./errors.js";
+import { ERROR_STATUS, type ErrorCode, TX_ERROR_STATUS, type TxErrorCode } from "./errors.js";
 
 declare module "fastify" {
   interface FastifySchema {
@@ -13,22 +13,6 @@ declare module "fastify" {
     errors?: readonly (ErrorCode | TxErrorCode)[];
   }
 }
-
-/** Status of each transactional error code (the spec's table). */
-const TX_ERROR_STATUS: Record<TxErrorCode, number> = {
-  validation_error: 400,
-  comm_type_mismatch: 400,
-  missing_variables: 400,
-  unauthorized: 401,
-  comm_not_found: 404,
-  idempotency_key_mismatch: 409,
-  idempotency_in_flight: 409,
-  send_failed: 422,
-  bounce: 422,
-  suppressed: 422,
-  rate_limited: 429,
-  internal_error: 500,
-};
 
 const statusOf = (code: ErrorCode | TxErrorCode): number =>
   code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : TX_ERROR_STATUS[code as TxErrorCode];

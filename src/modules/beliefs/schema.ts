@@ -35,19 +35,25 @@ export const Belief = Type.Object({
 });
 export type BeliefT = Static<typeof Belief>;
 
-export const CreateBeliefBody = Type.Object({
-  statement: Type.String({ minLength: 1, maxLength: 2000 }),
-  confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
-});
+export const CreateBeliefBody = Type.Object(
+  {
+    statement: Type.String({ minLength: 1, maxLength: 2000 }),
+    confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
 export type CreateBelief = Static<typeof CreateBeliefBody>;
 
-export const UpdateConfidenceBody = Type.Object({
-  type: EvidenceType,
-  experimentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  delta: Type.Number(),
-  sampleSize: Type.Optional(Type.Number({ minimum: 0 })),
-});
+export const UpdateConfidenceBody = Type.Object(
+  {
+    type: EvidenceType,
+    experimentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    delta: Type.Number(),
+    sampleSize: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
 export type UpdateConfidence = Static<typeof UpdateConfidenceBody>;
 
 export const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

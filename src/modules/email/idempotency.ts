@@ -38,10 +38,10 @@ export const requestHash = (body: unknown, sandbox: boolean) => sha256Hex(canoni
 
 export function checkKey(key: string | string[] | undefined): string | undefined {
   if (key === undefined) return undefined;
-  if (Array.isArray(key)) throw new TxError(400, "validation_error", "send one Idempotency-Key header");
-  if (key.length === 0) throw new TxError(400, "validation_error", "Idempotency-Key must not be empty");
+  if (Array.isArray(key)) throw new TxError("validation_error", "send one Idempotency-Key header");
+  if (key.length === 0) throw new TxError("validation_error", "Idempotency-Key must not be empty");
   if (key.length > MAX_KEY_LENGTH) {
-    throw new TxError(400, "validation_error", `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters`);
+    throw new TxError("validation_error", `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters`);
   }
   return key;
 }
@@ -95,20 +95,12 @@ export async function acquire(
       continue;
     }
     if (row.request_hash !== hash) {
-      throw new TxError(
-        409,
-        "idempotency_key_mismatch",
-        "this Idempotency-Key was used with a different payload",
-      );
+      throw new TxError("idempotency_key_mismatch", "this Idempotency-Key was used with a different payload");
     }
     if (row.state === "final")
       return { kind: "replay", status: row.response_status!, body: row.response_body! };
     if (row.locked_until > now) {
-      throw new TxError(
-        409,
-        "idempotency_in_flight",
-        "a request with this Idempotency-Key is still in progress",
-      );
+      throw new TxError("idempotency_in_flight", "a request with this Idempotency-Key is still in progress");
     }
     // The holder died. With no send record nothing was attempted: take the lock over. With one,
     // its record is the truth (the message may have been handed to SMTP): answer from it.
@@ -129,7 +121,7 @@ export async function acquire(
       .executeTakeFirst();
     if (Number(took.numUpdatedRows) === 1) return { kind: "acquired" };
   }
-  throw new TxError(409, "idempotency_in_flight", "a request with this Idempotency-Key is still in progress");
+  throw new TxError("idempotency_in_flight", "a request with this Idempotency-Key is still in progress");
 }
 
 /** Renews the holder's lock until the returned function is called. */

@@ -42,7 +42,6 @@ export function txRateLimit(app: FastifyInstance): preHandlerAsyncHookHandler {
         : TIER_SENDS_PER_MINUTE.free,
     errorResponseBuilder: (_req, ctx) => {
       const err = new TxError(
-        429,
         "rate_limited",
         `rate limit exceeded: ${ctx.max} sends per minute for this key; retry in ${ctx.after}`,
       );

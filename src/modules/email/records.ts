@@ -134,11 +134,7 @@ class SendLogWriter {
             .insertInto("tx_sends")
             .values(batch.map((p) => p.row))
             .execute();
-          if (events.length)
-            await trx
-              .insertInto("tx_send_events")
-              .values(events as never)
-              .execute();
+          if (events.length) await trx.insertInto("tx_send_events").values(events).execute();
         }
         for (const p of batch) if (p.also) await p.also(trx);
       });
@@ -181,7 +177,7 @@ export async function addEvent(
       type,
       at: Date.now(),
       detail: detail === undefined ? null : JSON.stringify(detail),
-    } as never)
+    })
     .execute();
 }
 
@@ -312,4 +308,38 @@ export async function addManualSuppression(
     .where("email", "=", normAddr(email))
     .executeTakeFirstOrThrow();
   return { email: r.email, reason: r.reason, detail: r.detail, createdAt: r.created_at };
+}
+
+/** A delivery's outcome on the record and its timeline, in one transaction. */
+export async function recordOutcome(
+  db: Db,
+  sendId: string,
+  status: SendStatus,
+  extra: Partial<TxSendTable>,
+  events: TimelineEvent[],
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await updateSend(trx, sendId, { status, ...extra });
+    for (const e of events) await addEvent(trx, sendId, e.type, e.detail);
+  });
+}
+
+/** 5xx: failed; a hard bounce also puts the address on the workspace suppression list. */
+export async function recordPermanentFailure(
+  db: Db,
+  rec: Pick<TxSendTable, "id" | "workspace_id" | "to_addr">,
+  reply: string,
+  hardBounce: boolean,
+  attempts: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await updateSend(trx, rec.id, {
+      status: hardBounce ? "bounced" : "failed",
+      error: reply,
+      attempts,
+      pending_message: null,
+    });
+    await addEvent(trx, rec.id, hardBounce ? "bounced" : "failed", { reply });
+    if (hardBounce) await suppress(trx, rec.workspace_id, rec.to_addr, "hard_bounce", reply);
+  });
 }

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { Static } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { bearerOrApiKey } from "../../platform/auth/plugin.js";
 import { TxError } from "../../platform/errors.js";
 import { TX_KEY_PREFIX, type TxPrincipal } from "./keys.js";
 import { txRateLimit } from "./limits.js";
-import { SendBodyDoc, SendResultDoc, TxErrorDoc } from "./schema.js";
+import { SendBody, SendResultDoc, TxErrorDoc } from "./schema.js";
 import { handleSend, type SendDeps } from "./send.js";
+import { validateSendBody } from "./validate.js";
 
 export type TxKeyResolver = (rawKey: string) => Promise<TxPrincipal | null>;
 
@@ -14,12 +16,11 @@ export async function authenticateTx(resolve: TxKeyResolver, req: FastifyRequest
   const raw = bearerOrApiKey(req, TX_KEY_PREFIX);
   if (!raw)
     throw new TxError(
-      401,
       "unauthorized",
       "missing or invalid svc_tx credential: send Authorization: Bearer svc_tx_…",
     );
   const who = await resolve(raw);
-  if (!who) throw new TxError(401, "unauthorized", "invalid or revoked transactional API key");
+  if (!who) throw new TxError("unauthorized", "invalid or revoked transactional API key");
   return who;
 }
 
@@ -47,11 +48,18 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
         ],
         tags: ["transactional"],
         summary: "Render and deliver one transactional email (inline or template shape)",
-        body: SendBodyDoc,
+        body: SendBody,
         response: { 200: SendResultDoc, "4xx": TxErrorDoc },
       },
-      // The body schema documents; the handler validates (precise transactional errors).
-      validatorCompiler: () => () => true,
+      // The schema's two shapes, compiled, with errors in the transactional format.
+      validatorCompiler: () => (body) => {
+        try {
+          validateSendBody(body);
+          return { value: body };
+        } catch (error) {
+          return { error: error as Error };
+        }
+      },
       // Authentication and the per-key limit run first, so a bad body never hides a 401 or 429.
       onRequest: [
         async (req: FastifyRequest) => {
@@ -62,7 +70,7 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
     },
     async (req, reply: FastifyReply) => {
       const res = await handleSend(deps, req.txPrincipal!, {
-        body: req.body,
+        body: req.body as Static<typeof SendBody>,
         idempotencyKey: req.headers["idempotency-key"],
         mode: req.headers["x-svc-mode"],
       });

@@ -4,7 +4,7 @@ import { isbot } from "isbot";
 import type { Db } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { addEvent, getSendRow, suppress } from "./records.js";
-import { recordOutcome } from "./send.js";
+import { recordOutcome } from "./records.js";
 import { PIXEL, type Tracker } from "./tracking.js";
 import { authenticateTx, type TxKeyResolver } from "./routes-send.js";
 import { isEmail } from "./validate.js";

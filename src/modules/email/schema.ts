@@ -1,4 +1,5 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
+import { X_ERROR } from "../../platform/validation.js";
 import { Block, CommType, Slots } from "./template/blocks.js";
 
 export const TxKey = Type.Object({
@@ -96,35 +97,97 @@ export const Preview = Type.Object({
   missing: Type.Array(Type.String()),
 });
 
-// Documentation of the send endpoint (OpenAPI). The route validates by hand, so that every failure
-// is a precise `validation_error` in the transactional format; these schemas are not enforced.
-const TagsDoc = Type.Record(Type.String(), TagValue, {
+// ---- POST /api/v1/transactional/send: the OpenAPI contract and the check (validate.ts) ----
+
+/** The tag the service writes on every sandbox send; callers cannot set it. */
+export const SANDBOX_TAG = "sandbox";
+export const MAX_TAGS = 50;
+export const MAX_SUBJECT = 998;
+export const MAX_CONTENT = 512 * 1024;
+const MAX_VARIABLE_DEPTH = 5;
+
+// Deliberately plain: one @, no spaces or control characters, a dotted domain (what SMTP accepts).
+export const EMAIL_PATTERN =
+  '^[^\\s@<>()[\\]\\\\,;:"]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$';
+const Recipient = Type.String({
+  maxLength: 254,
+  pattern: EMAIL_PATTERN,
+  [X_ERROR]: "must be a valid email address",
+  description: "recipient email address",
+});
+const SendTags = Type.Unsafe<Record<string, string | number | boolean>>({
+  type: "object",
+  maxProperties: MAX_TAGS,
+  propertyNames: {
+    allOf: [
+      { maxLength: 100, [X_ERROR]: "is too long (keys are at most 100 characters)" },
+      { not: { const: SANDBOX_TAG }, [X_ERROR]: "is set by the service on sandbox sends" },
+    ],
+  },
+  additionalProperties: {
+    type: ["string", "number", "boolean"],
+    maxLength: 1000,
+    [X_ERROR]:
+      "must be a string, number or boolean (tags are flat metadata; strings at most 1000 characters)",
+  },
   description:
     "flat map of string keys to string, number or boolean values (at most 50), stored on the record " +
     "as given; the key sandbox is reserved (the service sets sandbox: true on sandbox sends)",
 });
-export const SendBodyDoc = Type.Union([
-  Type.Object(
-    {
-      to: Type.String({ format: "email" }),
-      subject: Type.String({ description: "no CR/LF" }),
-      html: Type.Optional(Type.String({ description: "instrumented for opens and clicks" })),
-      text: Type.Optional(Type.String({ description: "derived from html when absent" })),
-      tags: Type.Optional(TagsDoc),
-    },
-    { title: "Inline shape", additionalProperties: false },
-  ),
-  Type.Object(
-    {
-      to: Type.String({ format: "email" }),
-      commId: Type.String(),
-      variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      strict: Type.Optional(Type.Boolean({ default: false })),
-      tags: Type.Optional(TagsDoc),
-    },
-    { title: "Template shape", additionalProperties: false },
-  ),
-]);
+/** Variables: string, number or boolean values; nested objects (for dotted keys) up to 5 levels. */
+function variableValue(depth: number): Record<string, unknown> {
+  if (depth > MAX_VARIABLE_DEPTH)
+    return {
+      type: ["string", "number", "boolean"],
+      [X_ERROR]: "must be a string, number or boolean (nested too deeply)",
+    };
+  return {
+    type: ["string", "number", "boolean", "object"],
+    additionalProperties: variableValue(depth + 1),
+    [X_ERROR]: "must be a string, number, boolean or object",
+  };
+}
+const Variables = Type.Unsafe<Record<string, unknown>>({
+  type: "object",
+  additionalProperties: variableValue(1),
+  description: "values for the template's {{placeholders}}; nested objects fill dotted names",
+});
+export const InlineSend = Type.Object(
+  {
+    to: Recipient,
+    subject: Type.String({
+      minLength: 1,
+      maxLength: MAX_SUBJECT,
+      pattern: "^[^\\r\\n]*\\S[^\\r\\n]*$",
+      [X_ERROR]: `must be a non-empty line of at most ${MAX_SUBJECT} characters (no CR or LF)`,
+    }),
+    html: Type.Optional(
+      Type.String({
+        maxLength: MAX_CONTENT,
+        description: "instrumented for opens and clicks; at most 512 KiB",
+      }),
+    ),
+    text: Type.Optional(
+      Type.String({ maxLength: MAX_CONTENT, description: "derived from html when absent; at most 512 KiB" }),
+    ),
+    tags: Type.Optional(SendTags),
+  },
+  { title: "Inline shape", additionalProperties: false, description: "one of html or text is required" },
+);
+export const TemplateSend = Type.Object(
+  {
+    to: Recipient,
+    commId: Type.String({ minLength: 1, maxLength: 100 }),
+    variables: Type.Optional(Variables),
+    strict: Type.Optional(Type.Boolean({ default: false })),
+    tags: Type.Optional(SendTags),
+  },
+  { title: "Template shape", additionalProperties: false },
+);
+export const SendBody = Type.Union([InlineSend, TemplateSend]);
+export type InlineSendBody = Static<typeof InlineSend>;
+export type TemplateSendBody = Static<typeof TemplateSend>;
+
 export const SendResultDoc = Type.Object({
   send_id: Type.String(),
   message_id: Type.Union([Type.String(), Type.Null()]),

@@ -8,13 +8,21 @@ import { resolveForSend } from "./communications.js";
 import { deliverNow, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
 import * as idem from "./idempotency.js";
 import type { TxPrincipal } from "./keys.js";
-import { insertSend, isSuppressed, suppress, type TimelineEvent, updateSend } from "./records.js";
+import { DELIVER_JOB } from "./delivery/job.js";
+import {
+  addEvent,
+  insertSend,
+  isSuppressed,
+  recordOutcome,
+  recordPermanentFailure,
+  type TimelineEvent,
+  updateSend,
+} from "./records.js";
 import type { SendStatus, TxSendTable } from "./tables.js";
 import { renderTemplate } from "./template/compile.js";
 import type { Tracker } from "./tracking.js";
-import { SANDBOX_TAG, parseSendBody, type SendRequest } from "./validate.js";
-
-export const DELIVER_JOB = "email.deliver";
+import type { InlineSendBody, TemplateSendBody } from "./schema.js";
+import { SANDBOX_TAG, type SendRequest, toSendRequest } from "./validate.js";
 
 export interface SendDeps {
   db: Db;
@@ -31,7 +39,8 @@ export interface SendDeps {
 }
 
 export interface SendInput {
-  body: unknown;
+  /** checked by the route against the schema (`validateSendBody`) */
+  body: InlineSendBody | TemplateSendBody;
   idempotencyKey: string | string[] | undefined;
   mode: string | string[] | undefined;
 }
@@ -51,9 +60,9 @@ export async function handleSend(deps: SendDeps, who: TxPrincipal, input: SendIn
   const key = idem.checkKey(input.idempotencyKey);
   const mode = typeof input.mode === "string" ? input.mode.trim().toLowerCase() : input.mode;
   if (mode !== undefined && mode !== "sandbox" && mode !== "live") {
-    throw new TxError(400, "validation_error", "X-Svc-Mode must be sandbox (or live)");
+    throw new TxError("validation_error", "X-Svc-Mode must be sandbox (or live)");
   }
-  const req = parseSendBody(input.body);
+  const req = toSendRequest(input.body);
   const sandbox = mode === "sandbox" || domainOf(req.to) === deps.sandboxDomain.toLowerCase();
   if (!key)
     return { ...(await perform(deps, who, req, sandbox, null, { recorded: false })), replayed: false };
@@ -100,10 +109,9 @@ async function renderContent(handle: DbHandle, workspaceId: string, req: SendReq
     return { subject: req.subject, html: req.html, text: req.text, commId: null };
   }
   const t = await resolveForSend(handle, workspaceId, req.commId);
-  if (!t) throw new TxError(404, "comm_not_found", `no communication ${req.commId} in this workspace`);
+  if (!t) throw new TxError("comm_not_found", `no communication ${req.commId} in this workspace`);
   if (t.commType !== "transactional") {
     throw new TxError(
-      400,
       "comm_type_mismatch",
       `communication ${req.commId} has commType ${t.commType}; only transactional can be sent here`,
     );
@@ -112,7 +120,7 @@ async function renderContent(handle: DbHandle, workspaceId: string, req: SendReq
   const r = renderTemplate(t.compiled, req.variables, missing);
   if (req.strict && missing.size) {
     const keys = [...missing].sort();
-    throw new TxError(400, "missing_variables", `variables not provided: ${keys.join(", ")}`, keys);
+    throw new TxError("missing_variables", `variables not provided: ${keys.join(", ")}`, keys);
   }
   return { ...r, commId: req.commId };
 }
@@ -224,15 +232,7 @@ async function perform(
   // only until then (rule 8: no code or token outlives the delivery).
   await deps.db.transaction().execute(async (trx) => {
     await updateSend(trx, rec.id, { attempts });
-    await trx
-      .insertInto("tx_send_events")
-      .values({
-        send_id: rec.id,
-        type: "deferred",
-        at: Date.now(),
-        detail: JSON.stringify({ reply: outcome.reply }),
-      } as never)
-      .execute();
+    await addEvent(trx, rec.id, "deferred", { reply: outcome.reply });
     await job.settle(trx, { status: "queued", runAt: Date.now() });
   });
   return { status: 200, body: okBody(rec.id, rec.message_id, "queued", false) };
@@ -268,57 +268,6 @@ async function simulate(
   }
   await insertSend(handle, rec, events);
   return res;
-}
-
-export async function recordOutcome(
-  db: Db,
-  sendId: string,
-  status: SendStatus,
-  extra: Partial<TxSendTable>,
-  events: TimelineEvent[],
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await updateSend(trx, sendId, { status, ...extra });
-    for (const e of events) {
-      await trx
-        .insertInto("tx_send_events")
-        .values({
-          send_id: sendId,
-          type: e.type,
-          at: Date.now(),
-          detail: e.detail === undefined ? null : JSON.stringify(e.detail),
-        } as never)
-        .execute();
-    }
-  });
-}
-
-/** 5xx: failed; a hard bounce also puts the address on the workspace suppression list. */
-export async function recordPermanentFailure(
-  db: Db,
-  rec: Pick<TxSendTable, "id" | "workspace_id" | "to_addr">,
-  reply: string,
-  hardBounce: boolean,
-  attempts: number,
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await updateSend(trx, rec.id, {
-      status: hardBounce ? "bounced" : "failed",
-      error: reply,
-      attempts,
-      pending_message: null,
-    });
-    await trx
-      .insertInto("tx_send_events")
-      .values({
-        send_id: rec.id,
-        type: hardBounce ? "bounced" : "failed",
-        at: Date.now(),
-        detail: JSON.stringify({ reply }),
-      } as never)
-      .execute();
-    if (hardBounce) await suppress(trx, rec.workspace_id, rec.to_addr, "hard_bounce", reply);
-  });
 }
 
 /** The final response of a send whose request holder crashed, rebuilt from its record. */

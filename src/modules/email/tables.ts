@@ -1,3 +1,4 @@
+import type { Generated } from "kysely";
 /** Tables of the email module (transactional keys, templates, sends, idempotency, suppressions). */
 export interface TxKeyTable {
   id: string;
@@ -52,7 +53,7 @@ export interface TxSendTable {
 }
 
 export interface TxSendEventTable {
-  id: number;
+  id: Generated<number>;
   send_id: string;
   type: string;
   at: number;

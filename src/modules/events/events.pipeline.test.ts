@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
 import { type CommittedEvent, EventBus } from "../../platform/event-bus.js";
 import { firstTouchForVisitors, ingestServerEvents, listEventsForVisitors, writerFor } from "./service.js";
-import { toIncoming } from "./validate.js";
+import type { SnippetEventBody } from "./schema.js";
+import { snippetToIncoming } from "./validate.js";
 import { EventWriter } from "./writer.js";
 
 let t: TestApp;
@@ -95,7 +96,8 @@ describe("group commit limits", () => {
       maxDelayMs: 0,
       indexMergeRows: 32_768,
     });
-    const ev = (v: string) => toIncoming({ type: "x", visitorId: v, url: SITE }, "", {}, Date.now());
+    const ev = (v: string) =>
+      snippetToIncoming({ type: "x", visitorId: v, url: SITE } as SnippetEventBody, undefined, Date.now());
     const counts = await Promise.all([
       writer.write(project, [ev("a"), ev("b")], "web"),
       writer.write(project, [ev("c")], "web"),
@@ -124,7 +126,8 @@ describe("group commit limits", () => {
       maxDelayMs: 0,
       indexMergeRows: 32_768,
     });
-    const ev = (v: string) => toIncoming({ type: "x", visitorId: v, url: SITE }, "", {}, Date.now());
+    const ev = (v: string) =>
+      snippetToIncoming({ type: "x", visitorId: v, url: SITE } as SnippetEventBody, undefined, Date.now());
     await Promise.all([writer.write(project, [ev("a")], "web"), writer.write(project, [ev("b")], "web")]);
     await writer.idle();
     expect(calls).toEqual([1, 2]); // once after each of the two flushes
@@ -173,10 +176,9 @@ describe("sessions", () => {
   it("assigns sessions in time order even when a write lists web events out of order", async () => {
     const a = await t.tenant();
     const ev = (min: number) =>
-      toIncoming(
-        { type: "pageview", visitorId: "v1", url: `${SITE}/`, timestamp: at(min) },
-        "",
-        {},
+      snippetToIncoming(
+        { type: "pageview", visitorId: "v1", url: `${SITE}/`, timestamp: at(min) } as SnippetEventBody,
+        undefined,
         Date.now(),
       );
     const project = { id: a.projectId, workspaceId: a.workspaceId };

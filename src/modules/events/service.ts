@@ -5,7 +5,8 @@ import type { EventOrigin } from "../../platform/event-bus.js";
 import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
-import { FieldError, toIncoming, type IncomingEvent } from "./validate.js";
+import type { ServerEventInput } from "./schema.js";
+import { FieldError, type IncomingEvent, serverEventToIncoming } from "./validate.js";
 import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
 import { sqliteVisitorEventSeqs } from "./visitor-index.js";
@@ -38,17 +39,6 @@ export function writeEvents(
   return writerFor(app).write(project, events, origin);
 }
 
-/** A server-side event (webhooks in, connectors): visitorId or leadId; url optional. */
-export interface ServerEvent {
-  type: string;
-  visitorId?: string;
-  leadId?: string;
-  url?: string;
-  data?: Record<string, unknown>;
-  /** epoch ms; defaults to now */
-  timestamp?: number;
-}
-
 /**
  * Ingests server-side events through the same writer and processors as POST /api/events, as
  * server events (no session, no touchpoint, never a first touch); an event with only a leadId gets
@@ -57,12 +47,12 @@ export interface ServerEvent {
 export async function ingestServerEvents(
   app: FastifyInstance,
   project: ProjectRef,
-  events: ServerEvent[],
+  events: ServerEventInput[],
 ): Promise<number> {
   const now = Date.now();
   const incoming = events.map((e, i) => {
     try {
-      return toIncoming(e, `events[${i}].`, { internal: true }, now);
+      return serverEventToIncoming(e, `events[${i}]`, now);
     } catch (err) {
       if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.message);
       throw err;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
 import { openMigratedSqlite } from "../../../test/helpers/sqlite.js";
 import { firstTouchForVisitors, listEventsForVisitors, writerFor } from "./service.js";
-import { toIncoming } from "./validate.js";
+import type { SnippetEventBody } from "./schema.js";
+import { snippetToIncoming } from "./validate.js";
 import { EventBus } from "../../platform/event-bus.js";
 import { AT, WIDTH, sqliteInserter } from "./rows.js";
 import { VisitorIndex } from "./visitor-index.js";
@@ -24,7 +25,7 @@ const min = (m: number) => T0 + m * 60_000;
  * the snippet posts one event per request, and these tests need several in one flush.
  */
 const send = async (a: Tenant, events: Record<string, unknown>[]) => {
-  const incoming = events.map((e) => toIncoming(e, "", {}, Date.now()));
+  const incoming = events.map((e) => snippetToIncoming(e as SnippetEventBody, undefined, Date.now()));
   const received = await writerFor(t.app).write(
     { id: a.projectId, workspaceId: a.workspaceId },
     incoming,
@@ -141,7 +142,12 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
       maxDelayMs: 0,
       indexMergeRows: MERGE_ROWS,
     });
-    const ev = (m: number) => toIncoming({ type: "pageview", visitorId: "vr", url: SITE }, "", {}, min(m));
+    const ev = (m: number) =>
+      snippetToIncoming(
+        { type: "pageview", visitorId: "vr", url: SITE } as SnippetEventBody,
+        undefined,
+        min(m),
+      );
     await fresh.write(project, [ev(35)], "web"); // 25 min after the last event: same session
     await fresh.write(project, [ev(70)], "web"); // 35 min after: a new one
     await fresh.close();
@@ -296,7 +302,11 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
       .get(merged_seq);
     const project = { id: P, workspaceId: "wsp_tail" };
     const ev = (i: number) =>
-      toIncoming({ type: "pageview", visitorId: `w${i % 4}`, url: SITE }, "", {}, min(i));
+      snippetToIncoming(
+        { type: "pageview", visitorId: `w${i % 4}`, url: SITE } as SnippetEventBody,
+        undefined,
+        min(i),
+      );
     await writer.write(
       project,
       Array.from({ length: 12 }, (_, i) => ev(i)),
@@ -326,7 +336,11 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
     ];
     const events = (prefix: string) =>
       Array.from({ length: 150 }, (_, i) =>
-        toIncoming({ type: "pageview", visitorId: `${prefix}${i % 3}`, url: SITE }, "", {}, min(i)),
+        snippetToIncoming(
+          { type: "pageview", visitorId: `${prefix}${i % 3}`, url: SITE } as SnippetEventBody,
+          undefined,
+          min(i),
+        ),
       );
     const { bucket } = state();
     // queued together: one flush of 300 rows, the first 200-row insert holding both projects

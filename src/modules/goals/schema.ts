@@ -25,29 +25,35 @@ export type GoalT = Static<typeof Goal>;
 // A target of 0 or below is reached the moment the goal exists; it could never progress.
 const Target = Type.Number({ exclusiveMinimum: 0, description: "value to reach; greater than 0" });
 
-export const CreateGoalBody = Type.Object({
-  metric: Type.String({
-    minLength: 1,
-    maxLength: 200,
-    description:
-      "a built-in metric (visitors, leads, conversions, revenue, conversion_rate, signups, mrr, " +
-      "payments_revenue, crm_revenue) or the name of one of the project's conversion goals",
-  }),
-  target: Target,
-  deadline: Type.String({ minLength: 1, maxLength: 40 }),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  unit: Type.Optional(Type.String({ maxLength: 50 })),
-});
+export const CreateGoalBody = Type.Object(
+  {
+    metric: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "a built-in metric (visitors, leads, conversions, revenue, conversion_rate, signups, mrr, " +
+        "payments_revenue, crm_revenue) or the name of one of the project's conversion goals",
+    }),
+    target: Target,
+    deadline: Type.String({ minLength: 1, maxLength: 40 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    unit: Type.Optional(Type.String({ maxLength: 50 })),
+  },
+  { additionalProperties: false },
+);
 export type CreateGoal = Static<typeof CreateGoalBody>;
 
-export const PatchGoalBody = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 100 }),
-  target: Type.Optional(Target),
-  deadline: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-  status: Type.Optional(GoalStatusSchema),
-  description: Type.Optional(Type.String({ maxLength: 2000 })),
-  unit: Type.Optional(Type.String({ maxLength: 50 })),
-});
+export const PatchGoalBody = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 100 }),
+    target: Type.Optional(Target),
+    deadline: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    status: Type.Optional(GoalStatusSchema),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    unit: Type.Optional(Type.String({ maxLength: 50 })),
+  },
+  { additionalProperties: false },
+);
 export type PatchGoal = Static<typeof PatchGoalBody>;
 
 export const IdQuery = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -84,14 +90,17 @@ export const ConversionGoal = Type.Object({
 });
 export type ConversionGoalT = Static<typeof ConversionGoal>;
 
-export const CreateConversionGoalBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  eventType: Type.String({ minLength: 1, maxLength: 200 }),
-  urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-  conditions: Type.Optional(
-    Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Condition, { maxProperties: 50 }),
-  ),
-});
+export const CreateConversionGoalBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    eventType: Type.String({ minLength: 1, maxLength: 200 }),
+    urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    conditions: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Condition, { maxProperties: 50 }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type CreateConversionGoal = Static<typeof CreateConversionGoalBody>;
 
 export const PatchConversionGoalBody = Type.Object(

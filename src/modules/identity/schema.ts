@@ -21,12 +21,15 @@ export const Journey = Type.Object({
   attribution: Attribution,
 });
 
-export const LinkBody = Type.Object({
-  visitorId: VisitorId,
-  // as long as a batch userId, which creates leads under its id too
-  leadId: Type.String({ minLength: 1, maxLength: 200 }),
-  source: Type.Optional(Type.String({ maxLength: 200 })),
-});
+export const LinkBody = Type.Object(
+  {
+    visitorId: VisitorId,
+    // as long as a batch userId, which creates leads under its id too
+    leadId: Type.String({ minLength: 1, maxLength: 200 }),
+    source: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
 
 export const LinkResult = Type.Object({
   visitorId: Type.String(),

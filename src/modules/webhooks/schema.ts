@@ -49,7 +49,10 @@ export const PatchWebhookBody = Type.Object(
 );
 export type PatchWebhook = Static<typeof PatchWebhookBody>;
 
-export const DeleteWebhookBody = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const DeleteWebhookBody = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
 export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
 
 export const Attempt = Type.Object({

@@ -10,10 +10,13 @@ export const TierSchema = Type.Union([
 export const RoleSchema = Type.Union([Type.Literal("admin"), Type.Literal("member")]);
 const Email = Type.String({ format: "email", maxLength: 320 });
 
-export const LoginBody = Type.Object({
-  email: Email,
-  password: Type.String({ minLength: 1, maxLength: 1024 }),
-});
+export const LoginBody = Type.Object(
+  {
+    email: Email,
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
 export const Workspace = Type.Object({ id: Type.String(), name: Type.String(), tier: TierSchema });
 export const PatchWorkspaceBody = Type.Object(
   { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), tier: Type.Optional(TierSchema) },
@@ -30,18 +33,24 @@ export const Me = Type.Object({
   user: User,
   workspace: Workspace,
 });
-export const CreateUserBody = Type.Object({
-  email: Email,
-  role: RoleSchema,
-  password: Type.String({ minLength: 8, maxLength: 1024 }),
-});
+export const CreateUserBody = Type.Object(
+  {
+    email: Email,
+    role: RoleSchema,
+    password: Type.String({ minLength: 8, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
 export const Project = Type.Object({
   id: Type.String(),
   name: Type.String(),
   publicKey: Type.String(),
   createdAt: Type.String(),
 });
-export const CreateProjectBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+export const CreateProjectBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 export const ProjectKey = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -56,7 +65,10 @@ export const CreatedProjectKey = Type.Object({
   rawKey: Type.String(),
   createdAt: Type.String(),
 });
-export const CreateKeyBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+export const CreateKeyBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 export const IdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const ProjectKeyParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 100 }),

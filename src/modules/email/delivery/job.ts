@@ -1,8 +1,10 @@
 import { defineJob, PermanentJobError } from "../../../platform/jobs.js";
 import type { SecretBox } from "../../../platform/crypto.js";
-import { addEvent, getSendRow, updateSend } from "../records.js";
-import { DELIVER_JOB, recordOutcome, recordPermanentFailure } from "../send.js";
+import { addEvent, getSendRow, recordOutcome, recordPermanentFailure, updateSend } from "../records.js";
 import { classify, type Mailer, type OutgoingMessage } from "./transport.js";
+
+/** The job that continues a send after its in-request attempts (and after a crash). */
+export const DELIVER_JOB = "email.deliver";
 
 /** Seconds between background attempts after the in-request ones (about 15 hours in all). */
 export const DELIVERY_RETRY = [30, 120, 600, 1800, 3600, 7200, 14_400, 28_800];

@@ -1,0 +1,108 @@
+import type { TSchema } from "@sinclair/typebox";
+import { Ajv, type ErrorObject } from "ajv";
+import formatsModule from "ajv-formats";
+
+/**
+ * The one validator of request input: Ajv compiling the routes' TypeBox schemas. Every route uses
+ * it through Fastify; the two routes with their own error shapes (batch ingest's per-event errors,
+ * the transactional format) compile the same schemas through `compileSchema` and word failures
+ * through `describeSchemaError`, so every 400 names its field the same way.
+ *
+ * A schema may carry `x-error`: the message (after the field name) for any failure of that schema
+ * other than a missing required property, e.g. `must be an absolute URL` for a URL's pattern.
+ */
+export const X_ERROR = "x-error";
+
+/** Bodies are JSON and validated as typed (no "10" → 10); query strings and params are text and coerced. */
+export function createAjv(coerceTypes: boolean | "array"): Ajv {
+  const ajv = new Ajv({
+    removeAdditional: false,
+    useDefaults: true,
+    coerceTypes,
+    allErrors: false,
+    strict: false,
+    // Errors carry their schema, so `x-error` can word them; built only when a check fails.
+    verbose: true,
+  });
+  // ajv-formats is CommonJS; its default export sits on `.default` under NodeNext.
+  (formatsModule as unknown as { default: (a: Ajv) => void }).default(ajv);
+  return ajv;
+}
+
+const bodyAjv = createAjv(false);
+
+/** A compiled check of a JSON value; `errors` holds the first failure after a false answer. */
+export interface SchemaCheck {
+  (value: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+/** Compiles a body schema once (Ajv generates a function; the hot path pays no interpretation). */
+export function compileSchema(schema: TSchema): SchemaCheck {
+  return bodyAjv.compile(schema) as SchemaCheck;
+}
+
+const article = (t: string) =>
+  t === "null" ? "null" : t === "object" || t === "array" || t === "integer" ? `an ${t}` : `a ${t}`;
+
+function expected(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case "type": {
+      // null is accepted as "absent" where a schema allows it; the message names what is expected.
+      const all = String(p.type).split(",");
+      const types = all.length > 1 ? all.filter((t) => t !== "null") : all;
+      return `must be ${types.map(article).join(" or ")}`;
+    }
+    case "maxLength":
+      return `must be at most ${p.limit} characters`;
+    case "minLength":
+      // An empty string counts as a missing value.
+      return p.limit === 1 ? "is required" : `must be at least ${p.limit} characters`;
+    case "maxItems":
+      return `must hold at most ${p.limit} items`;
+    case "minItems":
+      return p.limit === 1 ? "must not be empty" : `must hold at least ${p.limit} items`;
+    case "maxProperties":
+      return `holds at most ${p.limit} keys`;
+    case "enum":
+      return `must be one of ${(p.allowedValues as unknown[]).join(", ")}`;
+    case "const":
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case "format":
+      return `must be a valid ${p.format}`;
+    default:
+      return e.message ?? "is not valid";
+  }
+}
+
+/**
+ * Words one Ajv error as `<where>.<field> <what is wrong>`, e.g. `body.events[0].url is required`.
+ * `where` names the value that was checked (`body`, `querystring`, `events[3]`).
+ */
+export function describeSchemaError(e: ErrorObject, where: string): string {
+  const p = e.params as Record<string, unknown>;
+  let path = e.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s.replace(/~1/g, "/").replace(/~0/g, "~")}`))
+    .join("");
+  if (e.keyword === "required") return `${where}${path}.${p.missingProperty} is required`;
+  if (e.keyword === "additionalProperties") return `${where}${path}.${p.additionalProperty} is not allowed`;
+  // A key refused by `propertyNames` is named like a field.
+  const key = e.propertyName ?? p.propertyName;
+  if (typeof key === "string") path += `.${key}`;
+  const custom = (e.parentSchema as Record<string, unknown> | undefined)?.[X_ERROR];
+  if (typeof custom === "string") return `${where}${path} ${custom}`;
+  // A JSON body that is not an object says so in the words a client understands.
+  if (path === "" && e.keyword === "type" && p.type === "object" && where === "body")
+    return "body must be a JSON object";
+  return `${where}${path} ${expected(e)}`;
+}
+
+/** The first error of a failed check, worded; `where` as in `describeSchemaError`. */
+export function firstSchemaError(check: SchemaCheck, where: string): { error: ErrorObject; message: string } {
+  const error = check.errors?.[0];
+  if (!error) return { error: { keyword: "unknown" } as ErrorObject, message: `${where} is not valid` };
+  return { error, message: describeSchemaError(error, where) };
+}
