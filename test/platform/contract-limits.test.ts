@@ -8,7 +8,6 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
  * (Ingest and send used to validate by hand, so their documented schemas omitted these limits.)
  */
 let t: TestApp;
-// biome-ignore lint/suspicious/noExplicitAny: a JSON Schema walked by name
 let doc: any;
 beforeAll(async () => {
   t = await startTestApp();
@@ -16,9 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-// biome-ignore lint/suspicious/noExplicitAny: see above
 const bodyOf = (path: string): any => doc.paths[path].post.requestBody.content["application/json"].schema;
-// biome-ignore lint/suspicious/noExplicitAny: see above
 const shape = (schema: any, title: string) =>
   schema.anyOf.find((s: any) => s.title === title || s.properties?.[title]);
 
@@ -127,10 +124,8 @@ describe("unknown body fields: refused everywhere but ingest (docs/decisions.md)
     for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const where = `${method.toUpperCase()} ${path}`;
-        // biome-ignore lint/suspicious/noExplicitAny: see above
         const schema = (op as any).requestBody?.content?.["application/json"]?.schema;
         if (!schema || INGEST_BODIES.has(where)) continue;
-        // biome-ignore lint/suspicious/noExplicitAny: see above
         const walk = (s: any) => {
           const x = s.$ref ? doc.components.schemas[s.$ref.split("/").pop()] : s;
           if (x.anyOf) for (const y of x.anyOf) walk(y);

@@ -40,7 +40,7 @@ describe("withTransaction", () => {
           calls++;
           throw pgError("40P01");
         },
-        3,
+        { attempts: 3 },
       ),
     ).rejects.toThrow("40P01");
     expect(calls).toBe(3);

@@ -2,9 +2,12 @@ import type SQLite from "better-sqlite3";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import type { CommittedEvent, EventProcessor, FlushContext } from "../../platform/event-bus.js";
-import { matchesConversionGoal } from "../goals/matching.js";
-import type { ConversionGoalT } from "../goals/schema.js";
-import { conversionGoalsCache, scheduleGoalRecompute } from "../goals/service.js";
+import {
+  type ConversionGoalT,
+  conversionGoalsCache,
+  scheduleGoalRecompute,
+  matchesConversionGoal,
+} from "../goals/service.js";
 import { creditConversions } from "./credit-store.js";
 import { visitorHash } from "./hll.js";
 import type { Touch } from "./models.js";

@@ -1,3 +1,4 @@
+import { withTransaction } from "../../platform/db/index.js";
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { CommittedEvent } from "../../platform/event-bus.js";
@@ -34,7 +35,7 @@ export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId
 
 /** Runs every registered processor over the events in one transaction, as the writer does. */
 export async function commitEvents(app: FastifyInstance, events: CommittedEvent[]): Promise<void> {
-  await app.db.transaction().execute((trx) => app.eventBus.process(trx, events));
+  await withTransaction(app.db, (trx) => app.eventBus.process(trx, events));
 }
 
 // inject's default user agent (lightMyRequest) is a bot to isbot: tracked test traffic sends a browser's.

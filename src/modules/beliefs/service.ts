@@ -1,6 +1,6 @@
+import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
-import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import type { BeliefT, CreateBelief, EvidenceMethodT, UpdateConfidence } from "./schema.js";
 import type { BeliefEvidenceTable, BeliefTable } from "./tables.js";
@@ -100,7 +100,7 @@ export async function appendEvidence(
   if (!Number.isFinite(input.delta)) throw validation("body.delta must be a finite number");
   if (input.type === "experiment" && !input.experimentId)
     throw validation("body.experimentId is required when type is experiment");
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const row = await trx
       .selectFrom("beliefs")
       .selectAll()

@@ -3,7 +3,7 @@ import { registerGoalMetricProvider, scheduleGoalRecompute } from "../goals/serv
 import { upsertLeadByEmail } from "../identity/service.js";
 
 /**
- * The other modules' functions connectors call (contracts in docs/helper-brief.md), in one place.
+ * The other modules' functions connectors call, in one place (each from that module's service.ts).
  * Revenue is queued in `connector_revenue` first (`ingested = 0`) and handed to the events module
  * after the sync commits, so a failed hand-off is retried by the next sync instead of being lost.
  */

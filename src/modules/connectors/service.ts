@@ -1,3 +1,4 @@
+import { withTransaction } from "../../platform/db/index.js";
 import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
@@ -121,7 +122,7 @@ export async function disconnect(
       app.log.warn({ type, status: (err as PlatformError).status }, "connector revoke failed");
     }
   }
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx.deleteFrom("connectors").where("id", "=", row.id).execute();
     await trx
       .deleteFrom("connector_daily")

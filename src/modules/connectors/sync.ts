@@ -1,3 +1,4 @@
+import { withTransaction } from "../../platform/db/index.js";
 import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
@@ -32,7 +33,7 @@ export async function startSync(
 ): Promise<SyncStarted> {
   const syncId = newId("sync");
   const types: string[] = [];
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto("connector_syncs")
       .values({ id: syncId, project_id: project.id, trigger, created_at: new Date().toISOString() })
@@ -174,7 +175,7 @@ export async function runSync(
     const raw = err instanceof PlatformError ? err.platformMessage : (err as Error).message;
     const message = redactSecrets(raw, [creds.accessToken, creds.refreshToken, creds.apiKey]);
     app.log.warn({ connector: type, syncId, reauth }, "connector sync failed");
-    await app.db.transaction().execute(async (trx) => {
+    await withTransaction(app.db, async (trx) => {
       await setStatus(trx, row.id, reauth ? "needs_reauth" : "error", { last_error: message });
       await trx
         .updateTable("connector_sync_runs")
@@ -194,7 +195,7 @@ export async function runSync(
   }
 
   const summary = { ...(JSON.parse(row.summary) as Record<string, number>), ...(result.summary ?? {}) };
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await upsertRows(trx, project.id, type, result.rows);
     const revenueDays = result.revenue?.length
       ? await storeRevenue(trx, project.id, type, result.revenue)

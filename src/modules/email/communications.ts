@@ -8,6 +8,7 @@ import { builtinCompiled, builtinSource, CATALOG_IDS } from "./template/catalog.
 import { type CompiledTemplate, compileTemplate, renderTemplate } from "./template/compile.js";
 import { referencedKeys, type Variables } from "./template/engine.js";
 import "./tables.js";
+import { boundedCache } from "../../platform/cache.js";
 
 export interface Communication {
   id: string;
@@ -130,8 +131,8 @@ export async function resolveForSend(
 }
 
 // Parsed templates by (workspace, id, updated_at): a save changes updated_at, so a stale entry is
-// never used; the map is bounded by clearing it when it grows large.
-const parsed = new Map<string, CompiledTemplate>();
+// never used.
+const parsed = boundedCache<string, CompiledTemplate>(1000);
 async function compiledVersion(
   db: Db,
   workspaceId: string,
@@ -148,7 +149,6 @@ async function compiledVersion(
     .where("id", "=", id)
     .executeTakeFirstOrThrow();
   const c = JSON.parse(row.compiled) as CompiledTemplate;
-  if (parsed.size > 1000) parsed.clear();
   parsed.set(`${workspaceId}\n${id}\n${row.updated_at}`, c);
   return c;
 }

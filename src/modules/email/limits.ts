@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import type { Tier } from "../workspace/tables.js";
+import type { Tier } from "../../platform/auth/principal.js";
 import { getWorkspaceRef } from "../workspace/service.js";
 import { TxError } from "../../platform/errors.js";
 import type { TxPrincipal } from "./keys.js";
+import { boundedCache } from "../../platform/cache.js";
 
 /** Sends per minute per key by workspace plan tier (DESIGN.md). */
 export const TIER_SENDS_PER_MINUTE: Record<Tier, number> = {
@@ -24,13 +25,12 @@ declare module "fastify" {
 
 /** The per-key limit; @fastify/rate-limit (Redis when configured) sets X-RateLimit-* on every response. */
 export function txRateLimit(app: FastifyInstance): preHandlerAsyncHookHandler {
-  const tiers = new Map<string, { tier: Tier; until: number }>();
+  const tiers = boundedCache<string, Tier>(10_000, TIER_TTL_MS);
   const tierOf = async (workspaceId: string): Promise<Tier> => {
     const hit = tiers.get(workspaceId);
-    if (hit && hit.until > Date.now()) return hit.tier;
+    if (hit) return hit;
     const { tier } = await getWorkspaceRef(app.db, workspaceId);
-    if (tiers.size > 10_000) tiers.clear();
-    tiers.set(workspaceId, { tier, until: Date.now() + TIER_TTL_MS });
+    tiers.set(workspaceId, tier);
     return tier;
   };
   return app.rateLimit({

@@ -1,5 +1,5 @@
+import { withTransaction, type Db, type DbHandle, type DbOrTrx, type Trx } from "../../platform/db/index.js";
 import type { Statement } from "better-sqlite3";
-import type { Db, DbHandle, DbOrTrx, Trx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
 import type { SendStatus, TxSendTable, TxSuppressionTable } from "./tables.js";
 import type { Tags } from "./validate.js";
@@ -124,7 +124,7 @@ class SendLogWriter {
       })),
     );
     try {
-      await this.handle.db.transaction().execute(async (trx) => {
+      await withTransaction(this.handle.db, async (trx) => {
         if (this.raw) {
           const { send, event } = this.raw;
           for (const p of batch) send.run(SEND_COLUMNS.map((c) => p.row[c]));
@@ -318,7 +318,7 @@ export async function recordOutcome(
   extra: Partial<TxSendTable>,
   events: TimelineEvent[],
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await updateSend(trx, sendId, { status, ...extra });
     for (const e of events) await addEvent(trx, sendId, e.type, e.detail);
   });
@@ -332,7 +332,7 @@ export async function recordPermanentFailure(
   hardBounce: boolean,
   attempts: number,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await updateSend(trx, rec.id, {
       status: hardBounce ? "bounced" : "failed",
       error: reply,

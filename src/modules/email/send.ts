@@ -1,7 +1,7 @@
+import { withTransaction, type Db, type DbHandle } from "../../platform/db/index.js";
 import { compile as compileHtmlToText } from "html-to-text";
 import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
-import type { Db, DbHandle } from "../../platform/db/index.js";
 import { HeldJob } from "../../platform/jobs.js";
 import { TxError } from "../../platform/errors.js";
 import { resolveForSend } from "./communications.js";
@@ -230,7 +230,7 @@ async function perform(
   }
   // Still failing after the in-request attempts: the job keeps trying; the sealed message is kept
   // only until then (rule 8: no code or token outlives the delivery).
-  await deps.db.transaction().execute(async (trx) => {
+  await withTransaction(deps.db, async (trx) => {
     await updateSend(trx, rec.id, { attempts });
     await addEvent(trx, rec.id, "deferred", { reply: outcome.reply });
     await job.settle(trx, { status: "queued", runAt: Date.now() });

@@ -1,4 +1,5 @@
 import { createIsbotFromList, isbotPatterns, list } from "isbot";
+import { memoize } from "../../platform/cache.js";
 
 /**
  * Default User-Agents of generic HTTP clients. A request with one of them is a server-side
@@ -45,17 +46,9 @@ const genericPatterns = new Set(GENERIC_CLIENT_AGENTS.flatMap((ua) => isbotPatte
 const isCrawler = createIsbotFromList(list.filter((pattern) => !genericPatterns.has(pattern)));
 
 // The matcher runs one large regex; user agents repeat, so recent answers are remembered.
-const cache = new Map<string, boolean>();
-const CACHE_MAX = 5000;
+const isCrawlerCached = memoize(5000, isCrawler);
 
 /** Whether a User-Agent is a crawler's or a headless browser's (not a generic HTTP client's). */
 export function isBotAgent(ua: string | undefined | null): boolean {
-  if (!ua) return false;
-  let v = cache.get(ua);
-  if (v === undefined) {
-    v = isCrawler(ua);
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(ua, v);
-  }
-  return v;
+  return ua ? isCrawlerCached(ua) : false;
 }

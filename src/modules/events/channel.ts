@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { boundedCache } from "../../platform/cache.js";
 
 /** Marketing channels, evaluated in the order of GA4's default channel group (see channels.json). */
 export const CHANNELS = [
@@ -119,8 +120,7 @@ function matches(
 }
 
 // Landing URL + referrer pairs repeat a lot (ads, newsletters, home page): remember recent answers.
-const cache = new Map<string, Acquisition>();
-const CACHE_SIZE = 5000;
+const cache = boundedCache<string, Acquisition>(5000);
 
 /**
  * Derives channel and source of a visit; results are cached by (url, referrer) and must not be
@@ -131,7 +131,6 @@ export function deriveAcquisition(url: string, referrer: string | null | undefin
   let hit = cache.get(key);
   if (!hit) {
     hit = Object.freeze(derive(url, referrer));
-    if (cache.size >= CACHE_SIZE) cache.clear();
     cache.set(key, hit);
   }
   return hit;

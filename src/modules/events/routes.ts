@@ -13,7 +13,7 @@ import {
   RecentQuery,
   type SnippetEventBody,
 } from "./schema.js";
-import { resolveProjectKey, writeEvents, writerFor } from "./service.js";
+import { writeEvents, writerFor } from "./service.js";
 import {
   FieldError,
   type IncomingEvent,
@@ -38,7 +38,9 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     key: (req) => (req.body as { projectKey: string }).projectKey,
   });
   const authenticate = async (req: FastifyRequest) => {
-    const project = await resolveProjectKey(app, (req.body as { projectKey: string }).projectKey);
+    const project = await app.principalResolver.resolvePublicKey(
+      (req.body as { projectKey: string }).projectKey,
+    );
     if (!project) throw new AppError("UNAUTHORIZED", "unknown projectKey");
     req.eventsProject = project;
   };

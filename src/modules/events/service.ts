@@ -150,24 +150,3 @@ export async function firstTouchForVisitors(
     landingPage: r.first_landing_page,
   }));
 }
-
-interface CachedKey {
-  project: ProjectRef | null;
-  until: number;
-}
-const keyCaches = new WeakMap<object, Map<string, CachedKey>>();
-const KEY_TTL_MS = 60_000;
-const UNKNOWN_KEY_TTL_MS = 5_000;
-
-/** Resolves a public project key with a small TTL cache (unknown keys are cached briefly too). */
-export async function resolveProjectKey(app: FastifyInstance, key: string): Promise<ProjectRef | null> {
-  const cache = keyCaches.get(app.dbHandle) ?? new Map<string, CachedKey>();
-  keyCaches.set(app.dbHandle, cache);
-  const now = Date.now();
-  const hit = cache.get(key);
-  if (hit && hit.until > now) return hit.project;
-  const project = await app.principalResolver.resolvePublicKey(key);
-  if (cache.size >= 10_000) cache.clear();
-  cache.set(key, { project, until: now + (project ? KEY_TTL_MS : UNKNOWN_KEY_TTL_MS) });
-  return project;
-}

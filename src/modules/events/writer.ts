@@ -1,6 +1,6 @@
+import { withTransaction, type DbHandle, type Trx } from "../../platform/db/index.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbHandle, Trx } from "../../platform/db/index.js";
 import {
   type CommittedEvent,
   type EventBus,
@@ -155,7 +155,8 @@ export class EventWriter {
     if (!index?.mergeDue) return true;
     try {
       // Through Kysely's transaction, so no other one is open on the connection meanwhile.
-      await this.handle.db.transaction().execute(async () => index.mergeStep());
+      // attempts 1: the step moves in-memory index state, which a rerun would apply twice.
+      await withTransaction(this.handle.db, async () => index.mergeStep(), { attempts: 1 });
       index.stepCommitted();
       return true;
     } catch (err) {
@@ -201,63 +202,68 @@ export class EventWriter {
 
   private async commit(items: Item[]): Promise<void> {
     try {
-      await this.handle.db.transaction().execute(async (trx) => {
-        if (this.sessions.needsLoad) await this.sessions.load(trx, visitorsOf(items));
-        // Column values of all rows, one after another (in `COLUMNS` order, rows.ts): inserts bind
-        // slices of it directly.
-        const values: unknown[] = [];
-        const committed: CommittedEvent[] = [];
-        for (const it of items) {
-          const origin = it.origin;
-          const server = origin === "server" ? 1 : 0;
-          const projectId = it.project.id;
-          const workspaceId = it.project.workspaceId;
-          for (const e of it.events) {
-            // Server events never start or extend a session, nor set a first touch.
-            const s = server
-              ? SERVER_SESSION
-              : this.sessions.assign(projectId, e.visitorId, e.ts, e.url, e.referrer);
-            const id = timeOrderedId("ev", it.receivedAt);
-            values.push(
-              id,
-              projectId,
-              e.visitorId,
-              e.leadId,
-              e.type,
-              e.url,
-              e.referrer,
-              e.dataJson,
-              e.ts,
-              it.receivedAt,
-              s.sessionId,
-              s.channel,
-              s.source,
-              e.isBot ? 1 : 0,
-              server,
-            );
-            committed.push({
-              id,
-              workspaceId,
-              projectId,
-              visitorId: e.visitorId,
-              leadId: e.leadId,
-              type: e.type,
-              url: e.url,
-              data: e.data,
-              referrer: e.referrer,
-              timestamp: e.ts,
-              sessionId: s.sessionId,
-              channel: s.channel,
-              source: s.source,
-              isBot: e.isBot,
-              origin,
-            });
+      // attempts 1: processors update in-memory caches as they go; a failed flush is answered as failed.
+      await withTransaction(
+        this.handle.db,
+        async (trx) => {
+          if (this.sessions.needsLoad) await this.sessions.load(trx, visitorsOf(items));
+          // Column values of all rows, one after another (in `COLUMNS` order, rows.ts): inserts bind
+          // slices of it directly.
+          const values: unknown[] = [];
+          const committed: CommittedEvent[] = [];
+          for (const it of items) {
+            const origin = it.origin;
+            const server = origin === "server" ? 1 : 0;
+            const projectId = it.project.id;
+            const workspaceId = it.project.workspaceId;
+            for (const e of it.events) {
+              // Server events never start or extend a session, nor set a first touch.
+              const s = server
+                ? SERVER_SESSION
+                : this.sessions.assign(projectId, e.visitorId, e.ts, e.url, e.referrer);
+              const id = timeOrderedId("ev", it.receivedAt);
+              values.push(
+                id,
+                projectId,
+                e.visitorId,
+                e.leadId,
+                e.type,
+                e.url,
+                e.referrer,
+                e.dataJson,
+                e.ts,
+                it.receivedAt,
+                s.sessionId,
+                s.channel,
+                s.source,
+                e.isBot ? 1 : 0,
+                server,
+              );
+              committed.push({
+                id,
+                workspaceId,
+                projectId,
+                visitorId: e.visitorId,
+                leadId: e.leadId,
+                type: e.type,
+                url: e.url,
+                data: e.data,
+                referrer: e.referrer,
+                timestamp: e.ts,
+                sessionId: s.sessionId,
+                channel: s.channel,
+                source: s.source,
+                isBot: e.isBot,
+                origin,
+              });
+            }
           }
-        }
-        await this.insert(trx, values);
-        await this.sessions.persist(trx);
-        await this.bus.process(trx, committed);
-      });
+          await this.insert(trx, values);
+          await this.sessions.persist(trx);
+          await this.bus.process(trx, committed);
+        },
+        { attempts: 1 },
+      );
     } catch (err) {
       this.sessions.rollback();
       this.visitorIndex?.rollback();

@@ -3,6 +3,8 @@ import type { ProjectRef, PrincipalResolver } from "../../platform/auth/principa
 import type { Db } from "../../platform/db/index.js";
 import type { ActiveExperimentT } from "./schema.js";
 import { parseVariants, parseWeights } from "./service.js";
+import type { LRUCache } from "lru-cache";
+import { boundedCache } from "../../platform/cache.js";
 
 /** Running experiments of a project, as the snippet needs them. */
 export async function listActiveExperiments(db: Db, projectId: string): Promise<ActiveExperimentT[]> {
@@ -32,38 +34,30 @@ export const etagOf = (body: string | Buffer) =>
   `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
 
 /**
- * In-process caches for the public endpoints, which every page view hits: public key → project
- * (keys are rarely rotated) and project → serialized active list. Local changes invalidate at once;
+ * In-process cache for the public endpoint, which every page view hits: project → serialized
+ * active list. Local changes invalidate at once;
  * other nodes see them within the TTL, the same bound the Cache-Control header gives browsers.
  */
 export class ActiveCache {
-  private keys = new Map<string, { project: ProjectRef | null; at: number }>();
-  private bodies = new Map<string, { body: string; etag: string; at: number }>();
+  private bodies: LRUCache<string, { body: string; etag: string }>;
   constructor(
     private db: Db,
     private resolver: PrincipalResolver,
     readonly ttlMs = 5_000,
-    private keyTtlMs = 60_000,
-  ) {}
+  ) {
+    this.bodies = boundedCache(10_000, ttlMs);
+  }
 
-  async resolveKey(key: string): Promise<ProjectRef | null> {
-    const hit = this.keys.get(key);
-    const now = Date.now();
-    // Unknown keys are cached briefly too, so a flood of bad keys does not reach the database.
-    if (hit && now - hit.at < (hit.project ? this.keyTtlMs : this.ttlMs)) return hit.project;
-    const project = await this.resolver.resolvePublicKey(key);
-    if (this.keys.size > 10_000) this.keys.clear();
-    this.keys.set(key, { project, at: now });
-    return project;
+  /** The project of a public key (the workspace module remembers resolutions). */
+  resolveKey(key: string): Promise<ProjectRef | null> {
+    return this.resolver.resolvePublicKey(key);
   }
 
   async active(projectId: string): Promise<{ body: string; etag: string }> {
     const hit = this.bodies.get(projectId);
-    const now = Date.now();
-    if (hit && now - hit.at < this.ttlMs) return hit;
+    if (hit) return hit;
     const body = JSON.stringify(await listActiveExperiments(this.db, projectId));
-    const entry = { body, etag: etagOf(body), at: now };
-    if (this.bodies.size > 10_000) this.bodies.clear();
+    const entry = { body, etag: etagOf(body) };
     this.bodies.set(projectId, entry);
     return entry;
   }

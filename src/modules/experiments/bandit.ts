@@ -1,4 +1,4 @@
-import type { Db } from "../../platform/db/index.js";
+import { withTransaction, type Db } from "../../platform/db/index.js";
 import { defineJob } from "../../platform/jobs.js";
 import { thompsonWeights } from "./results.js";
 import { equalWeights, loadCounts } from "./service.js";
@@ -32,7 +32,7 @@ export async function recomputeBanditWeights(db: Db, burnIn = BANDIT_BURN_IN): P
       : equalWeights(c.length);
     const json = JSON.stringify(weights);
     if (json === row.weights) continue;
-    await db.transaction().execute(async (trx) => {
+    await withTransaction(db, async (trx) => {
       const updated = await trx
         .updateTable("experiments")
         .set({ weights: json, updated_at: new Date().toISOString() })

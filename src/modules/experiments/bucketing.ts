@@ -20,16 +20,6 @@ export function hashV2(seed: string, value: string): number {
   return (fnv1a32(String(fnv1a32(seed + value))) % 10000) / 10000;
 }
 
-/** Weights as GrowthBook accepts them: n entries summing to 1 (±0.01), else equal weights. */
-export function effectiveWeights(n: number, weights?: readonly number[] | null): number[] {
-  if (weights && weights.length === n) {
-    let total = 0;
-    for (const w of weights) total += w;
-    if (total >= 0.99 && total <= 1.01) return weights.slice();
-  }
-  return new Array(n).fill(1 / n);
-}
-
 /**
  * Arm i owns [cum_i, cum_i + coverage·w_i), where cum_i sums the full weights before it: raising
  * coverage only widens each arm's range in place, so nobody moves to another arm.

@@ -1,8 +1,8 @@
+import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { recordWeights } from "./weights-log.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
-import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
 import { getBelief } from "../beliefs/service.js";
@@ -214,7 +214,7 @@ export async function updateExperiment(
   if (patch.variants) checkVariantNames(patch.variants);
   if (patch.beliefId !== undefined) await checkBelief(db, project, patch.beliefId);
   if (patch.conversionGoalIds !== undefined) await checkGoalIds(db, project, patch.conversionGoalIds);
-  const result = await db.transaction().execute(async (trx) => {
+  const result = await withTransaction(db, async (trx) => {
     // First: the event processors read experiments (status, variants, goals), so the change is
     // ordered against every events transaction (platform/config-version.ts), and the row is read
     // after any events transaction that completed it has committed.

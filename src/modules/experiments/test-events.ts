@@ -1,3 +1,4 @@
+import { withTransaction } from "../../platform/db/index.js";
 import type { FastifyInstance } from "fastify";
 import type { CommittedEvent } from "../../platform/event-bus.js";
 
@@ -28,7 +29,7 @@ export function committed(
 
 /** Runs the processors inside a transaction, as the events writer does. */
 export async function processEvents(app: FastifyInstance, events: CommittedEvent[]): Promise<void> {
-  await app.db.transaction().execute((trx) => app.eventBus.process(trx, events));
+  await withTransaction(app.db, (trx) => app.eventBus.process(trx, events));
 }
 
 export const exposure = (experimentId: string, variant: string) => ({

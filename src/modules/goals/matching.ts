@@ -1,4 +1,5 @@
 import type { ConditionT } from "./schema.js";
+import { memoize } from "../../platform/cache.js";
 
 export interface ConversionGoalDef {
   eventType: string;
@@ -11,22 +12,14 @@ export interface MatchableEvent {
   data: Record<string, unknown>;
 }
 
-const cache = new Map<string, RegExp>();
-
 /** `*` matches any run of characters (slashes included); everything else is literal. Anchored. */
-export function globToRegExp(pattern: string): RegExp {
-  let re = cache.get(pattern);
-  if (!re) {
-    const body = pattern
-      .split("*")
-      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*");
-    re = new RegExp(`^${body}$`, "i");
-    if (cache.size > 5000) cache.clear();
-    cache.set(pattern, re);
-  }
-  return re;
-}
+export const globToRegExp = memoize(5000, (pattern: string): RegExp => {
+  const body = pattern
+    .split("*")
+    .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${body}$`, "i");
+});
 
 const trimSlash = (s: string) => (s.length > 1 && s.endsWith("/") ? s.slice(0, -1) : s);
 

@@ -1,8 +1,8 @@
+import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { VersionedCache, bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
-import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
 import { type JobRegistry, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
 import { checkMetric, measure } from "./metrics.js";
@@ -19,6 +19,8 @@ import type { ConversionGoalTable, GoalTable } from "./tables.js";
 import "./tables.js";
 
 export { type GoalMetricProvider, registerGoalMetricProvider } from "./metrics.js";
+export { matchesConversionGoal } from "./matching.js";
+export type { ConversionGoalT } from "./schema.js";
 
 export const RECOMPUTE_JOB = "goals.recompute";
 
@@ -150,7 +152,7 @@ export async function createGoal(
     updated_at: t,
   };
   const current = await measure(app.jobs, app.db, project, row);
-  return app.db.transaction().execute(async (trx) => {
+  return withTransaction(app.db, async (trx) => {
     await trx.insertInto("goals").values(row).execute();
     return toGoal(await applyProgress(trx, project, row, current));
   });
@@ -164,7 +166,7 @@ export async function updateGoal(
 ): Promise<GoalT> {
   if (patch.target !== undefined) checkTarget(patch.target);
   if (patch.deadline !== undefined) checkDeadline(patch.deadline);
-  return app.db.transaction().execute(async (trx) => {
+  return withTransaction(app.db, async (trx) => {
     const row = await findGoal(trx, project, patch.id);
     const next: GoalTable = {
       ...row,
@@ -209,7 +211,7 @@ export async function recomputeGoals(registry: JobRegistry, db: Db, project: Pro
   for (const row of rows) {
     const current = await measure(registry, db, project, row);
     if (current === row.current && row.reached_at) continue;
-    await db.transaction().execute(async (trx) => {
+    await withTransaction(db, async (trx) => {
       const fresh = await findGoal(trx, project, row.id);
       await applyProgress(trx, project, fresh, current);
     });
@@ -246,7 +248,7 @@ export async function createConversionGoal(
     conditions: input.conditions ? JSON.stringify(input.conditions) : null,
     created_at: nowIso(),
   };
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await bumpConfigVersion(trx, project.id);
     const taken = await trx
       .selectFrom("conversion_goals")
@@ -269,7 +271,7 @@ export async function patchConversionGoal(
   project: ProjectRef,
   patch: PatchConversionGoal,
 ): Promise<ConversionGoalT> {
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await bumpConfigVersion(trx, project.id);
     const row = await trx
       .selectFrom("conversion_goals")
@@ -342,7 +344,7 @@ export function conversionGoalsCache() {
 }
 
 export async function deleteConversionGoal(db: Db, project: ProjectRef, id: string) {
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await bumpConfigVersion(trx, project.id);
     const res = await trx
       .deleteFrom("conversion_goals")

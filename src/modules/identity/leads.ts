@@ -1,7 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
-import { withTransaction } from "../../platform/db/index.js";
-import type { Db, DbOrTrx, Trx } from "../../platform/db/index.js";
+import { withTransaction, type DbOrTrx, type Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
 import { recordLeadCreated } from "../analytics/service.js";
@@ -67,11 +66,6 @@ export function toLead(r: IdentityLeadTable): Lead {
   };
 }
 
-/** Runs `fn` in the caller's transaction, or in a new one. */
-export function inTransaction<T>(db: DbOrTrx, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db as Trx) : withTransaction(db as Db, fn);
-}
-
 export async function findLead(
   db: DbOrTrx,
   project: ProjectRef,
@@ -121,7 +115,7 @@ export async function upsertLeadByEmail(
   project: ProjectRef,
   input: LeadInput,
 ): Promise<{ lead: Lead; created: boolean }> {
-  return inTransaction(db, (trx) => upsertLead(trx, project, input, null));
+  return withTransaction(db, (trx) => upsertLead(trx, project, input, null));
 }
 
 export async function upsertLead(

@@ -1,8 +1,8 @@
+import { withTransaction, type Db } from "../../platform/db/index.js";
 import type { Config } from "../../config.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { newId } from "../../platform/crypto.js";
-import type { Db } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import {
   type JobContext,
@@ -54,7 +54,7 @@ export async function fanOut(db: Db, event: ServiceEvent): Promise<void> {
     data: event.data,
   });
   for (const ep of endpoints) {
-    await db.transaction().execute(async (trx) => {
+    await withTransaction(db, async (trx) => {
       const now = new Date().toISOString();
       const id = newId("msg");
       const inserted = await trx
@@ -89,7 +89,7 @@ export const UNANSWERED_ATTEMPT = "no answer recorded: the worker stopped during
  */
 async function startAttempt(db: Db, deliveryId: string, attempt: number): Promise<string> {
   const id = newId("att");
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx
       .insertInto("webhook_attempts")
       .values({
@@ -146,7 +146,7 @@ async function setDelivery(
 /** Disables the endpoint and closes its pending deliveries (they stay in the log and can be retried). */
 async function disableEndpoint(db: Db, id: string, reason: string) {
   const now = new Date().toISOString();
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(db, async (trx) => {
     await trx
       .updateTable("webhook_endpoints")
       .set({ status: "disabled", disabled_reason: reason, updated_at: now })
@@ -270,7 +270,7 @@ export async function retryDelivery(db: Db, project: ProjectRef, endpointId: str
   if (ep.status !== "active") {
     throw new AppError("CONFLICT", "webhook is disabled; re-enable it with PATCH /api/webhooks first");
   }
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     const d = await trx
       .selectFrom("webhook_deliveries")
       .select(["id", "generation"])

@@ -1,7 +1,7 @@
+import { withTransaction, type Db } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { newId } from "../../platform/crypto.js";
-import type { Db } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { CreateWebhook, DeliveryT, PatchWebhook, WebhookT } from "./schema.js";
 import { generateSecret, validateSecret } from "./signing.js";
@@ -97,7 +97,7 @@ export async function patchWebhook(
 
 export async function deleteWebhook(db: Db, project: ProjectRef, id: string) {
   const row = await findEndpoint(db, project, id);
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(db, async (trx) => {
     // Explicit rather than relying on SQLite's foreign_keys pragma for the cascade.
     const deliveries = trx.selectFrom("webhook_deliveries").select("id").where("endpoint_id", "=", row.id);
     await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", deliveries).execute();

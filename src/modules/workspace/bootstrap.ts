@@ -1,5 +1,5 @@
+import { withTransaction, type Db, enterExclusive, type Trx } from "../../platform/db/index.js";
 import { randomBase62 } from "../../platform/crypto.js";
-import { type Db, enterExclusive, type Trx } from "../../platform/db/index.js";
 import type { Tier } from "./tables.js";
 import { createProject, createProjectKey, createUser, createWorkspace } from "./service.js";
 import type { CreatedProjectKeyT, ProjectT, UserT, WorkspaceT } from "./schema.js";
@@ -17,7 +17,7 @@ export async function provisionWorkspace(
   db: Db,
   input: { name: string; email: string; password?: string; tier?: Tier },
 ): Promise<Provisioned> {
-  return db.transaction().execute((trx) => provisionIn(trx, input));
+  return withTransaction(db, (trx) => provisionIn(trx, input));
 }
 
 async function provisionIn(
@@ -43,7 +43,7 @@ export async function bootstrapIfEmpty(
 ): Promise<Provisioned | null> {
   const any = await db.selectFrom("workspaces").select("id").limit(1).executeTakeFirst();
   if (any) return null;
-  return db.transaction().execute(async (trx) => {
+  return withTransaction(db, async (trx) => {
     await enterExclusive(trx, "bootstrap");
     const created = await trx.selectFrom("workspaces").select("id").limit(1).executeTakeFirst();
     if (created) return null;

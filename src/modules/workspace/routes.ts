@@ -241,6 +241,15 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
       },
       preHandler: app.requireAdmin(),
     },
-    async (req) => svc.deleteProjectKey(app.db, req.principal.workspaceId, req.params.id, req.params.keyId),
+    async (req) => {
+      const deleted = await svc.deleteProjectKey(
+        app.db,
+        req.principal.workspaceId,
+        req.params.id,
+        req.params.keyId,
+      );
+      app.principalResolver.forgetKeys();
+      return deleted;
+    },
   );
 };

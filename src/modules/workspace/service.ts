@@ -10,6 +10,7 @@ import type {
 import type { CreatedProjectKeyT, ProjectKeyT, ProjectT, UserT, WorkspaceT } from "./schema.js";
 import type { ProjectKeyTable, ProjectTable, Role, Tier, UserTable, WorkspaceTable } from "./tables.js";
 import "./tables.js";
+import { boundedCache } from "../../platform/cache.js";
 
 const now = () => new Date().toISOString();
 const normEmail = (e: string) => e.trim().toLowerCase();
@@ -235,9 +236,30 @@ export async function deleteProjectKey(db: Db, workspaceId: string, projectId: s
 }
 
 /** The lookups authentication needs, over this module's tables. */
+const KNOWN_KEY_TTL_MS = 60_000;
+const UNKNOWN_KEY_TTL_MS = 5_000;
+
 export function createPrincipalResolver(db: Db): PrincipalResolver {
   // last_used_at is written at most once a minute per key, so reads do not turn into writes.
-  const lastTouched = new Map<string, number>();
+  const recentlyTouched = boundedCache<string, true>(10_000, 60_000);
+  // The public endpoints (every page view) resolve their key here: known keys are remembered a
+  // minute (a deleted key is forgotten at once on this process, within that minute on others),
+  // unknown keys a few seconds, so a flood of bad keys does not reach the database.
+  const publicKeys = boundedCache<string, { project: ProjectRef | null }>(10_000);
+  const lookupPublicKey = async (publicKey: string): Promise<ProjectRef | null> => {
+    // The spec names only `svc_key_…` as the project key: server-side callers of the public
+    // endpoints use it, web pages the public `svc_pk_…` (DESIGN.md, Tenancy).
+    if (publicKey.startsWith(API_KEY_PREFIX)) {
+      const key = await resolver.resolveApiKey(publicKey);
+      return key ? { id: key.projectId, workspaceId: key.workspaceId } : null;
+    }
+    const p = await db
+      .selectFrom("projects")
+      .select(["id", "workspace_id"])
+      .where("public_key", "=", publicKey)
+      .executeTakeFirst();
+    return p ? { id: p.id, workspaceId: p.workspace_id } : null;
+  };
   const resolver: PrincipalResolver = {
     async resolveApiKey(rawKey) {
       const row = await db
@@ -252,8 +274,8 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
         .executeTakeFirst();
       if (!row) return null;
       const t = Date.now();
-      if ((lastTouched.get(row.keyId) ?? 0) < t - 60_000) {
-        lastTouched.set(row.keyId, t);
+      if (!recentlyTouched.has(row.keyId)) {
+        recentlyTouched.set(row.keyId, true);
         await db
           .updateTable("project_keys")
           .set({ last_used_at: new Date(t).toISOString() })
@@ -281,18 +303,14 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
       return firstProject(db, workspaceId);
     },
     async resolvePublicKey(publicKey) {
-      // The spec names only `svc_key_…` as the project key: server-side callers of the public
-      // endpoints use it, web pages the public `svc_pk_…` (DESIGN.md, Tenancy).
-      if (publicKey.startsWith(API_KEY_PREFIX)) {
-        const key = await resolver.resolveApiKey(publicKey);
-        return key ? { id: key.projectId, workspaceId: key.workspaceId } : null;
-      }
-      const p = await db
-        .selectFrom("projects")
-        .select(["id", "workspace_id"])
-        .where("public_key", "=", publicKey)
-        .executeTakeFirst();
-      return p ? { id: p.id, workspaceId: p.workspace_id } : null;
+      const hit = publicKeys.get(publicKey);
+      if (hit) return hit.project;
+      const project = await lookupPublicKey(publicKey);
+      publicKeys.set(publicKey, { project }, { ttl: project ? KNOWN_KEY_TTL_MS : UNKNOWN_KEY_TTL_MS });
+      return project;
+    },
+    forgetKeys() {
+      publicKeys.clear();
     },
   };
   return resolver;

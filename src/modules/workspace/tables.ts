@@ -1,5 +1,6 @@
-export type Tier = "free" | "starter" | "pro" | "growth" | "scale";
-export type Role = "admin" | "member";
+import type { Role, Tier } from "../../platform/auth/principal.js";
+
+export type { Role, Tier };
 
 export interface WorkspaceTable {
   id: string;

@@ -1,4 +1,6 @@
-import type { Role, Tier } from "../../modules/workspace/tables.js";
+/** A workspace's plan tier, in ascending order (the spec's mapping of transactional throughput). */
+export type Tier = "free" | "starter" | "pro" | "growth" | "scale";
+export type Role = "admin" | "member";
 
 /** Who is calling: a signed-in user (dashboard) or a project API key (server/SDK). */
 export type Principal =
@@ -26,4 +28,6 @@ export interface PrincipalResolver {
   resolveSessionProject(workspaceId: string, projectId: string | undefined): Promise<ProjectRef | null>;
   /** Resolves the project key of a public endpoint: the public `svc_pk_…` or a secret `svc_key_…`. */
   resolvePublicKey(publicKey: string): Promise<ProjectRef | null>;
+  /** Drops remembered key resolutions (after a key is deleted). */
+  forgetKeys(): void;
 }

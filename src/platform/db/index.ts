@@ -112,11 +112,17 @@ export function openDatabase(config: Config): DbHandle {
 const RETRYABLE = new Set(["40P01", "40001"]);
 
 /**
- * Runs `fn` in a transaction, retrying up to `attempts` times when PostgreSQL reports a deadlock
- * or serialization failure (two requests touching the same visitor and lead in opposite orders).
- * SQLite has a single writer and never deadlocks, so there it runs once.
+ * The one way to run in a transaction: inside the caller's when `db` already is one, else in a new
+ * one, retried up to `attempts` times when PostgreSQL reports a deadlock or serialization failure
+ * (two requests touching the same rows in opposite orders). SQLite has a single writer and never
+ * deadlocks, so there it runs once. Pass `attempts: 1` when `fn` has effects outside the database.
  */
-export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>, attempts = 4): Promise<T> {
+export async function withTransaction<T>(
+  db: DbOrTrx,
+  fn: (trx: Trx) => Promise<T>,
+  { attempts = 4 }: { attempts?: number } = {},
+): Promise<T> {
+  if (db.isTransaction) return fn(db as Trx);
   for (let i = 1; ; i++) {
     try {
       return await db.transaction().execute(fn);

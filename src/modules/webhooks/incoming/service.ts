@@ -12,6 +12,8 @@ import { codeHostAdapter } from "./code-host.js";
 import { crmAdapter } from "./crm.js";
 import { paymentsAdapter } from "./payments.js";
 import type { Action, IncomingRequest, SourceAdapter } from "./types.js";
+import type { LRUCache } from "lru-cache";
+import { boundedCache } from "../../../platform/cache.js";
 
 const ADAPTERS: Record<Source, SourceAdapter> = {
   crm: crmAdapter,
@@ -90,18 +92,16 @@ async function verifyingWorkspaces(
 
 // Decrypted source secrets, keyed by their sealed form (a new secret has a new sealed form, so a
 // replaced secret is never served stale). Decryption was a third of the per-secret cost of the
-// try-every-workspace rule (bench/webhooks). Bounded: cleared when it grows past the limit.
-const openedCache = new WeakMap<SecretBox, Map<string, string>>();
-const OPENED_MAX = 10_000;
+// try-every-workspace rule (bench/webhooks).
+const openedCache = new WeakMap<SecretBox, LRUCache<string, string>>();
 function opened(secrets: SecretBox, sealed: string): string {
   let cache = openedCache.get(secrets);
   if (!cache) {
-    cache = new Map();
+    cache = boundedCache<string, string>(10_000);
     openedCache.set(secrets, cache);
   }
   let plain = cache.get(sealed);
   if (plain === undefined) {
-    if (cache.size >= OPENED_MAX) cache.clear();
     plain = secrets.decrypt(sealed);
     cache.set(sealed, plain);
   }

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Each module's surface is its service.ts: another module may import only that file (types
+ * included). Platform code imports no module. Tests may reach into modules to arrange state.
+ */
+const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../src");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const p = path.join(dir, d.name);
+    if (d.isDirectory()) return sourceFiles(p);
+    return /\.tsx?$/.test(d.name) && !/\.test\.tsx?$/.test(d.name) ? [p] : [];
+  });
+}
+
+const importsOf = (file: string) =>
+  [...readFileSync(file, "utf8").matchAll(/(?:^|\n)\s*(?:import|export)[^;]*?from\s+"(\.[^"]+)"/g)].map((m) =>
+    path.resolve(path.dirname(file), m[1]!),
+  );
+
+const moduleOf = (abs: string) => {
+  const rel = path.relative(path.join(SRC, "modules"), abs);
+  return rel.startsWith("..") || !rel.includes(path.sep) ? null : rel.split(path.sep)[0]!;
+};
+
+describe("module surfaces", () => {
+  it("a module imports another module only through its service.ts", () => {
+    const offending: string[] = [];
+    for (const file of sourceFiles(path.join(SRC, "modules"))) {
+      const own = moduleOf(file);
+      // modules/index.ts is the registry: it imports each module's module.ts.
+      if (!own) continue;
+      for (const target of importsOf(file)) {
+        const other = moduleOf(target);
+        if (!other || other === own) continue;
+        if (path.relative(path.join(SRC, "modules", other), target) !== "service.js")
+          offending.push(`${path.relative(SRC, file)} → ${path.relative(SRC, target)}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it("platform code imports no feature module", () => {
+    const offending = sourceFiles(path.join(SRC, "platform")).flatMap((file) =>
+      importsOf(file)
+        .filter((t) => moduleOf(t) !== null)
+        .map((t) => `${path.relative(SRC, file)} → ${path.relative(SRC, t)}`),
+    );
+    expect(offending).toEqual([]);
+  });
+});
