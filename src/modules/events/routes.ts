@@ -116,7 +116,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           // A snippet event is judged by the request's User-Agent (the browser that ran the snippet).
           event = snippetToIncoming(body, req.headers["user-agent"], now);
         } catch (err) {
-          if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.message);
+          if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.named("body"));
           throw err;
         }
         return { received: await writeEvents(app, project, [event], "web") };

@@ -52,9 +52,9 @@ export async function ingestServerEvents(
   const now = Date.now();
   const incoming = events.map((e, i) => {
     try {
-      return serverEventToIncoming(e, `events[${i}]`, now);
+      return serverEventToIncoming(e, now);
     } catch (err) {
-      if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.message);
+      if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.named(`events[${i}]`));
       throw err;
     }
   });

@@ -41,8 +41,16 @@ export interface ItemError {
   message: string;
 }
 
-/** An invalid field of one event; the message names the field. */
-export class FieldError extends Error {}
+/**
+ * An invalid field of one event. The message starts with the field's path inside the event
+ * (`.url is required`, or ` must be an object` for the event itself); the caller puts the event's
+ * name in front (`body`, `events[3]`), so nothing is built per event unless it fails.
+ */
+export class FieldError extends Error {
+  named(where: string): string {
+    return `${where}${this.message}`;
+  }
+}
 
 // The schemas in schema.ts are the contract; these are their compiled checks. What a schema
 // cannot say (a time relative to now, the byte size of `data`) is checked in `toIncoming`.
@@ -65,7 +73,7 @@ export function validateIngestBody(body: unknown): void {
   throw new AppError("VALIDATION_ERROR", message);
 }
 
-function timestamp(v: unknown, where: string, now: number): number {
+function timestamp(v: unknown, now: number): number {
   if (v === undefined || v === null) return now;
   const ms =
     typeof v === "number"
@@ -73,18 +81,19 @@ function timestamp(v: unknown, where: string, now: number): number {
       : /^\d{4}-\d{2}-\d{2}(T|$)/.test(v as string)
         ? Date.parse(v as string)
         : Number.NaN;
-  if (!Number.isFinite(ms)) throw new FieldError(`${where}.timestamp must be an ISO 8601 date-time`);
+  if (!Number.isFinite(ms)) throw new FieldError(".timestamp must be an ISO 8601 date-time");
   if (ms < EPOCH_2000 || ms > now + FUTURE_SLACK_MS)
-    throw new FieldError(`${where}.timestamp is out of range (2000 to now + 1 day)`);
+    throw new FieldError(".timestamp is out of range (2000 to now + 1 day)");
   return Math.floor(ms);
 }
 
-function dataOf(data: Record<string, unknown> | null | undefined, where: string) {
-  if (data === undefined || data === null) return { data: {}, dataJson: "{}" };
-  const dataJson = JSON.stringify(data);
-  if (dataJson.length > MAX_DATA_BYTES / 4 && Buffer.byteLength(dataJson) > MAX_DATA_BYTES)
-    throw new FieldError(`${where}.data is larger than 32 KiB`);
-  return { data, dataJson };
+/** `data` as stored (serialized once); refuses more than 32 KiB. */
+function dataJsonOf(data: Record<string, unknown> | null | undefined): string {
+  if (data === undefined || data === null) return "{}";
+  const json = JSON.stringify(data);
+  if (json.length > MAX_DATA_BYTES / 4 && Buffer.byteLength(json) > MAX_DATA_BYTES)
+    throw new FieldError(".data is larger than 32 KiB");
+  return json;
 }
 
 /** A snippet event the route's validator accepted, as stored; judged by the request's User-Agent. */
@@ -99,8 +108,9 @@ export function snippetToIncoming(
     leadId: null,
     url: body.url,
     referrer: body.referrer || null,
-    ...dataOf(body.data, "body"),
-    ts: timestamp(body.timestamp, "body", now),
+    data: body.data ?? {},
+    dataJson: dataJsonOf(body.data),
+    ts: timestamp(body.timestamp, now),
     isBot: isBotAgent(userAgent),
   };
 }
@@ -110,8 +120,8 @@ export interface BatchDefaults {
   leadId: string | null;
 }
 
-function batchEventToIncoming(raw: unknown, where: string, d: BatchDefaults, now: number): IncomingEvent {
-  if (!checkBatchEvent(raw)) throw new FieldError(firstSchemaError(checkBatchEvent, where).message);
+function batchEventToIncoming(raw: unknown, d: BatchDefaults, now: number): IncomingEvent {
+  if (!checkBatchEvent(raw)) throw new FieldError(firstSchemaError(checkBatchEvent, "").message);
   const e = raw as BatchEventBody;
   const leadId = d.leadId;
   // An event with neither visitorId nor userId is an anonymous server event.
@@ -122,8 +132,9 @@ function batchEventToIncoming(raw: unknown, where: string, d: BatchDefaults, now
     leadId,
     url: e.url,
     referrer: e.referrer || null,
-    ...dataOf(e.data, where),
-    ts: timestamp(e.timestamp, where, now),
+    data: e.data ?? {},
+    dataJson: dataJsonOf(e.data),
+    ts: timestamp(e.timestamp, now),
     // The end user's User-Agent an SDK forwards (Segment's `context.userAgent`).
     isBot: isBotAgent(e.context?.userAgent ?? undefined),
   };
@@ -139,10 +150,10 @@ export function readBatch(
   const errors: ItemError[] = [];
   for (let i = 0; i < events.length; i++) {
     try {
-      valid.push(batchEventToIncoming(events[i], `events[${i}]`, d, now));
+      valid.push(batchEventToIncoming(events[i], d, now));
     } catch (e) {
       if (!(e instanceof FieldError)) throw e;
-      errors.push({ index: i, code: "VALIDATION_ERROR", message: e.message });
+      errors.push({ index: i, code: "VALIDATION_ERROR", message: e.named(`events[${i}]`) });
     }
   }
   return { valid, errors };
@@ -152,19 +163,20 @@ export function readBatch(
  * A server-side event of another module (webhooks in, connectors): visitorId or leadId, url
  * optional; an event with only a leadId gets the visitor id `lead:<leadId>`.
  */
-export function serverEventToIncoming(raw: ServerEventInput, where: string, now: number): IncomingEvent {
-  if (!checkServerEvent(raw)) throw new FieldError(firstSchemaError(checkServerEvent, where).message);
+export function serverEventToIncoming(raw: ServerEventInput, now: number): IncomingEvent {
+  if (!checkServerEvent(raw)) throw new FieldError(firstSchemaError(checkServerEvent, "").message);
   const leadId = raw.leadId ?? null;
   const visitorId = raw.visitorId ?? (leadId !== null ? `lead:${leadId}` : null);
-  if (visitorId === null) throw new FieldError(`${where}.visitorId is required`);
+  if (visitorId === null) throw new FieldError(".visitorId is required");
   return {
     type: raw.type,
     visitorId,
     leadId,
     url: raw.url ?? "",
     referrer: null,
-    ...dataOf(raw.data, where),
-    ts: timestamp(raw.timestamp, where, now),
+    data: raw.data ?? {},
+    dataJson: dataJsonOf(raw.data),
+    ts: timestamp(raw.timestamp, now),
     isBot: false,
   };
 }
