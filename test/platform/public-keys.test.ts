@@ -59,6 +59,14 @@ describe("project keys on the public endpoints", () => {
     expect(await publicStatuses(a, minted.body.rawKey)).toEqual([401, 401, 401, 401]);
   });
 
+  it("a key used, then deleted, is refused at once on this process (its remembered resolution is dropped)", async () => {
+    const a = await t.tenant();
+    const minted = await a.post(`/api/projects/${a.projectId}/keys`, { name: "server" }, { as: "admin" });
+    expect(await publicStatuses(a, minted.body.rawKey)).toEqual([200, 200, 200, 200]);
+    await a.del(`/api/projects/${a.projectId}/keys/${minted.body.id}`, undefined, { as: "admin" });
+    expect(await publicStatuses(a, minted.body.rawKey)).toEqual([401, 401, 401, 401]);
+  });
+
   it("a secret key acts on its own project, whichever tenant sends it", async () => {
     const a = await t.tenant();
     const b = await t.tenant();
