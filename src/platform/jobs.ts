@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyBaseLogger } from "fastify";
 import { sql } from "kysely";
 import type { Config } from "../config.js";
@@ -6,6 +7,7 @@ import { newId } from "./crypto.js";
 import type { DbHandle, DbOrTrx } from "./db/index.js";
 import type { JobTable } from "./tables.js";
 import "./tables.js";
+import { compileSchema, firstSchemaError, type SchemaCheck } from "./validation.js";
 
 export interface JobContext {
   handle: DbHandle;
@@ -17,11 +19,26 @@ export interface JobContext {
   registry: JobRegistry;
 }
 
-export interface JobDefinition<P = unknown> {
-  type: string;
+/**
+ * A kind of job: its name and the TypeBox schema of its payload. Enqueueing takes the kind, so a
+ * payload is type-checked against it; the worker checks the stored payload against the schema
+ * before running (a job written by an older release that no longer fits fails permanently).
+ */
+export interface JobKind<S extends TSchema = TSchema> {
+  readonly type: string;
+  readonly payload: S;
+}
+
+export function jobKind<S extends TSchema>(type: string, payload: S): JobKind<S> {
+  return { type, payload };
+}
+
+/** A job kind with its handler; defined in the owning module's jobs.ts, registered by its module.ts. */
+export interface JobDefinition<S extends TSchema = TSchema> {
+  kind: JobKind<S>;
   /** Seconds to wait before each retry; its length is the number of retries. */
   retry: number[];
-  run(payload: P, ctx: JobContext): Promise<void>;
+  run(payload: Static<S>, ctx: JobContext): Promise<void>;
 }
 
 /** Thrown by a job to be retried no sooner than `delayMs` (e.g. a Retry-After header). */
@@ -36,9 +53,15 @@ export class RetryLater extends Error {
 /** Thrown by a job whose failure retrying cannot fix. */
 export class PermanentJobError extends Error {}
 
-export function defineJob<P>(def: JobDefinition<P>): JobDefinition<P> {
-  return def;
+export function defineJob<S extends TSchema>(
+  kind: JobKind<S>,
+  def: Omit<JobDefinition<S>, "kind">,
+): JobDefinition<S> {
+  return { kind, ...def };
 }
+
+/** The payload of jobs that carry none (scheduled sweeps). */
+export const NoPayload = Type.Object({});
 
 /** Exponential backoff: base·2^i seconds, `n` retries. */
 export function exponentialBackoff(n: number, baseSeconds = 1): number[] {
@@ -54,12 +77,13 @@ export interface EnqueueOptions {
 }
 
 /** Enqueues a job in the caller's transaction, so it exists if and only if the state change commits. */
-export async function enqueueJob(
+export async function enqueueJob<S extends TSchema>(
   db: DbOrTrx,
-  type: string,
-  payload: unknown,
+  kind: JobKind<S>,
+  payload: Static<S>,
   opts: EnqueueOptions = {},
 ): Promise<string | null> {
+  const { type } = kind;
   if (opts.uniqueKey) {
     const existing = await db
       .selectFrom("jobs")
@@ -101,13 +125,13 @@ export const DEFAULT_LEASE_MS = 15_000;
  * and any worker runs it; while the creator works it renews the lease, and it settles the job when
  * done ("done", or queued again for the workers at `runAt`).
  */
-export class HeldJob {
+export class HeldJob<S extends TSchema = TSchema> {
   readonly owner = `req_${randomUUID().slice(0, 8)}`;
   readonly id = newId("job");
 
   constructor(
-    readonly type: string,
-    readonly payload: unknown,
+    readonly kind: JobKind<S>,
+    readonly payload: Static<S>,
     readonly leaseMs = DEFAULT_LEASE_MS,
   ) {}
 
@@ -119,7 +143,7 @@ export class HeldJob {
       .insertInto("jobs")
       .values({
         id: this.id,
-        type: this.type,
+        type: this.kind.type,
         payload: JSON.stringify(this.payload ?? null),
         status: "running",
         attempts: 0,
@@ -216,16 +240,20 @@ export async function emitServiceEvent(
   return id;
 }
 
-const DISPATCH_JOB = "service-event.dispatch";
+const DISPATCH_JOB = jobKind("service-event.dispatch", Type.Object({ eventId: Type.String() }));
+
+interface Registered {
+  def: JobDefinition;
+  check: SchemaCheck;
+}
 
 export class JobRegistry {
-  private defs = new Map<string, JobDefinition<any>>();
+  private defs = new Map<string, Registered>();
   private subscribers: ServiceEventSubscriber[] = [];
 
   constructor() {
     this.define(
-      defineJob<{ eventId: string }>({
-        type: DISPATCH_JOB,
+      defineJob(DISPATCH_JOB, {
         retry: exponentialBackoff(8, 2),
         run: async ({ eventId }, ctx) => {
           const row = await ctx.handle.db
@@ -248,10 +276,13 @@ export class JobRegistry {
     );
   }
 
-  define<P>(def: JobDefinition<P>): void {
-    this.defs.set(def.type, def as JobDefinition<any>);
+  define<S extends TSchema>(def: JobDefinition<S>): void {
+    this.defs.set(def.kind.type, {
+      def: def as unknown as JobDefinition,
+      check: compileSchema(def.kind.payload),
+    });
   }
-  get(type: string): JobDefinition<any> | undefined {
+  get(type: string): Registered | undefined {
     return this.defs.get(type);
   }
   /** Subscribers must be idempotent: a dispatch is retried as a whole when one of them throws. */
@@ -271,9 +302,8 @@ export interface WorkerOptions {
 }
 
 interface Schedule {
-  type: string;
+  kind: JobKind<typeof NoPayload>;
   everyMs: number;
-  payload: () => unknown;
   next: number;
 }
 
@@ -294,8 +324,9 @@ export class JobWorker {
   ) {}
 
   /** Enqueues `type` every `everyMs` (deduplicated across nodes by a unique key while queued). */
-  addSchedule(type: string, everyMs: number, payload: () => unknown = () => ({})): void {
-    this.schedules.push({ type, everyMs, payload, next: Date.now() + everyMs });
+  /** Enqueues a job of `kind` every `everyMs` (one queued at a time across processes). */
+  addSchedule(kind: JobKind<typeof NoPayload>, everyMs: number): void {
+    this.schedules.push({ kind, everyMs, next: Date.now() + everyMs });
   }
 
   start(): void {
@@ -326,7 +357,7 @@ export class JobWorker {
     for (const s of this.schedules) {
       if (now >= s.next) {
         s.next = now + s.everyMs;
-        await enqueueJob(this.handle.db, s.type, s.payload(), { uniqueKey: `schedule:${s.type}` });
+        await enqueueJob(this.handle.db, s.kind, {}, { uniqueKey: `schedule:${s.kind.type}` });
       }
     }
     while (!this.stopped && (await this.runDue()) > 0) {}
@@ -385,7 +416,8 @@ export class JobWorker {
   }
 
   private async execute(job: JobTable): Promise<void> {
-    const def = this.registry.get(job.type);
+    const registered = this.registry.get(job.type);
+    const def = registered?.def;
     const ctx: JobContext = {
       handle: this.handle,
       config: this.config,
@@ -396,8 +428,11 @@ export class JobWorker {
     };
     const stopRenewing = this.renewLease(job);
     try {
-      if (!def) throw new PermanentJobError(`no job definition for type ${job.type}`);
-      await def.run(JSON.parse(job.payload), ctx);
+      if (!registered || !def) throw new PermanentJobError(`no job definition for type ${job.type}`);
+      const payload: unknown = JSON.parse(job.payload);
+      if (!registered.check(payload))
+        throw new PermanentJobError(firstSchemaError(registered.check, `${job.type} payload`).message);
+      await def.run(payload, ctx);
       stopRenewing();
       await this.finish(job, "done", null, null);
     } catch (err) {

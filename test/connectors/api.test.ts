@@ -148,7 +148,8 @@ describe("sync runs", () => {
     const a = await t.tenant();
     await a.post("/api/connectors", { type: "payments", credentials: { apiKey: STRIPE_KEY } });
     const { enqueueJob } = await import("../../src/platform/jobs.js");
-    await enqueueJob(t.app.db, "connectors.sync-all", {});
+    const { SYNC_ALL_JOB } = await import("../../src/modules/connectors/schema.js");
+    await enqueueJob(t.app.db, SYNC_ALL_JOB, {});
     await t.app.worker.drain();
     expect((await a.get("/api/connectors")).body[0].lastSync).toEqual(expect.any(String));
     const sync = await t.app.db

@@ -1,7 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/platform/db/index.js";
-import { JobWorker, RetryLater, defineJob, enqueueJob, exponentialBackoff } from "../../src/platform/jobs.js";
+import { Type } from "@sinclair/typebox";
+import {
+  JobWorker,
+  NoPayload,
+  RetryLater,
+  defineJob,
+  enqueueJob,
+  exponentialBackoff,
+  jobKind,
+} from "../../src/platform/jobs.js";
 import { type TestApp, startTestApp } from "../helpers/app.js";
+
+const FLAKY_JOB = jobKind("test.flaky", Type.Object({ n: Type.Number() }));
+const BROKEN_JOB = jobKind("test.broken", NoPayload);
+const LATER_JOB = jobKind("test.later", NoPayload);
+const UNIQUE_JOB = jobKind("test.unique", NoPayload);
+const ONCE_JOB = jobKind("test.once", Type.Object({ i: Type.Integer() }));
+const LONG_JOB = jobKind("test.long", NoPayload);
+const TYPED_JOB = jobKind("test.typed", Type.Object({ sendId: Type.String() }));
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,8 +39,7 @@ describe("jobs", () => {
   it("a job that fails twice then succeeds runs three times, with backoff between", async () => {
     const runs: number[] = [];
     t.app.jobs.define(
-      defineJob<{ n: number }>({
-        type: "test.flaky",
+      defineJob(FLAKY_JOB, {
         retry: exponentialBackoff(5, 1),
         run: async () => {
           runs.push(Date.now());
@@ -31,7 +47,7 @@ describe("jobs", () => {
         },
       }),
     );
-    const id = await enqueueJob(t.app.db, "test.flaky", { n: 1 });
+    const id = await enqueueJob(t.app.db, FLAKY_JOB, { n: 1 });
     t.app.worker.start();
     await waitFor(async () => {
       const j = await t.app.db
@@ -50,8 +66,7 @@ describe("jobs", () => {
   it("gives up after the schedule and keeps the last error", async () => {
     let runs = 0;
     t.app.jobs.define(
-      defineJob({
-        type: "test.broken",
+      defineJob(BROKEN_JOB, {
         retry: [0, 0],
         run: async () => {
           runs++;
@@ -59,7 +74,7 @@ describe("jobs", () => {
         },
       }),
     );
-    const id = await enqueueJob(t.app.db, "test.broken", {});
+    const id = await enqueueJob(t.app.db, BROKEN_JOB, {});
     for (let i = 0; i < 5; i++) {
       await t.app.worker.drain();
       await new Promise((r) => setTimeout(r, 5));
@@ -71,24 +86,53 @@ describe("jobs", () => {
 
   it("RetryLater delays the next attempt by at least what it asks", async () => {
     t.app.jobs.define(
-      defineJob({
-        type: "test.later",
+      defineJob(LATER_JOB, {
         retry: [0],
         run: async () => {
           throw new RetryLater("busy", 60_000);
         },
       }),
     );
-    const id = await enqueueJob(t.app.db, "test.later", {});
+    const id = await enqueueJob(t.app.db, LATER_JOB, {});
     await t.app.worker.drain();
     const job = await t.app.db.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
     expect(job.status).toBe("queued");
     expect(job.run_at).toBeGreaterThan(Date.now() + 50_000);
   });
 
+  it("a stored payload that does not fit its job's schema fails permanently, without running", async () => {
+    let runs = 0;
+    t.app.jobs.define(defineJob(TYPED_JOB, { retry: [0, 0], run: async () => void runs++ }));
+    // Written by hand, as an older release (or a bad migration) could have left it.
+    const id = "job_badpayload";
+    const now = new Date().toISOString();
+    await t.app.db
+      .insertInto("jobs")
+      .values({
+        id,
+        type: TYPED_JOB.type,
+        payload: JSON.stringify({ sendId: 42 }),
+        status: "queued",
+        attempts: 0,
+        max_attempts: 0,
+        run_at: Date.now(),
+        locked_until: null,
+        locked_by: null,
+        last_error: null,
+        unique_key: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await t.app.worker.drain();
+    const job = await t.app.db.selectFrom("jobs").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    expect(runs).toBe(0);
+    expect(job).toMatchObject({ status: "failed", last_error: "test.typed payload.sendId must be a string" });
+  });
+
   it("a unique key skips a second enqueue while the first is pending", async () => {
-    const a = await enqueueJob(t.app.db, "test.unique", {}, { uniqueKey: "u1", delayMs: 60_000 });
-    const b = await enqueueJob(t.app.db, "test.unique", {}, { uniqueKey: "u1" });
+    const a = await enqueueJob(t.app.db, UNIQUE_JOB, {}, { uniqueKey: "u1", delayMs: 60_000 });
+    const b = await enqueueJob(t.app.db, UNIQUE_JOB, {}, { uniqueKey: "u1" });
     expect(a).toMatch(/^job_/);
     expect(b).toBeNull();
   });
@@ -96,8 +140,7 @@ describe("jobs", () => {
   it("two workers on separate connections never run the same job", async () => {
     const seen: string[] = [];
     t.app.jobs.define(
-      defineJob<{ i: number }>({
-        type: "test.once",
+      defineJob(ONCE_JOB, {
         retry: [],
         run: async ({ i }) => {
           seen.push(String(i));
@@ -105,7 +148,7 @@ describe("jobs", () => {
         },
       }),
     );
-    for (let i = 0; i < 60; i++) await enqueueJob(t.app.db, "test.once", { i });
+    for (let i = 0; i < 60; i++) await enqueueJob(t.app.db, ONCE_JOB, { i });
     // A second handle: its own pool (PostgreSQL) or its own connection to the file (SQLite).
     const other = openDatabase(t.config);
     const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5 });
@@ -126,8 +169,7 @@ describe("jobs", () => {
   it("a live worker keeps a job that outlasts its lease; another worker does not run it again", async () => {
     let runs = 0;
     t.app.jobs.define(
-      defineJob<Record<string, never>>({
-        type: "test.long",
+      defineJob(LONG_JOB, {
         retry: [],
         run: async () => {
           runs++;
@@ -135,7 +177,7 @@ describe("jobs", () => {
         },
       }),
     );
-    await enqueueJob(t.app.db, "test.long", {});
+    await enqueueJob(t.app.db, LONG_JOB, {});
     const other = openDatabase(t.config);
     const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: 300 });
     const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: 300 });

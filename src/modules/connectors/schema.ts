@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { CONNECTOR_TYPES } from "./types.js";
+import { CONNECTOR_TYPES, type ConnectorType } from "./types.js";
+import { NoPayload, jobKind } from "../../platform/jobs.js";
 
 export const ConnectorTypeSchema = Type.Union(
   CONNECTOR_TYPES.map((t) => Type.Literal(t)),
@@ -111,3 +112,25 @@ export const ConnectorMetricsResponse = Type.Object({
     ),
   ),
 });
+
+// ---- jobs (connectors/jobs.ts defines their handlers) ----
+const JobScope = {
+  projectId: Type.String(),
+  workspaceId: Type.String(),
+  type: Type.Unsafe<ConnectorType>(ConnectorTypeSchema),
+};
+export const SYNC_JOB = jobKind(
+  "connectors.sync",
+  Type.Object({ connectorId: Type.String(), syncId: Type.String() }),
+);
+export const SYNC_ALL_JOB = jobKind("connectors.sync-all", NoPayload);
+export const FORWARD_REVENUE_JOB = jobKind("connectors.forward-revenue", Type.Object(JobScope));
+export const FORWARD_LEADS_JOB = jobKind(
+  "connectors.forward-leads",
+  Type.Object({
+    ...JobScope,
+    leads: Type.Array(
+      Type.Object({ email: Type.String(), name: Type.Optional(Type.String()), externalId: Type.String() }),
+    ),
+  }),
+);

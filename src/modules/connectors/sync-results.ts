@@ -5,11 +5,10 @@ import { enqueueJob } from "../../platform/jobs.js";
 import { bridge } from "./bridge.js";
 import { type ConnectorType, type DailyRow, type LeadItem, type RevenueItem, isoDay } from "./types.js";
 import "./tables.js";
+import { FORWARD_LEADS_JOB, FORWARD_REVENUE_JOB } from "./schema.js";
 
 /** Where a sync's results go: daily rows, revenue items, and the hand-off to identity and events. */
 
-export const FORWARD_REVENUE_JOB = "connectors.forward-revenue";
-export const FORWARD_LEADS_JOB = "connectors.forward-leads";
 const LEADS_PER_JOB = 500;
 
 /**

@@ -13,9 +13,8 @@ import { httpClient } from "./service.js";
 import { openCredentials, sealCredentials, setStatus } from "./store.js";
 import { type ConnectorType, NeedsReauth, type SyncResult } from "./types.js";
 import "./tables.js";
+import { SYNC_JOB } from "./schema.js";
 
-export const SYNC_JOB = "connectors.sync";
-export const SYNC_ALL_JOB = "connectors.sync-all";
 /** Seconds between attempts of a sync the platform rate-limited beyond what the client waits out. */
 export const SYNC_RETRY = [60, 300, 900];
 

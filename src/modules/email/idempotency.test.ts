@@ -3,7 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { buildApp } from "../../app.js";
 import { enqueueJob } from "../../platform/jobs.js";
-import { CLEANUP_JOB, canonicalJson, requestHash } from "./idempotency.js";
+import { canonicalJson, requestHash } from "./idempotency.js";
+import { CLEANUP_JOB } from "./schema.js";
 import { type SmtpPeer, startSmtpPeer, txTenant } from "./test-support.js";
 
 let t: TestApp;

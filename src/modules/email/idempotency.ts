@@ -178,8 +178,6 @@ export async function release(db: Db, workspaceId: string, key: string): Promise
     .execute();
 }
 
-export const CLEANUP_JOB = "email.idempotency-cleanup";
-
 /** Deletes expired keys (their 24 hours are over); run hourly by the worker. */
 export async function deleteExpiredKeys(db: Db, now = Date.now()): Promise<number> {
   const res = await db.deleteFrom("tx_idempotency").where("expires_at", "<=", now).executeTakeFirst();

@@ -1,14 +1,13 @@
 import type { LiftModule } from "../index.js";
-import { defineJob } from "../../platform/jobs.js";
-import { CLEANUP_JOB, deleteExpiredKeys } from "./idempotency.js";
 import { createTxKeyResolver } from "./keys.js";
-import { deliveryJob } from "./delivery/job.js";
+import { emailJobs } from "./jobs.js";
 import { type Mailer, outboxMailer, smtpMailer } from "./delivery/transport.js";
 import { txAdminRoutes } from "./routes-admin.js";
 import { communicationRoutes } from "./routes-communications.js";
 import { emailDashboardRoutes } from "./routes-dashboard.js";
 import { txSendRoutes } from "./routes-send.js";
 import { trackingRoutes } from "./routes-tracking.js";
+import { CLEANUP_JOB } from "./schema.js";
 import type { SendDeps } from "./send.js";
 import { Tracker } from "./tracking.js";
 
@@ -40,14 +39,7 @@ export const emailModule: LiftModule = {
       inRequestDelays: config.retryScale < 1 ? [0, 20, 50] : undefined,
     };
 
-    app.jobs.define(deliveryJob(getMailer, app.secrets));
-    app.jobs.define(
-      defineJob({
-        type: CLEANUP_JOB,
-        retry: [60],
-        run: async (_payload, ctx) => void (await deleteExpiredKeys(ctx.handle.db)),
-      }),
-    );
+    for (const job of emailJobs(getMailer, app.secrets)) app.jobs.define(job);
     app.worker.addSchedule(CLEANUP_JOB, 3_600_000);
     const resolveKey = createTxKeyResolver(app.dbHandle);
     await app.register(txSendRoutes, { deps, resolveKey });

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { X_ERROR } from "../../platform/validation.js";
 import { Block, CommType, Slots } from "./template/blocks.js";
+import { NoPayload, jobKind } from "../../platform/jobs.js";
 
 export const TxKey = Type.Object({
   id: Type.String(),
@@ -219,3 +220,8 @@ export const AddSuppressionBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// ---- jobs (email/jobs.ts defines their handlers) ----
+/** Continues a send after its in-request attempts (and after a crash). */
+export const DELIVER_JOB = jobKind("email.deliver", Type.Object({ sendId: Type.String() }));
+export const CLEANUP_JOB = jobKind("email.idempotency-cleanup", NoPayload);

@@ -8,7 +8,6 @@ import { resolveForSend } from "./communications.js";
 import { deliverNow, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
 import * as idem from "./idempotency.js";
 import type { TxPrincipal } from "./keys.js";
-import { DELIVER_JOB } from "./delivery/job.js";
 import {
   addEvent,
   insertSend,
@@ -23,6 +22,7 @@ import { renderTemplate } from "./template/compile.js";
 import type { Tracker } from "./tracking.js";
 import type { InlineSendBody, TemplateSendBody } from "./schema.js";
 import { SANDBOX_TAG, type SendRequest, toSendRequest } from "./validate.js";
+import { DELIVER_JOB } from "./schema.js";
 
 export interface SendDeps {
   db: Db;

@@ -1,7 +1,8 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
-import { BANDIT_JOB, recomputeBanditWeights } from "./bandit.js";
+import { recomputeBanditWeights } from "./bandit.js";
+import { BANDIT_JOB } from "./schema.js";
 import { enqueueJob } from "../../platform/jobs.js";
 import { committed, exposure, processEvents } from "./test-events.js";
 

@@ -1,10 +1,8 @@
 import { withTransaction, type Db } from "../../platform/db/index.js";
-import { defineJob } from "../../platform/jobs.js";
 import { thompsonWeights } from "./results.js";
 import { equalWeights, loadCounts } from "./service.js";
 import { recordWeights } from "./weights-log.js";
 
-export const BANDIT_JOB = "experiments.bandit-reweight";
 /** How often bandit weights are recomputed (the job is deduplicated across nodes). */
 export const BANDIT_INTERVAL_MS = 5 * 60_000;
 /** Exposures every arm needs before Thompson sampling takes over from equal weights. */
@@ -44,14 +42,4 @@ export async function recomputeBanditWeights(db: Db, burnIn = BANDIT_BURN_IN): P
     changed.push(row.project_id);
   }
   return changed;
-}
-
-export function banditJob(onChange: (projectId: string) => void) {
-  return defineJob<Record<string, never>>({
-    type: BANDIT_JOB,
-    retry: [30],
-    async run(_payload, { handle }) {
-      for (const projectId of await recomputeBanditWeights(handle.db)) onChange(projectId);
-    },
-  });
 }

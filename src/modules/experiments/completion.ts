@@ -1,13 +1,12 @@
-import type { Trx } from "../../platform/db/index.js";
-import { defineJob, emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/jobs.js";
+import type { Db, Trx } from "../../platform/db/index.js";
+import { emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/jobs.js";
+import { EVIDENCE_JOB } from "./schema.js";
 import { appendEvidence, getBelief } from "../beliefs/service.js";
 import { evidenceFromResults } from "./evidence.js";
 import { decideWinner } from "./results.js";
 import type { ExperimentT } from "./schema.js";
 import { loadCounts, parseVariants, serviceEventData, toExperiment } from "./service.js";
 import type { ExperimentTable } from "./tables.js";
-
-export const EVIDENCE_JOB = "experiments.append-evidence";
 
 /**
  * Completes an experiment in the caller's transaction: records the winner (when the decision rule
@@ -47,16 +46,19 @@ export async function completeExperiment(
   const scope = { workspaceId: row.workspace_id, projectId: row.project_id };
   await emitServiceEvent(trx, scope, "experiment.completed", serviceEventData(experiment));
   if (row.belief_id && experiment.results.totalExposures > 0) {
-    await enqueueJob(trx, EVIDENCE_JOB, { experimentId: row.id }, { uniqueKey: `${EVIDENCE_JOB}:${row.id}` });
+    await enqueueJob(
+      trx,
+      EVIDENCE_JOB,
+      { experimentId: row.id },
+      { uniqueKey: `${EVIDENCE_JOB.type}:${row.id}` },
+    );
   }
   return experiment;
 }
 
-export const appendEvidenceJob = defineJob<{ experimentId: string }>({
-  type: EVIDENCE_JOB,
-  retry: [5, 30, 300, 1800],
-  async run({ experimentId }, { handle }) {
-    const db = handle.db;
+/** The evidence a completed experiment adds to its belief (once, even when the job reruns). */
+export async function appendExperimentEvidence(db: Db, experimentId: string): Promise<void> {
+  {
     const row = await db
       .selectFrom("experiments")
       .selectAll()
@@ -77,5 +79,5 @@ export const appendEvidenceJob = defineJob<{ experimentId: string }>({
     if (belief.evidence.some((e) => e.experimentId === experimentId)) return;
     const { method, ...entry } = evidence;
     await appendEvidence(db, project, row.belief_id, { type: "experiment", experimentId, ...entry }, method);
-  },
-});
+  }
+}

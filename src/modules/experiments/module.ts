@@ -1,9 +1,10 @@
 import type { LiftModule } from "../index.js";
 import { ActiveCache } from "./active.js";
-import { BANDIT_INTERVAL_MS, BANDIT_JOB, banditJob } from "./bandit.js";
-import { appendEvidenceJob } from "./completion.js";
+import { BANDIT_INTERVAL_MS } from "./bandit.js";
+import { experimentJobs } from "./jobs.js";
 import { createExperimentProcessor } from "./processor.js";
 import { experimentRoutes } from "./routes.js";
+import { BANDIT_JOB } from "./schema.js";
 
 export const experimentsModule: LiftModule = {
   name: "experiments",
@@ -11,8 +12,7 @@ export const experimentsModule: LiftModule = {
     const cache = new ActiveCache(app.db, app.principalResolver);
     const changed = (projectId: string) => cache.invalidate(projectId);
     app.eventBus.register("experiments", createExperimentProcessor(changed));
-    app.jobs.define(appendEvidenceJob);
-    app.jobs.define(banditJob(changed));
+    for (const job of experimentJobs(changed)) app.jobs.define(job);
     app.worker.addSchedule(BANDIT_JOB, BANDIT_INTERVAL_MS);
     await app.register(experimentRoutes, { cache });
   },

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { NoPayload, jobKind } from "../../platform/jobs.js";
 
 export const EXPERIMENT_STATUSES = ["draft", "running", "paused", "completed"] as const;
 export const EXPERIMENT_MODES = ["ab", "multivariate", "bandit"] as const;
@@ -133,3 +134,10 @@ export const WeightsHistory = Type.Object({
     { description: "oldest first; recorded when a bandit starts and whenever its weights are recomputed" },
   ),
 });
+
+// ---- jobs (experiments/jobs.ts defines their handlers) ----
+export const BANDIT_JOB = jobKind("experiments.bandit-reweight", NoPayload);
+export const EVIDENCE_JOB = jobKind(
+  "experiments.append-evidence",
+  Type.Object({ experimentId: Type.String() }),
+);

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { NoPayload, jobKind } from "../../platform/jobs.js";
 
 export const GOAL_STATUSES = ["on_track", "at_risk", "behind", "completed"] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
@@ -119,3 +120,11 @@ export const PatchConversionGoalBody = Type.Object(
   { additionalProperties: false, minProperties: 2 },
 );
 export type PatchConversionGoal = Static<typeof PatchConversionGoalBody>;
+
+// ---- jobs (goals/jobs.ts defines their handlers) ----
+export const RECOMPUTE_JOB = jobKind(
+  "goals.recompute",
+  Type.Object({ projectId: Type.String(), workspaceId: Type.String() }),
+);
+/** Pace changes with time even when no event arrives: every project's goals are refreshed hourly. */
+export const REFRESH_ALL_JOB = jobKind("goals.refresh-all", NoPayload);

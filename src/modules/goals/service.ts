@@ -17,12 +17,11 @@ import type {
 } from "./schema.js";
 import type { ConversionGoalTable, GoalTable } from "./tables.js";
 import "./tables.js";
+import { RECOMPUTE_JOB } from "./schema.js";
 
 export { type GoalMetricProvider, registerGoalMetricProvider } from "./metrics.js";
 export { matchesConversionGoal } from "./matching.js";
 export type { ConversionGoalT } from "./schema.js";
-
-export const RECOMPUTE_JOB = "goals.recompute";
 
 /** Enqueues a recompute of the project's goals (deduplicated while one is pending). */
 export async function scheduleGoalRecompute(db: DbOrTrx, project: ProjectRef): Promise<void> {
@@ -31,7 +30,7 @@ export async function scheduleGoalRecompute(db: DbOrTrx, project: ProjectRef): P
     RECOMPUTE_JOB,
     { projectId: project.id, workspaceId: project.workspaceId },
     {
-      uniqueKey: `${RECOMPUTE_JOB}:${project.id}`,
+      uniqueKey: `${RECOMPUTE_JOB.type}:${project.id}`,
     },
   );
 }
@@ -203,6 +202,13 @@ export async function deleteGoal(db: Db, project: ProjectRef, id: string) {
     .executeTakeFirst();
   if (Number(res.numDeletedRows) === 0) throw notFound("goal", id);
   return { id, deleted: true };
+}
+
+/** Recomputes the goals of every project that has any (the hourly refresh). */
+export async function recomputeAllGoals(registry: JobRegistry, db: Db): Promise<void> {
+  const projects = await db.selectFrom("goals").select(["project_id", "workspace_id"]).distinct().execute();
+  for (const p of projects)
+    await recomputeGoals(registry, db, { id: p.project_id, workspaceId: p.workspace_id });
 }
 
 /** Recomputes every goal's current value from the metric providers (the recompute job). */

@@ -4,32 +4,23 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound } from "../../platform/errors.js";
-import {
-  type JobContext,
-  type JobDefinition,
-  RetryLater,
-  type ServiceEvent,
-  defineJob,
-  enqueueJob,
-} from "../../platform/jobs.js";
+import { type JobContext, RetryLater, type ServiceEvent, enqueueJob } from "../../platform/jobs.js";
 import { findEndpoint } from "./service.js";
 import { sendWebhook } from "./sender.js";
 import { signedHeaders } from "./signing.js";
 import { resolveWebhookTarget } from "./ssrf.js";
 import type { WebhookEndpointTable } from "./tables.js";
 import "./tables.js";
+import type { Static } from "@sinclair/typebox";
+import { DELIVER_JOB } from "./schema.js";
 
-export const DELIVER_JOB = "webhook.deliver";
 /** Seconds between attempts (Svix's schedule): 8 attempts over about a day and a half. */
 export const WEBHOOK_RETRY_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
 export const MAX_ATTEMPTS = WEBHOOK_RETRY_SECONDS.length + 1;
 /** An endpoint whose attempts have all failed for this long is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 
-interface DeliverPayload {
-  deliveryId: string;
-  generation: number;
-}
+type DeliverPayload = Static<typeof DELIVER_JOB.payload>;
 
 /**
  * Service-event subscriber: one delivery row per (event, subscribed active endpoint). The unique
@@ -180,7 +171,13 @@ async function noteFailure(db: Db, config: Config, ep: WebhookEndpointTable): Pr
 }
 
 /** One attempt of one delivery; throws to be retried on the schedule (or after Retry-After). */
-async function deliverOnce(db: Db, secrets: SecretBox, p: DeliverPayload, ctx: JobContext): Promise<void> {
+/** One delivery attempt (the job `DELIVER_JOB`). */
+export async function deliverOnce(
+  db: Db,
+  secrets: SecretBox,
+  p: DeliverPayload,
+  ctx: JobContext,
+): Promise<void> {
   const delivery = await db
     .selectFrom("webhook_deliveries")
     .selectAll()
@@ -254,14 +251,6 @@ async function deliverOnce(db: Db, secrets: SecretBox, p: DeliverPayload, ctx: J
   if (retryAfter !== null)
     throw new RetryLater(result.error ?? "failed", retryAfter * 1000 * ctx.config.retryScale);
   throw new Error(result.error ?? "failed");
-}
-
-export function deliverJob(db: Db, secrets: SecretBox): JobDefinition<DeliverPayload> {
-  return defineJob<DeliverPayload>({
-    type: DELIVER_JOB,
-    retry: WEBHOOK_RETRY_SECONDS,
-    run: (payload, ctx) => deliverOnce(db, secrets, payload, ctx),
-  });
 }
 
 /** Re-sends a delivery now with a fresh schedule; a job still queued for it stops (older generation). */

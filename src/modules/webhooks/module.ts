@@ -1,5 +1,6 @@
 import type { LiftModule } from "../index.js";
-import { deliverJob, fanOut } from "./delivery.js";
+import { fanOut } from "./delivery.js";
+import { webhookJobs } from "./jobs.js";
 import { incomingRoutes } from "./incoming/routes.js";
 import { webhookRoutes } from "./routes.js";
 
@@ -11,7 +12,7 @@ export const webhooksModule: LiftModule = {
         "ALLOW_PRIVATE_WEBHOOK_TARGETS is on: webhooks may target private addresses (development only)",
       );
     }
-    app.jobs.define(deliverJob(app.db, app.secrets));
+    for (const job of webhookJobs(app.db, app.secrets)) app.jobs.define(job);
     app.jobs.onServiceEvent((event) => fanOut(app.db, event));
     await app.register(webhookRoutes);
     await app.register(incomingRoutes);

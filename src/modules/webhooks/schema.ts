@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { SERVICE_EVENT_TYPES } from "../../platform/jobs.js";
+import { jobKind } from "../../platform/jobs.js";
 
 export const EventType = Type.Union(SERVICE_EVENT_TYPES.map((t) => Type.Literal(t)));
 const Events = Type.Array(EventType, {
@@ -111,3 +112,10 @@ export const SourceListItem = Type.Object({
     description: "where the platform sends its webhooks (add ?project=<id> to pick a project)",
   }),
 });
+
+// ---- jobs (webhooks/jobs.ts defines their handlers) ----
+/** One attempt of a delivery; a retry with a newer generation makes older queued jobs stop. */
+export const DELIVER_JOB = jobKind(
+  "webhook.deliver",
+  Type.Object({ deliveryId: Type.String(), generation: Type.Integer({ minimum: 1 }) }),
+);

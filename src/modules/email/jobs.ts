@@ -1,18 +1,27 @@
-import { defineJob, PermanentJobError } from "../../../platform/jobs.js";
-import type { SecretBox } from "../../../platform/crypto.js";
-import { addEvent, getSendRow, recordOutcome, recordPermanentFailure, updateSend } from "../records.js";
-import { classify, type Mailer, type OutgoingMessage } from "./transport.js";
-
-/** The job that continues a send after its in-request attempts (and after a crash). */
-export const DELIVER_JOB = "email.deliver";
+import { defineJob, PermanentJobError } from "../../platform/jobs.js";
+import type { SecretBox } from "../../platform/crypto.js";
+import { classify, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
+import { deleteExpiredKeys } from "./idempotency.js";
+import { addEvent, getSendRow, recordOutcome, recordPermanentFailure, updateSend } from "./records.js";
+import { CLEANUP_JOB, DELIVER_JOB } from "./schema.js";
 
 /** Seconds between background attempts after the in-request ones (about 15 hours in all). */
 export const DELIVERY_RETRY = [30, 120, 600, 1800, 3600, 7200, 14_400, 28_800];
 
+/** The email module's jobs: delivery retries and the hourly sweep of expired idempotency keys. */
+export function emailJobs(mailer: () => Mailer, secrets: SecretBox) {
+  return [
+    deliveryJob(mailer, secrets),
+    defineJob(CLEANUP_JOB, {
+      retry: [60],
+      run: async (_p, ctx) => void (await deleteExpiredKeys(ctx.handle.db)),
+    }),
+  ];
+}
+
 /** Retries a transiently failed send; safe to run twice (it acts only on a queued record). */
-export function deliveryJob(mailer: () => Mailer, secrets: SecretBox) {
-  return defineJob<{ sendId: string }>({
-    type: DELIVER_JOB,
+function deliveryJob(mailer: () => Mailer, secrets: SecretBox) {
+  return defineJob(DELIVER_JOB, {
     retry: DELIVERY_RETRY,
     async run({ sendId }, ctx) {
       const db = ctx.handle.db;
