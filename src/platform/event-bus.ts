@@ -58,11 +58,37 @@ export type EventProcessor = (trx: Trx, events: CommittedEvent[], flush: FlushCo
 
 export class EventBus {
   private processors: { name: string; fn: EventProcessor }[] = [];
+  private steps: readonly string[] = [];
   /** `sqlite`: the raw connection under the app's transactions, for the per-flush version read */
   constructor(private sqlite?: SQLite.Database) {}
 
-  register(name: string, fn: EventProcessor): void {
+  /** The order of the steps (the events module's `PIPELINE_STEPS`); set before any registration. */
+  setPipeline(steps: readonly string[]): void {
+    this.steps = steps;
+    this.processors.sort((x, y) => this.steps.indexOf(x.name) - this.steps.indexOf(y.name));
+  }
+
+  /**
+   * Registers the processor of pipeline step `name`; `reads` names the steps whose output it uses,
+   * which must come before it. Processors run in pipeline order, not in registration order.
+   */
+  register(name: string, fn: EventProcessor, reads: readonly string[] = []): void {
+    const at = this.steps.indexOf(name);
+    if (at < 0) throw new Error(`event processor ${name} is not a step of the ingest pipeline`);
+    for (const r of reads) {
+      const from = this.steps.indexOf(r);
+      if (from < 0 || from >= at)
+        throw new Error(`event processor ${name} reads ${r}, which does not run before it`);
+    }
+    if (this.processors.some((p) => p.name === name))
+      throw new Error(`event processor ${name} is registered twice`);
     this.processors.push({ name, fn });
+    this.setPipeline(this.steps);
+  }
+
+  /** The registered steps, in the order they run. */
+  get order(): string[] {
+    return this.processors.map((p) => p.name);
   }
 
   async process(trx: Trx, events: CommittedEvent[]): Promise<void> {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { isPostgres } from "../../src/config.js";
 import { type Tenant, type TestApp, startTestApp } from "../helpers/app.js";
+import { PIPELINE_STEPS } from "../../src/modules/events/pipeline.js";
 
 /**
  * Configuration that decides what the events pipeline stores (conversion goals, experiments) is
@@ -20,6 +21,7 @@ beforeAll(async () => {
   t = await startTestApp();
   other = await buildApp(t.config, { logger: false });
   // Runs after every module's processor, inside the same events transaction.
+  other.eventBus.setPipeline([...PIPELINE_STEPS, "test-hold"]);
   other.eventBus.register("test-hold", async (_trx, events) => {
     if (hold && events.some((e) => e.data.hold === true)) {
       hold.reached();

@@ -7,9 +7,8 @@ import { analyticsRoutes } from "./routes.js";
 export const analyticsModule: LiftModule = {
   name: "analytics",
   async register(app) {
-    // Registered after identity's processor (module order), so visitor → lead links made by a
-    // batch's userId are already known when its touchpoints and conversions are keyed.
-    app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle));
+    // Reads identity's visitor → lead links (a batch's userId) to key touchpoints and conversions.
+    app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle), ["identity"]);
     registerGoalMetricProvider(app, goalMetric, ANALYTICS_GOAL_METRICS);
     await app.register(analyticsRoutes);
   },

@@ -4,12 +4,15 @@ import { type CommittedEvent, EventBus } from "../../platform/event-bus.js";
 import { firstTouchForVisitors, ingestServerEvents, listEventsForVisitors, writerFor } from "./service.js";
 import type { SnippetEventBody } from "./schema.js";
 import { snippetToIncoming } from "./validate.js";
+import { PIPELINE_STEPS } from "./pipeline.js";
 import { EventWriter } from "./writer.js";
 
 let t: TestApp;
 const seen: CommittedEvent[][] = [];
 beforeAll(async () => {
   t = await startTestApp();
+  // A probe step after the real ones: it sees what they committed with.
+  t.app.eventBus.setPipeline([...PIPELINE_STEPS, "test-probe"]);
   t.app.eventBus.register("test-probe", async (trx, events) => {
     seen.push(events);
     if (events.some((e) => e.type === "boom")) {
@@ -87,6 +90,7 @@ describe("group commit limits", () => {
     const a = await t.tenant();
     const project = { id: a.projectId, workspaceId: a.workspaceId };
     const bus = new EventBus();
+    bus.setPipeline(["sizes"]);
     const sizes: number[] = [];
     bus.register("sizes", async (_trx, events) => {
       sizes.push(events.length);
@@ -115,6 +119,7 @@ describe("group commit limits", () => {
     const project = { id: a.projectId, workspaceId: a.workspaceId };
     let open = 0;
     const bus = new EventBus();
+    bus.setPipeline(["in-flush"]);
     bus.register("in-flush", async () => {
       open++;
     });
