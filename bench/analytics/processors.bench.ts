@@ -15,6 +15,7 @@ import { processIdentityEvents } from "../../src/modules/identity/processor.js";
 import { upsertLeadByEmail } from "../../src/modules/identity/service.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 import { type CommittedEvent, EventBus } from "../../src/platform/event-bus.js";
+import { PIPELINE_STEPS } from "../../src/modules/events/pipeline.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const BATCH = 500;
@@ -86,8 +87,9 @@ try {
   });
   // The two processors as the writer runs them (with the per-transaction configuration version read).
   const bus = new EventBus(sqlite);
+  bus.setPipeline(PIPELINE_STEPS);
   bus.register("identity", processIdentityEvents);
-  bus.register("analytics", createAnalyticsProcessor(app.dbHandle));
+  bus.register("analytics", createAnalyticsProcessor(app.dbHandle), ["identity"]);
   let t0 = performance.now();
   for (const b of batches) store(b);
   const baseMs = performance.now() - t0;
