@@ -1,7 +1,7 @@
 import { expect } from "vitest";
-import type { Config } from "../../src/config.js";
-import type { Tenant } from "../helpers/app.js";
-import { consent, type FakePlatform } from "../fakes/server.js";
+import type { Config } from "../../config.js";
+import type { Tenant } from "../../../test/helpers/app.js";
+import { consent, type FakePlatform } from "../../../test/fakes/server.js";
 
 export const PUBLIC_URL = "http://localhost:3000";
 

@@ -1,12 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  HttpClient,
-  PlatformError,
-  collectPages,
-  parseRetryAfter,
-} from "../../src/modules/connectors/http.js";
+import { HttpClient, PlatformError, collectPages, parseRetryAfter } from "./http.js";
 
 /** The shared platform HTTP client against a real local server whose answers are scripted. */
 let server: Server;

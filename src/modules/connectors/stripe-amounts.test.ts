@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type StripeData, STRIPE_KEY, startStripeFake, stripeData } from "../fakes/stripe.js";
-import type { FakePlatform } from "../fakes/server.js";
-import { type TestApp, type Tenant, startTestApp } from "../helpers/app.js";
-import { eventually, platformConfig } from "./helpers.js";
+import { type StripeData, STRIPE_KEY, startStripeFake, stripeData } from "../../../test/fakes/stripe.js";
+import type { FakePlatform } from "../../../test/fakes/server.js";
+import { type TestApp, type Tenant, startTestApp } from "../../../test/helpers/app.js";
+import { eventually, platformConfig } from "./test-support.js";
 
 /**
  * The same Stripe charges reach Lift by the connector's sync and by the signed webhook; both must

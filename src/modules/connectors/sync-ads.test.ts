@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openCredentials } from "../../src/modules/connectors/store.js";
-import { type TestApp, type Tenant, startTestApp } from "../helpers/app.js";
-import { startGa4Fake } from "../fakes/ga4.js";
-import { startGoogleAdsFake } from "../fakes/google-ads.js";
-import { startLinkedinFake } from "../fakes/linkedin.js";
-import { startMetaFake } from "../fakes/meta.js";
-import type { FakePlatform } from "../fakes/server.js";
-import { TEST_DEVELOPER_TOKEN, connectOAuth, eventually, platformConfig } from "./helpers.js";
+import { openCredentials } from "./store.js";
+import { type TestApp, type Tenant, startTestApp } from "../../../test/helpers/app.js";
+import { startGa4Fake } from "../../../test/fakes/ga4.js";
+import { startGoogleAdsFake } from "../../../test/fakes/google-ads.js";
+import { startLinkedinFake } from "../../../test/fakes/linkedin.js";
+import { startMetaFake } from "../../../test/fakes/meta.js";
+import type { FakePlatform } from "../../../test/fakes/server.js";
+import { TEST_DEVELOPER_TOKEN, connectOAuth, eventually, platformConfig } from "./test-support.js";
 
 let t: TestApp;
 let gads: FakePlatform;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { pkceChallenge, pkcePair, signState, verifyState } from "../../src/modules/connectors/oauth.js";
+import { pkceChallenge, pkcePair, signState, verifyState } from "./oauth.js";
 
 const key = randomBytes(32);
 const payload = { n: "ost_1", w: "ws_1", p: "prj_1", u: "usr_1", t: "crm" as const, e: Date.now() + 60_000 };

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signState } from "../../src/modules/connectors/oauth.js";
-import { type TestApp, startTestApp } from "../helpers/app.js";
-import { startGa4Fake } from "../fakes/ga4.js";
-import { startGoogleAdsFake } from "../fakes/google-ads.js";
-import { startHubspotFake } from "../fakes/hubspot.js";
-import { startLinkedinFake } from "../fakes/linkedin.js";
-import { startMetaFake } from "../fakes/meta.js";
-import { QBO_REALM, startQuickbooksFake } from "../fakes/quickbooks.js";
-import { type FakePlatform, consent } from "../fakes/server.js";
-import { PUBLIC_URL, connectOAuth, platformConfig } from "./helpers.js";
+import { signState } from "./oauth.js";
+import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { startGa4Fake } from "../../../test/fakes/ga4.js";
+import { startGoogleAdsFake } from "../../../test/fakes/google-ads.js";
+import { startHubspotFake } from "../../../test/fakes/hubspot.js";
+import { startLinkedinFake } from "../../../test/fakes/linkedin.js";
+import { startMetaFake } from "../../../test/fakes/meta.js";
+import { QBO_REALM, startQuickbooksFake } from "../../../test/fakes/quickbooks.js";
+import { type FakePlatform, consent } from "../../../test/fakes/server.js";
+import { PUBLIC_URL, connectOAuth, platformConfig } from "./test-support.js";
 
 interface Case {
   type: string;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { goalMetric } from "../../src/modules/connectors/metrics.js";
-import { openCredentials } from "../../src/modules/connectors/store.js";
-import { type TestApp, type Tenant, startTestApp } from "../helpers/app.js";
-import { HUBSPOT_PRIVATE_TOKEN, startHubspotFake } from "../fakes/hubspot.js";
-import { QBO_REALM, startQuickbooksFake } from "../fakes/quickbooks.js";
-import type { FakePlatform } from "../fakes/server.js";
-import { STRIPE_KEY, startStripeFake } from "../fakes/stripe.js";
-import { connectOAuth, eventually, platformConfig } from "./helpers.js";
+import { goalMetric } from "./metrics.js";
+import { openCredentials } from "./store.js";
+import { type TestApp, type Tenant, startTestApp } from "../../../test/helpers/app.js";
+import { HUBSPOT_PRIVATE_TOKEN, startHubspotFake } from "../../../test/fakes/hubspot.js";
+import { QBO_REALM, startQuickbooksFake } from "../../../test/fakes/quickbooks.js";
+import type { FakePlatform } from "../../../test/fakes/server.js";
+import { STRIPE_KEY, startStripeFake } from "../../../test/fakes/stripe.js";
+import { connectOAuth, eventually, platformConfig } from "./test-support.js";
 
 let t: TestApp;
 let stripe: FakePlatform;

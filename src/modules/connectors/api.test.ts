@@ -1,19 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../src/app.js";
-import { trustCaForTests } from "../../src/modules/webhooks/sender.js";
-import {
-  drainUntil,
-  makeSelfSignedCert,
-  startReceiver,
-} from "../../src/modules/webhooks/testing/receiver.js";
-import { type TestApp, type Tenant, startTestApp } from "../helpers/app.js";
-import { startGoogleAdsFake } from "../fakes/google-ads.js";
-import { startHubspotFake } from "../fakes/hubspot.js";
-import { type FakePlatform, consent } from "../fakes/server.js";
-import { STRIPE_KEY, startStripeFake } from "../fakes/stripe.js";
-import { connectOAuth, platformConfig } from "./helpers.js";
+import { buildApp } from "../../app.js";
+import { trustCaForTests } from "../webhooks/sender.js";
+import { drainUntil, makeSelfSignedCert, startReceiver } from "../webhooks/testing/receiver.js";
+import { type TestApp, type Tenant, startTestApp } from "../../../test/helpers/app.js";
+import { startGoogleAdsFake } from "../../../test/fakes/google-ads.js";
+import { startHubspotFake } from "../../../test/fakes/hubspot.js";
+import { type FakePlatform, consent } from "../../../test/fakes/server.js";
+import { STRIPE_KEY, startStripeFake } from "../../../test/fakes/stripe.js";
+import { connectOAuth, platformConfig } from "./test-support.js";
 
 let t: TestApp;
 let gads: FakePlatform;
@@ -147,8 +143,8 @@ describe("sync runs", () => {
   it("the scheduled sync enqueues every project's connectors", async () => {
     const a = await t.tenant();
     await a.post("/api/connectors", { type: "payments", credentials: { apiKey: STRIPE_KEY } });
-    const { enqueueJob } = await import("../../src/platform/jobs.js");
-    const { SYNC_ALL_JOB } = await import("../../src/modules/connectors/schema.js");
+    const { enqueueJob } = await import("../../platform/jobs.js");
+    const { SYNC_ALL_JOB } = await import("./schema.js");
     await enqueueJob(t.app.db, SYNC_ALL_JOB, {});
     await t.app.worker.drain();
     expect((await a.get("/api/connectors")).body[0].lastSync).toEqual(expect.any(String));
