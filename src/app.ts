@@ -14,6 +14,7 @@ import { modules } from "./modules/index.js";
 import { createPrincipalResolver } from "./modules/workspace/service.js";
 import { authKindOf, authPlugin } from "./platform/auth/plugin.js";
 import { SecretBox } from "./platform/crypto.js";
+import type { ServiceDeps } from "./platform/deps.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
 import { registerApiDocs } from "./platform/api-docs.js";
@@ -39,6 +40,8 @@ declare module "fastify" {
     metricsRegistry: client.Registry;
     /** Processors run inside the events group-commit transaction (see platform/event-bus.ts). */
     eventBus: EventBus;
+    /** The app's shared parts as services receive them (platform/deps.ts). */
+    deps: ServiceDeps;
     /** Lets one module answer GETs that no route matched (the dashboard's deep links). */
     setPageFallback(fn: PageFallback): void;
     /** Every route registered, as "METHOD /url" (HEAD and OPTIONS excluded): the authorization matrix checks it. */
@@ -130,6 +133,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorate("worker", worker);
   app.decorate("metricsRegistry", metricsRegistry);
   app.decorate("eventBus", new EventBus(handle.sqlite));
+  const deps: ServiceDeps = {
+    db: handle.db,
+    dbHandle: handle,
+    config,
+    secrets,
+    log: app.log,
+    jobs: registry,
+    eventBus: app.eventBus,
+  };
+  app.decorate("deps", deps);
   app.decorateRequest("rawBody", undefined);
 
   app.setErrorHandler((err, req, reply) => handleError(err, req, reply));

@@ -44,6 +44,17 @@ describe("module surfaces", () => {
     expect(offending).toEqual([]);
   });
 
+  it("only module.ts and routes files see Fastify: services take their dependencies explicitly", () => {
+    const offending = sourceFiles(path.join(SRC, "modules"))
+      .filter(
+        (file) =>
+          !/(^|\/)(module|routes[^/]*|index)\.ts$/.test(path.relative(path.join(SRC, "modules"), file)),
+      )
+      .filter((file) => /\bFastifyInstance\b/.test(readFileSync(file, "utf8")))
+      .map((file) => path.relative(SRC, file));
+    expect(offending).toEqual([]);
+  });
+
   it("platform code imports no feature module", () => {
     const offending = sourceFiles(path.join(SRC, "platform")).flatMap((file) =>
       importsOf(file)

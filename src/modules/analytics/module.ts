@@ -9,7 +9,7 @@ export const analyticsModule: LiftModule = {
   async register(app) {
     // Reads identity's visitor → lead links (a batch's userId) to key touchpoints and conversions.
     app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle), ["identity"]);
-    registerGoalMetricProvider(app, goalMetric, ANALYTICS_GOAL_METRICS);
+    registerGoalMetricProvider(app.deps, goalMetric, ANALYTICS_GOAL_METRICS);
     await app.register(analyticsRoutes);
   },
 };

@@ -1,7 +1,7 @@
 import { withTransaction } from "../../platform/db/index.js";
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance } from "fastify";
 import type { CommittedEvent } from "../../platform/event-bus.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 /** Test support: committed events as the events writer hands them to processors. */
 export interface Scope {
@@ -34,8 +34,11 @@ export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId
 }
 
 /** Runs every registered processor over the events in one transaction, as the writer does. */
-export async function commitEvents(app: FastifyInstance, events: CommittedEvent[]): Promise<void> {
-  await withTransaction(app.db, (trx) => app.eventBus.process(trx, events));
+export async function commitEvents(
+  deps: Pick<ServiceDeps, "db" | "eventBus">,
+  events: CommittedEvent[],
+): Promise<void> {
+  await withTransaction(deps.db, (trx) => deps.eventBus.process(trx, events));
 }
 
 // inject's default user agent (lightMyRequest) is a bot to isbot: tracked test traffic sends a browser's.

@@ -9,9 +9,9 @@ export const connectorsModule: LiftModule = {
   name: "connectors",
   async register(app) {
     await app.register(connectorRoutes);
-    for (const job of connectorJobs(app)) app.jobs.define(job);
+    for (const job of connectorJobs(app.deps)) app.jobs.define(job);
     app.worker.addSchedule(SYNC_ALL_JOB, app.config.syncIntervalMs);
     // Goals reads `mrr` and payments/CRM revenue through this provider.
-    bridge.registerGoalMetricProvider(app, goalMetric, CONNECTOR_GOAL_METRICS);
+    bridge.registerGoalMetricProvider(app.deps, goalMetric, CONNECTOR_GOAL_METRICS);
   },
 };

@@ -35,7 +35,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => listConnectors(app, req.project),
+    async (req) => listConnectors(app.deps, req.project),
   );
 
   app.post(
@@ -54,7 +54,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) =>
       reply
         .code(201)
-        .send(await connectWithCredentials(app, req.project, req.body.type, req.body.credentials)),
+        .send(await connectWithCredentials(app.deps, req.project, req.body.type, req.body.credentials)),
   );
 
   app.delete(
@@ -69,7 +69,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => disconnect(app, req.project, req.body.type),
+    async (req) => disconnect(app.deps, req.project, req.body.type),
   );
 
   app.get(
@@ -102,7 +102,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw new AppError("NOT_FOUND", "project not found");
         project = chosen;
       }
-      return reply.redirect(await startOAuth(app, project, req.principal.userId, req.params.type), 302);
+      return reply.redirect(await startOAuth(app.deps, project, req.principal.userId, req.params.type), 302);
     },
   );
 
@@ -120,7 +120,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const q = req.query as Record<string, string | undefined>;
-      return reply.redirect(await completeOAuth(app, req.params.type, q), 302);
+      return reply.redirect(await completeOAuth(app.deps, req.params.type, q), 302);
     },
   );
 
@@ -135,7 +135,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => startSync(app, req.project),
+    async (req) => startSync(app.deps, req.project),
   );
 
   app.get(
@@ -150,7 +150,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => getSync(app, req.project, req.params.syncId),
+    async (req) => getSync(app.deps, req.project, req.params.syncId),
   );
 
   app.get(

@@ -1,5 +1,4 @@
 import { withTransaction } from "../../platform/db/index.js";
-import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError } from "../../platform/errors.js";
@@ -24,16 +23,17 @@ import {
   type TokenSet,
   isConnectorType,
 } from "./types.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
-export function httpClient(app: FastifyInstance): HttpClient {
-  return new HttpClient({ ...DEFAULT_HTTP, retryScale: app.config.retryScale });
+export function httpClient(deps: ServiceDeps): HttpClient {
+  return new HttpClient({ ...DEFAULT_HTTP, retryScale: deps.config.retryScale });
 }
 
-export const redirectUri = (app: FastifyInstance, type: string) =>
-  `${app.config.publicUrl}/api/connectors/${type}/callback`;
+export const redirectUri = (deps: ServiceDeps, type: string) =>
+  `${deps.config.publicUrl}/api/connectors/${type}/callback`;
 
-export async function listConnectors(app: FastifyInstance, project: ProjectRef): Promise<Connector[]> {
-  const rows = await app.db
+export async function listConnectors(deps: ServiceDeps, project: ProjectRef): Promise<Connector[]> {
+  const rows = await deps.db
     .selectFrom("connectors")
     .selectAll()
     .where("project_id", "=", project.id)
@@ -44,7 +44,7 @@ export async function listConnectors(app: FastifyInstance, project: ProjectRef):
 
 /** POST /api/connectors: API-key connectors, verified with a cheap platform call before storing. */
 export async function connectWithCredentials(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   project: ProjectRef,
   type: ConnectorType,
   input: Record<string, unknown> | undefined,
@@ -61,8 +61,8 @@ export async function connectWithCredentials(
   const creds: Credentials = parsed.credentials;
   const ctx = platformContext({
     adapter,
-    config: app.config,
-    http: httpClient(app),
+    config: deps.config,
+    http: httpClient(deps),
     credentials: creds,
     persist: async () => {},
   });
@@ -92,25 +92,25 @@ export async function connectWithCredentials(
     throw err;
   }
   if (account.extra) creds.extra = { ...creds.extra, ...account.extra };
-  const row = await saveConnection(app, app.db, project, type, account, creds);
+  const row = await saveConnection(deps, deps.db, project, type, account, creds);
   return toConnector(row);
 }
 
 /** DELETE /api/connectors: revokes at the platform where possible, then forgets the connector. */
 export async function disconnect(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   project: ProjectRef,
   type: ConnectorType,
 ): Promise<{ id: string; type: string; deleted: true; revoked: boolean }> {
-  const row = await getConnector(app.db, project, type);
+  const row = await getConnector(deps.db, project, type);
   const adapter = platforms[type];
   let revoked = false;
   if (adapter.revoke) {
     const ctx = platformContext({
       adapter,
-      config: app.config,
-      http: httpClient(app),
-      credentials: openCredentials(app, row.credentials),
+      config: deps.config,
+      http: httpClient(deps),
+      credentials: openCredentials(deps, row.credentials),
       persist: async () => {},
     });
     try {
@@ -119,10 +119,10 @@ export async function disconnect(
     } catch (err) {
       // The user's intent is to disconnect: a platform that refuses the revoke (already revoked,
       // unreachable) does not keep our copy of the credentials alive.
-      app.log.warn({ type, status: (err as PlatformError).status }, "connector revoke failed");
+      deps.log.warn({ type, status: (err as PlatformError).status }, "connector revoke failed");
     }
   }
-  await withTransaction(app.db, async (trx) => {
+  await withTransaction(deps.db, async (trx) => {
     await trx.deleteFrom("connectors").where("id", "=", row.id).execute();
     await trx
       .deleteFrom("connector_daily")
@@ -135,7 +135,7 @@ export async function disconnect(
 
 /** GET /api/connectors/:type/auth → the consent URL, with a signed single-use state (and PKCE). */
 export async function startOAuth(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   project: ProjectRef,
   userId: string,
   type: ConnectorType,
@@ -147,16 +147,16 @@ export async function startOAuth(
       `${type} has no OAuth flow: connect it with POST /api/connectors and API credentials`,
     );
   }
-  const client = clientConfig(app.config, type);
+  const client = clientConfig(deps.config, type);
   // Unused states are kept a day past expiry (a late callback then reads "expired", not "invalid").
-  await app.db
+  await deps.db
     .deleteFrom("connector_oauth_states")
     .where("expires_at", "<", Date.now() - 86_400_000)
     .execute();
   const nonce = newId("ost");
   const pkce = adapter.oauth.pkce ? pkcePair() : undefined;
   const expiresAt = Date.now() + STATE_TTL_MS;
-  await app.db
+  await deps.db
     .insertInto("connector_oauth_states")
     .values({
       nonce,
@@ -164,12 +164,12 @@ export async function startOAuth(
       project_id: project.id,
       user_id: userId,
       type,
-      code_verifier: pkce ? app.secrets.encrypt(pkce.verifier) : null,
+      code_verifier: pkce ? deps.secrets.encrypt(pkce.verifier) : null,
       expires_at: expiresAt,
       used_at: null,
     })
     .execute();
-  const state = signState(app.secrets.derive("oauth-state"), {
+  const state = signState(deps.secrets.derive("oauth-state"), {
     n: nonce,
     w: project.workspaceId,
     p: project.id,
@@ -179,9 +179,9 @@ export async function startOAuth(
   });
   return authorizeUrl(
     adapter,
-    resolveHosts(adapter, app.config),
+    resolveHosts(adapter, deps.config),
     client,
-    redirectUri(app, type),
+    redirectUri(deps, type),
     state,
     pkce?.challenge,
   );
@@ -189,19 +189,19 @@ export async function startOAuth(
 
 /** Where the callback sends the browser; `?error=<code>` on any failure, with nothing stored. */
 export async function completeOAuth(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   type: string,
   query: Record<string, string | undefined>,
 ): Promise<string> {
-  const base = `${app.config.publicUrl}/integrations`;
+  const base = `${deps.config.publicUrl}/integrations`;
   const fail = (code: string) => `${base}?error=${encodeURIComponent(code)}`;
   if (!isConnectorType(type) || !platforms[type].oauth) return fail("unknown_connector");
-  const check = verifyState(app.secrets.derive("oauth-state"), query.state);
+  const check = verifyState(deps.secrets.derive("oauth-state"), query.state);
   if (!check.ok) return fail(check.code);
   const st = check.payload;
   if (st.t !== type) return fail("invalid_state");
   // Single use: the first callback to mark the row wins; a replay finds it used.
-  const claimed = await app.db
+  const claimed = await deps.db
     .updateTable("connector_oauth_states")
     .set({ used_at: Date.now() })
     .where("nonce", "=", st.n)
@@ -211,7 +211,7 @@ export async function completeOAuth(
     .where("user_id", "=", st.u)
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== 1) return fail("state_used");
-  const row = await app.db
+  const row = await deps.db
     .selectFrom("connector_oauth_states")
     .selectAll()
     .where("nonce", "=", st.n)
@@ -220,20 +220,20 @@ export async function completeOAuth(
   if (!query.code) return fail("missing_code");
 
   const adapter = platforms[type];
-  const client = app.config.platforms[type.toUpperCase()];
+  const client = deps.config.platforms[type.toUpperCase()];
   if (!client?.clientId || !client.clientSecret) return fail("not_configured");
-  const http = httpClient(app);
+  const http = httpClient(deps);
   const creds: Credentials = {};
   const ctx = platformContext({
     adapter,
-    config: app.config,
+    config: deps.config,
     http,
     credentials: creds,
     persist: async () => {},
   });
   let tokens: TokenSet;
   try {
-    const uri = redirectUri(app, type);
+    const uri = redirectUri(deps, type);
     tokens = adapter.exchangeCode
       ? await adapter.exchangeCode(ctx, query.code, uri)
       : await tokenRequest(
@@ -245,11 +245,11 @@ export async function completeOAuth(
             grant_type: "authorization_code",
             code: query.code,
             redirect_uri: uri,
-            code_verifier: row.code_verifier ? app.secrets.decrypt(row.code_verifier) : undefined,
+            code_verifier: row.code_verifier ? deps.secrets.decrypt(row.code_verifier) : undefined,
           },
         );
   } catch (err) {
-    app.log.warn({ type, status: (err as PlatformError).status }, "oauth code exchange failed");
+    deps.log.warn({ type, status: (err as PlatformError).status }, "oauth code exchange failed");
     return fail("exchange_failed");
   }
   Object.assign(creds, tokens);
@@ -259,7 +259,7 @@ export async function completeOAuth(
     if (query.realmId) params.realmId = query.realmId;
     account = await adapter.fetchAccount(ctx, params);
   } catch (err) {
-    app.log.warn({ type, status: (err as PlatformError).status }, "oauth account lookup failed");
+    deps.log.warn({ type, status: (err as PlatformError).status }, "oauth account lookup failed");
     // Nothing is stored, so the grant we just received is given back where the platform allows.
     await adapter.revoke?.(ctx).catch(() => undefined);
     return fail("account_failed");
@@ -267,9 +267,9 @@ export async function completeOAuth(
   if (account.extra) creds.extra = { ...creds.extra, ...account.extra };
   const project = { id: st.p, workspaceId: st.w };
   try {
-    await saveConnection(app, app.db, project, type, account, creds);
+    await saveConnection(deps, deps.db, project, type, account, creds);
   } catch (err) {
-    app.log.error({ err: (err as Error).message, type }, "storing the connection failed");
+    deps.log.error({ err: (err as Error).message, type }, "storing the connection failed");
     return fail("server_error");
   }
   return `${base}?connected=${type}`;

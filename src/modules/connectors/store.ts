@@ -1,4 +1,3 @@
-import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
@@ -6,6 +5,7 @@ import { AppError } from "../../platform/errors.js";
 import "./tables.js";
 import type { ConnectorTable } from "./tables.js";
 import type { ConnectorStatus, ConnectorType, Credentials } from "./types.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 /** What GET /api/connectors shows: never credentials. */
 export interface Connector {
@@ -41,17 +41,16 @@ export async function getConnector(db: DbOrTrx, project: ProjectRef, type: Conne
   return row;
 }
 
-export const sealCredentials = (app: FastifyInstance, c: Credentials) =>
-  app.secrets.encrypt(JSON.stringify(c));
-export const openCredentials = (app: FastifyInstance, sealed: string): Credentials =>
-  JSON.parse(app.secrets.decrypt(sealed)) as Credentials;
+export const sealCredentials = (deps: ServiceDeps, c: Credentials) => deps.secrets.encrypt(JSON.stringify(c));
+export const openCredentials = (deps: ServiceDeps, sealed: string): Credentials =>
+  JSON.parse(deps.secrets.decrypt(sealed)) as Credentials;
 
 /**
  * Creates or replaces the project's connector of this type (reconnecting keeps history and cursor
  * only when the account is the same one).
  */
 export async function saveConnection(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   db: DbOrTrx,
   project: ProjectRef,
   type: ConnectorType,
@@ -60,7 +59,7 @@ export async function saveConnection(
 ): Promise<ConnectorTable> {
   const now = new Date().toISOString();
   const existing = await findConnector(db, project, type);
-  const sealed = sealCredentials(app, credentials);
+  const sealed = sealCredentials(deps, credentials);
   if (existing) {
     const sameAccount = existing.account_id === account.id;
     await db
@@ -103,7 +102,7 @@ export async function saveConnection(
     .onConflict((oc) => oc.columns(["project_id", "type"]).doNothing())
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0)
-    return saveConnection(app, db, project, type, account, credentials);
+    return saveConnection(deps, db, project, type, account, credentials);
   return row;
 }
 

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { enqueueJob } from "../../platform/jobs.js";
@@ -6,6 +5,7 @@ import { bridge } from "./bridge.js";
 import { type ConnectorType, type DailyRow, type LeadItem, type RevenueItem, isoDay } from "./types.js";
 import "./tables.js";
 import { FORWARD_LEADS_JOB, FORWARD_REVENUE_JOB } from "./schema.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 /** Where a sync's results go: daily rows, revenue items, and the hand-off to identity and events. */
 
@@ -110,15 +110,10 @@ export async function storeRevenue(trx: Trx, projectId: string, type: ConnectorT
   return days.size;
 }
 
-export async function forwardLeads(
-  app: FastifyInstance,
-  project: ProjectRef,
-  type: string,
-  leads: LeadItem[],
-) {
+export async function forwardLeads(deps: ServiceDeps, project: ProjectRef, type: string, leads: LeadItem[]) {
   if (leads.length === 0) return;
   for (const l of leads) {
-    await bridge.upsertLeadByEmail(app.db, project, {
+    await bridge.upsertLeadByEmail(deps.db, project, {
       email: l.email,
       name: l.name,
       source: type,
@@ -128,9 +123,9 @@ export async function forwardLeads(
 }
 
 /** Hands not-yet-forwarded revenue to the events module as `$revenue` events (see bridge.ts). */
-export async function forwardRevenue(app: FastifyInstance, project: ProjectRef, type: ConnectorType) {
+export async function forwardRevenue(deps: ServiceDeps, project: ProjectRef, type: ConnectorType) {
   if (!REVENUE_SOURCES[type]) return;
-  const pending = await app.db
+  const pending = await deps.db
     .selectFrom("connector_revenue")
     .selectAll()
     .where("project_id", "=", project.id)
@@ -144,7 +139,7 @@ export async function forwardRevenue(app: FastifyInstance, project: ProjectRef, 
     const events = [];
     for (const r of batch) {
       const leadId = r.email
-        ? (await bridge.upsertLeadByEmail(app.db, project, { email: r.email, source: type })).lead.id
+        ? (await bridge.upsertLeadByEmail(deps.db, project, { email: r.email, source: type })).lead.id
         : undefined;
       events.push({
         type: "$revenue",
@@ -154,8 +149,8 @@ export async function forwardRevenue(app: FastifyInstance, project: ProjectRef, 
         timestamp: Number(r.occurred_at),
       });
     }
-    await bridge.ingestServerEvents(app, project, events);
-    await app.db
+    await bridge.ingestServerEvents(deps, project, events);
+    await deps.db
       .updateTable("connector_revenue")
       .set({ ingested: 1 })
       .where("project_id", "=", project.id)

@@ -1,5 +1,4 @@
 import { withTransaction } from "../../platform/db/index.js";
-import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError } from "../../platform/errors.js";
@@ -14,6 +13,7 @@ import { openCredentials, sealCredentials, setStatus } from "./store.js";
 import { type ConnectorType, NeedsReauth, type SyncResult } from "./types.js";
 import "./tables.js";
 import { SYNC_JOB } from "./schema.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 /** Seconds between attempts of a sync the platform rate-limited beyond what the client waits out. */
 export const SYNC_RETRY = [60, 300, 900];
@@ -26,13 +26,13 @@ export interface SyncStarted {
 
 /** Enqueues one job per connected connector; a connector already syncing is not synced twice. */
 export async function startSync(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   project: ProjectRef,
   trigger: "manual" | "schedule" = "manual",
 ): Promise<SyncStarted> {
   const syncId = newId("sync");
   const types: string[] = [];
-  await withTransaction(app.db, async (trx) => {
+  await withTransaction(deps.db, async (trx) => {
     await trx
       .insertInto("connector_syncs")
       .values({ id: syncId, project_id: project.id, trigger, created_at: new Date().toISOString() })
@@ -73,15 +73,15 @@ export async function startSync(
   return { status: "started", syncId, connectors: types };
 }
 
-export async function getSync(app: FastifyInstance, project: ProjectRef, syncId: string) {
-  const sync = await app.db
+export async function getSync(deps: ServiceDeps, project: ProjectRef, syncId: string) {
+  const sync = await deps.db
     .selectFrom("connector_syncs")
     .selectAll()
     .where("id", "=", syncId)
     .where("project_id", "=", project.id)
     .executeTakeFirst();
   if (!sync) throw new AppError("NOT_FOUND", `sync ${syncId} not found`);
-  const runs = await app.db
+  const runs = await deps.db
     .selectFrom("connector_sync_runs")
     .selectAll()
     .where("sync_id", "=", syncId)
@@ -107,30 +107,30 @@ export async function getSync(app: FastifyInstance, project: ProjectRef, syncId:
 }
 
 /** The scheduled sync: every project with a usable connector. */
-export async function syncAllProjects(app: FastifyInstance): Promise<void> {
-  const projects = await app.db
+export async function syncAllProjects(deps: ServiceDeps): Promise<void> {
+  const projects = await deps.db
     .selectFrom("connectors")
     .select(["project_id", "workspace_id"])
     .where("status", "!=", "needs_reauth")
     .distinct()
     .execute();
   for (const p of projects)
-    await startSync(app, { id: p.project_id, workspaceId: p.workspace_id }, "schedule");
+    await startSync(deps, { id: p.project_id, workspaceId: p.workspace_id }, "schedule");
 }
 
 /** The sync job: one connector, one run. Never overlaps itself (enqueue uniqueKey per connector). */
 export async function runSync(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   payload: { connectorId: string; syncId: string },
   job: Pick<JobContext, "attempt">,
 ): Promise<void> {
   const { connectorId, syncId } = payload;
-  const row = await app.db
+  const row = await deps.db
     .selectFrom("connectors")
     .selectAll()
     .where("id", "=", connectorId)
     .executeTakeFirst();
-  const runs = app.db
+  const runs = deps.db
     .updateTable("connector_sync_runs")
     .where("sync_id", "=", syncId)
     .where("connector_id", "=", connectorId);
@@ -143,19 +143,19 @@ export async function runSync(
   const type = row.type as ConnectorType;
   const project = { id: row.project_id, workspaceId: row.workspace_id };
   await runs.set({ status: "running", started_at: new Date().toISOString() }).execute();
-  await setStatus(app.db, row.id, "syncing");
+  await setStatus(deps.db, row.id, "syncing");
 
   const adapter = platforms[type];
-  const creds = openCredentials(app, row.credentials);
+  const creds = openCredentials(deps, row.credentials);
   const ctx = platformContext({
     adapter,
-    config: app.config,
-    http: httpClient(app),
+    config: deps.config,
+    http: httpClient(deps),
     credentials: creds,
     persist: async (c) => {
-      await app.db
+      await deps.db
         .updateTable("connectors")
-        .set({ credentials: sealCredentials(app, c) })
+        .set({ credentials: sealCredentials(deps, c) })
         .where("id", "=", row.id)
         .execute();
     },
@@ -167,14 +167,14 @@ export async function runSync(
   } catch (err) {
     if (err instanceof PlatformError && err.status === 429 && job.attempt <= SYNC_RETRY.length) {
       await runs.set({ status: "queued", error: "rate limited by the platform; retrying" }).execute();
-      await setStatus(app.db, row.id, "connected");
+      await setStatus(deps.db, row.id, "connected");
       throw new RetryLater("rate limited", err.retryAfterMs ?? 0);
     }
     const reauth = err instanceof NeedsReauth;
     const raw = err instanceof PlatformError ? err.platformMessage : (err as Error).message;
     const message = redactSecrets(raw, [creds.accessToken, creds.refreshToken, creds.apiKey]);
-    app.log.warn({ connector: type, syncId, reauth }, "connector sync failed");
-    await withTransaction(app.db, async (trx) => {
+    deps.log.warn({ connector: type, syncId, reauth }, "connector sync failed");
+    await withTransaction(deps.db, async (trx) => {
       await setStatus(trx, row.id, reauth ? "needs_reauth" : "error", { last_error: message });
       await trx
         .updateTable("connector_sync_runs")
@@ -194,7 +194,7 @@ export async function runSync(
   }
 
   const summary = { ...(JSON.parse(row.summary) as Record<string, number>), ...(result.summary ?? {}) };
-  await withTransaction(app.db, async (trx) => {
+  await withTransaction(deps.db, async (trx) => {
     await upsertRows(trx, project.id, type, result.rows);
     const revenueDays = result.revenue?.length
       ? await storeRevenue(trx, project.id, type, result.revenue)

@@ -46,7 +46,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
   };
   app.decorateRequest("eventsProject", undefined);
   // A child plugin's onClose runs before the root's, which closes the database: flush first.
-  const writer = writerFor(app);
+  const writer = writerFor(app.deps);
   app.addHook("onClose", async () => writer.close());
 
   // Cross-origin fetch() with application/json sends a preflight; answer it on this public route
@@ -119,7 +119,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.named("body"));
           throw err;
         }
-        return { received: await writeEvents(app, project, [event], "web") };
+        return { received: await writeEvents(app.deps, project, [event], "web") };
       }
       const defaults = { leadId: body.userId ?? null, visitorId: body.visitorId ?? null };
       // Batch events come from servers: the request's User-Agent is the server's, never judged.
@@ -132,7 +132,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           errors,
         });
       }
-      return { received: await writeEvents(app, project, valid, "server"), errors };
+      return { received: await writeEvents(app.deps, project, valid, "server"), errors };
     },
   );
 }

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { EventOrigin } from "../../platform/event-bus.js";
@@ -11,32 +10,33 @@ import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
 import { sqliteVisitorEventSeqs } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 // Keyed by the database handle, shared by every encapsulated child of one app: one writer per app.
 const writers = new WeakMap<object, EventWriter>();
 
 /** The app's group-commit writer (created by the events module at registration). */
-export function writerFor(app: FastifyInstance): EventWriter {
-  let w = writers.get(app.dbHandle);
+export function writerFor(deps: ServiceDeps): EventWriter {
+  let w = writers.get(deps.dbHandle);
   if (!w) {
-    w = new EventWriter(app.dbHandle, app.eventBus, app.log, {
+    w = new EventWriter(deps.dbHandle, deps.eventBus, deps.log, {
       maxEvents: 5000,
       maxDelayMs: 0,
-      indexMergeRows: app.config.eventIndexMergeRows,
+      indexMergeRows: deps.config.eventIndexMergeRows,
     });
-    writers.set(app.dbHandle, w);
+    writers.set(deps.dbHandle, w);
   }
   return w;
 }
 
 /** Stores validated events through the group-commit writer; resolves after commit. */
 export function writeEvents(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   project: ProjectRef,
   events: IncomingEvent[],
   origin: EventOrigin,
 ): Promise<number> {
-  return writerFor(app).write(project, events, origin);
+  return writerFor(deps).write(project, events, origin);
 }
 
 /**
@@ -45,7 +45,7 @@ export function writeEvents(
  * the visitor id `lead:<leadId>`. Throws VALIDATION_ERROR naming the field.
  */
 export async function ingestServerEvents(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   project: ProjectRef,
   events: ServerEventInput[],
 ): Promise<number> {
@@ -58,7 +58,7 @@ export async function ingestServerEvents(
       throw err;
     }
   });
-  return writeEvents(app, project, incoming, "server");
+  return writeEvents(deps, project, incoming, "server");
 }
 
 /** A stored event as other modules read it. */

@@ -1,6 +1,6 @@
 import { withTransaction } from "../../platform/db/index.js";
-import type { FastifyInstance } from "fastify";
 import type { CommittedEvent } from "../../platform/event-bus.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 let seq = 0;
 /** A committed event as the events module hands it to processors (tests only). */
@@ -28,8 +28,11 @@ export function committed(
 }
 
 /** Runs the processors inside a transaction, as the events writer does. */
-export async function processEvents(app: FastifyInstance, events: CommittedEvent[]): Promise<void> {
-  await withTransaction(app.db, (trx) => app.eventBus.process(trx, events));
+export async function processEvents(
+  deps: Pick<ServiceDeps, "db" | "eventBus">,
+  events: CommittedEvent[],
+): Promise<void> {
+  await withTransaction(deps.db, (trx) => deps.eventBus.process(trx, events));
 }
 
 export const exposure = (experimentId: string, variant: string) => ({

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Db } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
 import type { JobRegistry } from "../../platform/jobs.js";
 import type { GoalTable } from "./tables.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 /** Supplies a metric's value for a project over a range (epoch ms); undefined when it does not know the metric. */
 export type GoalMetricProvider = (
@@ -22,12 +22,12 @@ const builtIns = new WeakMap<JobRegistry, string[]>();
  * one of these, or one of its project's conversion goals, which the analytics provider measures).
  */
 export function registerGoalMetricProvider(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   provider: GoalMetricProvider,
   metrics: readonly string[],
 ): void {
-  providers.set(app.jobs, [...(providers.get(app.jobs) ?? []), provider]);
-  builtIns.set(app.jobs, [...(builtIns.get(app.jobs) ?? []), ...metrics]);
+  providers.set(deps.jobs, [...(providers.get(deps.jobs) ?? []), provider]);
+  builtIns.set(deps.jobs, [...(builtIns.get(deps.jobs) ?? []), ...metrics]);
 }
 
 /** The goal's current value from the first provider that knows its metric; unchanged when none does. */

@@ -40,7 +40,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req, reply) => reply.code(201).send(await svc.createGoal(app, req.project, req.body)),
+    async (req, reply) => reply.code(201).send(await svc.createGoal(app.deps, req.project, req.body)),
   );
   app.patch(
     "/api/goals",
@@ -54,7 +54,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.updateGoal(app, req.project, req.body),
+    async (req) => svc.updateGoal(app.deps, req.project, req.body),
   );
   app.delete(
     "/api/goals",

@@ -1,5 +1,4 @@
 import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
-import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { VersionedCache, bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
@@ -18,6 +17,7 @@ import type {
 import type { ConversionGoalTable, GoalTable } from "./tables.js";
 import "./tables.js";
 import { RECOMPUTE_JOB } from "./schema.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 
 export { type GoalMetricProvider, registerGoalMetricProvider } from "./metrics.js";
 export { matchesConversionGoal } from "./matching.js";
@@ -124,15 +124,11 @@ async function findGoal(db: DbOrTrx, project: ProjectRef, id: string): Promise<G
   return row;
 }
 
-export async function createGoal(
-  app: FastifyInstance,
-  project: ProjectRef,
-  input: CreateGoal,
-): Promise<GoalT> {
+export async function createGoal(deps: ServiceDeps, project: ProjectRef, input: CreateGoal): Promise<GoalT> {
   checkTarget(input.target);
   checkDeadline(input.deadline);
-  const conversionGoals = (await listConversionGoals(app.db, project)).map((g) => g.name);
-  checkMetric(app.jobs, input.metric, conversionGoals);
+  const conversionGoals = (await listConversionGoals(deps.db, project)).map((g) => g.name);
+  checkMetric(deps.jobs, input.metric, conversionGoals);
   const t = nowIso();
   const row: GoalTable = {
     id: newId("goal"),
@@ -150,22 +146,18 @@ export async function createGoal(
     created_at: t,
     updated_at: t,
   };
-  const current = await measure(app.jobs, app.db, project, row);
-  return withTransaction(app.db, async (trx) => {
+  const current = await measure(deps.jobs, deps.db, project, row);
+  return withTransaction(deps.db, async (trx) => {
     await trx.insertInto("goals").values(row).execute();
     return toGoal(await applyProgress(trx, project, row, current));
   });
 }
 
 /** A status given by PATCH wins over the pace rule from then on. */
-export async function updateGoal(
-  app: FastifyInstance,
-  project: ProjectRef,
-  patch: PatchGoal,
-): Promise<GoalT> {
+export async function updateGoal(deps: ServiceDeps, project: ProjectRef, patch: PatchGoal): Promise<GoalT> {
   if (patch.target !== undefined) checkTarget(patch.target);
   if (patch.deadline !== undefined) checkDeadline(patch.deadline);
-  return withTransaction(app.db, async (trx) => {
+  return withTransaction(deps.db, async (trx) => {
     const row = await findGoal(trx, project, patch.id);
     const next: GoalTable = {
       ...row,

@@ -66,7 +66,7 @@ export const incomingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       if (req.rawBody === undefined) throw new AppError("VALIDATION_ERROR", "body must be JSON");
       return handleIncoming(
-        app,
+        app.deps,
         req.params.source,
         {
           method: req.method,

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from "fastify";
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { SecretBox } from "../../../platform/crypto.js";
 import type { Db } from "../../../platform/db/index.js";
@@ -14,6 +13,7 @@ import { paymentsAdapter } from "./payments.js";
 import type { Action, IncomingRequest, SourceAdapter } from "./types.js";
 import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../../platform/cache.js";
+import type { ServiceDeps } from "../../../platform/deps.js";
 
 const ADAPTERS: Record<Source, SourceAdapter> = {
   crm: crmAdapter,
@@ -131,14 +131,14 @@ async function resolveProject(
 
 /** Feeds extracted actions into identity (leads) and events (revenue and custom events). */
 async function apply(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   project: ProjectRef,
   source: Source,
   actions: Action[],
 ): Promise<void> {
   for (const a of actions) {
     if (a.kind === "lead") {
-      await upsertLeadByEmail(app.db, project, {
+      await upsertLeadByEmail(deps.db, project, {
         email: a.email,
         name: a.name,
         source,
@@ -147,8 +147,8 @@ async function apply(
       continue;
     }
     let leadId: string | undefined;
-    if (a.email) leadId = (await upsertLeadByEmail(app.db, project, { email: a.email, source })).lead.id;
-    await ingestServerEvents(app, project, [
+    if (a.email) leadId = (await upsertLeadByEmail(deps.db, project, { email: a.email, source })).lead.id;
+    await ingestServerEvents(deps, project, [
       {
         type: a.type,
         ...(leadId ? { leadId } : { visitorId: a.visitorId }),
@@ -186,7 +186,7 @@ export interface IncomingResult {
  * released again, so the platform's own retry gets another chance.
  */
 export async function handleIncoming(
-  app: FastifyInstance,
+  deps: ServiceDeps,
   source: string,
   req: IncomingRequest,
   projectId: string | undefined,
@@ -194,29 +194,29 @@ export async function handleIncoming(
   const s = knownSource(source);
   const adapter = ADAPTERS[s];
   const check = adapter.prepare(req);
-  const workspaces = await verifyingWorkspaces(app.db, app.secrets, s, check);
+  const workspaces = await verifyingWorkspaces(deps.db, deps.secrets, s, check);
   if (workspaces.length === 0) throw new AppError("UNAUTHORIZED", "signature does not verify");
-  const project = await resolveProject(app.db, workspaces, projectId);
+  const project = await resolveProject(deps.db, workspaces, projectId);
   const units = adapter.units(req);
   let processed = 0;
   let fresh = 0;
   for (const unit of units) {
-    if (!(await claim(app.db, project.workspaceId, s, unit.id))) continue;
+    if (!(await claim(deps.db, project.workspaceId, s, unit.id))) continue;
     fresh++;
     const claimed = [unit.id];
     try {
       const actions: Action[] = [];
-      for (const a of await adapter.extract(unit, { db: app.db, project })) {
+      for (const a of await adapter.extract(unit, { db: deps.db, project })) {
         if (a.kind === "event" && a.once) {
-          if (!(await claim(app.db, project.workspaceId, s, a.once))) continue;
+          if (!(await claim(deps.db, project.workspaceId, s, a.once))) continue;
           claimed.push(a.once);
         }
         actions.push(a);
       }
-      await apply(app, project, s, actions);
+      await apply(deps, project, s, actions);
       processed += actions.length;
     } catch (err) {
-      await app.db
+      await deps.db
         .deleteFrom("webhook_incoming_events")
         .where("workspace_id", "=", project.workspaceId)
         .where("source", "=", s)
