@@ -104,7 +104,7 @@ describe("email area in Chromium", () => {
     await page.getByRole("button", { name: "Add block" }).click();
     await page.getByLabel("Block 3 label").fill("");
     await page.getByRole("alert").getByText("Cannot render").waitFor();
-    expect(await page.getByRole("alert").textContent()).toContain("blocks.2");
+    expect(await page.getByRole("alert").textContent()).toContain("body.blocks[2].text is required");
     await page.getByRole("button", { name: "Remove block 3" }).click();
     await page.getByRole("alert").waitFor({ state: "detached" });
 

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from "fastify";
+import { AppError } from "../errors.js";
+import { nulInUrlFields, parseJsonBody } from "../json-body.js";
+import { createAjv } from "../validation.js";
+
+const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** How request input is read and checked: JSON only (kept raw too), compiled schema validation. */
+export function registerBodies(app: FastifyInstance): void {
+  // Bodies are JSON and validated as typed (no "10" → 10); query strings and params are text and coerced.
+  const bodyAjv = createAjv(false);
+  const textAjv = createAjv("array");
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === "body" ? bodyAjv : textAjv).compile(schema),
+  );
+  app.decorateRequest("rawBody", undefined);
+
+  // JSON bodies are kept raw as well: incoming webhooks verify signatures over the exact bytes.
+  app.removeContentTypeParser(["application/json", "text/plain"]);
+  const parseJson = (
+    req: { rawBody?: string },
+    body: string,
+    done: (e: Error | null, v?: unknown) => void,
+  ) => {
+    req.rawBody = body;
+    if (body.length === 0) return done(null, undefined);
+    try {
+      done(null, parseJsonBody(body));
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) =>
+    parseJson(req, body as string, done),
+  );
+  app.addContentTypeParser("text/plain", { parseAs: "string" }, (req, body, done) =>
+    parseJson(req, body as string, done),
+  );
+
+  // Mutating requests with a body must be JSON: this is also the CSRF defence for cookie sessions,
+  // since a cross-site form cannot send application/json without a CORS preflight.
+  app.addHook("preValidation", async (req) => {
+    if (req.url.includes("%00")) {
+      const field = nulInUrlFields({
+        params: req.params as Record<string, unknown>,
+        querystring: req.query as Record<string, unknown>,
+      });
+      if (field) throw new AppError("VALIDATION_ERROR", `${field} must not contain NUL (\\u0000) characters`);
+    }
+    if (!MUTATING.has(req.method)) return;
+    const hasBody =
+      Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+    if (!hasBody) return;
+    const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type === "application/json") return;
+    if (type === "text/plain" && req.routeOptions.config?.allowTextPlain) return;
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
+  });
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from "fastify";
+import { sql } from "kysely";
+import client from "prom-client";
+import type { Db } from "../db/index.js";
+
+/** Prometheus metrics: process defaults and request durations by route; served at /metrics. */
+export function registerMetrics(app: FastifyInstance): client.Registry {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const httpDuration = new client.Histogram({
+    name: "http_request_duration_seconds",
+    help: "HTTP request duration",
+    labelNames: ["method", "route", "status"],
+    registers: [registry],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+  });
+  app.decorate("metricsRegistry", registry);
+  app.addHook("onResponse", async (req, reply) => {
+    httpDuration.observe(
+      { method: req.method, route: req.routeOptions.url ?? "unknown", status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+  return registry;
+}
+
+/** /healthz and /metrics (hidden from the API documentation). */
+export function registerProbes(app: FastifyInstance, db: Db, redisUp: (() => boolean) | undefined): void {
+  app.get("/healthz", { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(db);
+      // Degraded, not down: the API still serves everything, with rate limits failing open.
+      // A 503 here would make load balancers drop every node during a Redis outage.
+      if (redisUp && !redisUp()) return { status: "degraded", redis: "unavailable" };
+      return { status: "ok" };
+    } catch {
+      return reply.code(503).send({ status: "unavailable" });
+    }
+  });
+  app.get("/metrics", { schema: { hide: true } }, async (_req, reply) =>
+    reply.type(app.metricsRegistry.contentType).send(await app.metricsRegistry.metrics()),
+  );
+}
