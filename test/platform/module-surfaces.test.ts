@@ -55,6 +55,15 @@ describe("module surfaces", () => {
     expect(offending).toEqual([]);
   });
 
+  it("the caller is one thing on a request: FastifyRequest carries principal, not per-module callers", () => {
+    const added = sourceFiles(SRC).flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/interface FastifyRequest \{([^}]*)\}/g)].flatMap((m) =>
+        [...m[1]!.matchAll(/^\s*(\w+)\??:/gm)].map((p) => p[1]),
+      ),
+    );
+    expect(added.sort()).toEqual(["principal", "rateLimitKey", "rawBody"]);
+  });
+
   it("platform code imports no feature module", () => {
     const offending = sourceFiles(path.join(SRC, "platform")).flatMap((file) =>
       importsOf(file)

@@ -11,6 +11,7 @@ import {
 } from "./schema.js";
 import { analyticsSummary } from "./summary.js";
 import { analyticsTimeseries } from "./timeseries.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["analytics"];
 
@@ -27,7 +28,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => analyticsSummary(app.db, req.project, resolvePeriod(req.query)),
+    async (req) => analyticsSummary(app.db, projectOf(req), resolvePeriod(req.query)),
   );
 
   app.get(
@@ -42,7 +43,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      analyticsTimeseries(app.db, req.project, resolvePeriod(req.query), req.query.interval ?? "day"),
+      analyticsTimeseries(app.db, projectOf(req), resolvePeriod(req.query), req.query.interval ?? "day"),
   );
 
   app.get(
@@ -60,7 +61,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) =>
       attributionSummary(
         app.db,
-        req.project,
+        projectOf(req),
         req.query.model ?? "position_based",
         resolvePeriod({ period: req.query.period ?? "30d" }),
       ),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { Belief, CreateBeliefBody, IdParam, UpdateConfidenceBody } from "./schema.js";
 import * as svc from "./service.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["beliefs"];
 
@@ -17,7 +18,7 @@ export const beliefRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.listBeliefs(app.db, req.project),
+    async (req) => svc.listBeliefs(app.db, projectOf(req)),
   );
   app.get(
     "/api/beliefs/:id",
@@ -31,7 +32,7 @@ export const beliefRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.getBelief(app.db, req.project, req.params.id),
+    async (req) => svc.getBelief(app.db, projectOf(req), req.params.id),
   );
   app.post(
     "/api/beliefs",
@@ -45,7 +46,7 @@ export const beliefRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req, reply) => reply.code(201).send(await svc.createBelief(app.db, req.project, req.body)),
+    async (req, reply) => reply.code(201).send(await svc.createBelief(app.db, projectOf(req), req.body)),
   );
   app.post(
     "/api/beliefs/:id/update-confidence",
@@ -60,6 +61,6 @@ export const beliefRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.appendEvidence(app.db, req.project, req.params.id, req.body),
+    async (req) => svc.appendEvidence(app.db, projectOf(req), req.params.id, req.body),
   );
 };

@@ -20,6 +20,7 @@ import {
 } from "./schema.js";
 import { completeOAuth, connectWithCredentials, disconnect, listConnectors, startOAuth } from "./service.js";
 import { getSync, startSync } from "./sync.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["connectors"];
 
@@ -35,7 +36,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => listConnectors(app.deps, req.project),
+    async (req) => listConnectors(app.deps, projectOf(req)),
   );
 
   app.post(
@@ -54,7 +55,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) =>
       reply
         .code(201)
-        .send(await connectWithCredentials(app.deps, req.project, req.body.type, req.body.credentials)),
+        .send(await connectWithCredentials(app.deps, projectOf(req), req.body.type, req.body.credentials)),
   );
 
   app.delete(
@@ -69,7 +70,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => disconnect(app.deps, req.project, req.body.type),
+    async (req) => disconnect(app.deps, projectOf(req), req.body.type),
   );
 
   app.get(
@@ -92,7 +93,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (req.principal.kind !== "session") {
         throw new AppError("FORBIDDEN", "connecting through OAuth needs a signed-in user");
       }
-      let project = req.project;
+      let project = projectOf(req);
       if (req.query.projectId) {
         const chosen = await app.principalResolver.resolveSessionProject(
           req.principal.workspaceId,
@@ -135,7 +136,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => startSync(app.deps, req.project),
+    async (req) => startSync(app.deps, projectOf(req)),
   );
 
   app.get(
@@ -150,7 +151,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => getSync(app.deps, req.project, req.params.syncId),
+    async (req) => getSync(app.deps, projectOf(req), req.params.syncId),
   );
 
   app.get(
@@ -164,7 +165,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => overview(app.db, req.project, (req.query.period ?? "30d") as Period),
+    async (req) => overview(app.db, projectOf(req), (req.query.period ?? "30d") as Period),
   );
 
   app.get(
@@ -181,6 +182,11 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      connectorMetrics(app.db, req.project, req.params.connectorType, (req.query.period ?? "30d") as Period),
+      connectorMetrics(
+        app.db,
+        projectOf(req),
+        req.params.connectorType,
+        (req.query.period ?? "30d") as Period,
+      ),
   );
 };

@@ -11,6 +11,7 @@ import {
   PreviewBody,
 } from "./schema.js";
 import type { Variables } from "./template/engine.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["communications"];
 
@@ -29,7 +30,7 @@ export const communicationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: read,
     },
-    async (req) => svc.listCommunications(app.db, req.project.workspaceId),
+    async (req) => svc.listCommunications(app.db, projectOf(req).workspaceId),
   );
   app.get(
     "/api/communications/:id",
@@ -43,7 +44,7 @@ export const communicationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: read,
     },
-    async (req) => svc.getCommunication(app.db, req.project.workspaceId, req.params.id),
+    async (req) => svc.getCommunication(app.db, projectOf(req).workspaceId, req.params.id),
   );
   app.post(
     "/api/communications",
@@ -107,7 +108,7 @@ export const communicationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) =>
       svc.previewCommunication(
         app.dbHandle,
-        req.project.workspaceId,
+        projectOf(req).workspaceId,
         req.params.id,
         (req.body?.variables ?? {}) as Variables,
       ),

@@ -11,15 +11,15 @@ import { SendBody, SendResultDoc, TxErrorDoc } from "./schema.js";
 import { handleSend, type SendDeps } from "./send.js";
 import { validateSendBody } from "./validate.js";
 
-declare module "fastify" {
-  interface FastifyRequest {
-    txPrincipal?: TxPrincipal;
-  }
-}
-
 export type TxKeyResolver = (rawKey: string) => Promise<TxPrincipal | null>;
 
 /** Reads `Authorization: Bearer svc_tx_…` or `X-Api-Key: svc_tx_…`; anything else is 401. */
+/** The transactional key a send request was authenticated with (set in onRequest). */
+function txCaller(req: FastifyRequest): TxPrincipal {
+  if (req.principal?.kind !== "txKey") throw new Error("send route without its key check");
+  return { keyId: req.principal.keyId, workspaceId: req.principal.workspaceId };
+}
+
 export async function authenticateTx(resolve: TxKeyResolver, req: FastifyRequest): Promise<TxPrincipal> {
   const raw = bearerOrApiKey(req, TX_KEY_PREFIX);
   if (!raw)
@@ -71,13 +71,14 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
       // Authentication and the per-key limit run first, so a bad body never hides a 401 or 429.
       onRequest: [
         async (req: FastifyRequest) => {
-          req.txPrincipal = await authenticateTx(resolveKey, req);
+          const who = await authenticateTx(resolveKey, req);
+          req.principal = { kind: "txKey", ...who, project: null };
         },
         limit,
       ],
     },
     async (req, reply: FastifyReply) => {
-      const res = await handleSend(deps, req.txPrincipal!, {
+      const res = await handleSend(deps, txCaller(req), {
         body: req.body as Static<typeof SendBody>,
         idempotencyKey: req.headers["idempotency-key"],
         mode: req.headers["x-svc-mode"],
@@ -112,10 +113,11 @@ function txRateLimit(app: FastifyInstance): preHandlerAsyncHookHandler {
   };
   return app.rateLimit({
     timeWindow: 60_000,
-    keyGenerator: (req: FastifyRequest) => `tx-send:${req.txPrincipal?.keyId ?? req.ip}`,
+    keyGenerator: (req: FastifyRequest) =>
+      `tx-send:${req.principal?.kind === "txKey" ? req.principal.keyId : req.ip}`,
     max: async (req: FastifyRequest) =>
-      req.txPrincipal
-        ? TIER_SENDS_PER_MINUTE[await tierOf(req.txPrincipal.workspaceId)]
+      req.principal?.kind === "txKey"
+        ? TIER_SENDS_PER_MINUTE[await tierOf(req.principal.workspaceId)]
         : TIER_SENDS_PER_MINUTE.free,
     errorResponseBuilder: (_req, ctx) => {
       const err = new TxError(

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "@sinclair/typebox";
 import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
-import type { ProjectRef } from "../../platform/auth/principal.js";
 import { decompress } from "./gzip.js";
 import { DEFAULT_RECENT_EVENTS, recentEvents } from "./recent.js";
 import {
@@ -21,14 +20,9 @@ import {
   snippetToIncoming,
   validateIngestBody,
 } from "./validate.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-
-declare module "fastify" {
-  interface FastifyRequest {
-    eventsProject?: ProjectRef;
-  }
-}
 
 /** POST /api/events: snippet or batch format, JSON or text/plain (sendBeacon), optionally gzip. */
 export async function eventRoutes(app: FastifyInstance): Promise<void> {
@@ -42,9 +36,8 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       (req.body as { projectKey: string }).projectKey,
     );
     if (!project) throw new AppError("UNAUTHORIZED", "unknown projectKey");
-    req.eventsProject = project;
+    req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
   };
-  app.decorateRequest("eventsProject", undefined);
   // A child plugin's onClose runs before the root's, which closes the database: flush first.
   const writer = writerFor(app.deps);
   app.addHook("onClose", async () => writer.close());
@@ -68,7 +61,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     },
     async (req) => {
       const { limit } = req.query as { limit?: number };
-      return recentEvents(app.db, req.project, limit ?? DEFAULT_RECENT_EVENTS);
+      return recentEvents(app.db, projectOf(req), limit ?? DEFAULT_RECENT_EVENTS);
     },
   );
 
@@ -108,7 +101,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     },
     async (req: FastifyRequest, reply: FastifyReply) => {
       const body = req.body as SnippetEventBody | BatchEnvelopeBody;
-      const project = req.eventsProject!;
+      const project = projectOf(req);
       const now = Date.now();
       if (!("events" in body)) {
         let event: IncomingEvent;

@@ -16,6 +16,7 @@ import {
 import { createExperiment, getExperiment, listExperiments, updateExperiment } from "./service.js";
 import { snippetBundle } from "./snippet-bundle.js";
 import { weightsHistory } from "./weights-history.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["experiments"];
 const ACTIVE_MAX_AGE = 5;
@@ -52,7 +53,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => listExperiments(app.db, req.project, req.query.status),
+    async (req) => listExperiments(app.db, projectOf(req), req.query.status),
   );
 
   app.post(
@@ -67,7 +68,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
       },
       preHandler: app.requireProject("write"),
     },
-    async (req, reply) => reply.code(201).send(await createExperiment(app.db, req.project, req.body)),
+    async (req, reply) => reply.code(201).send(await createExperiment(app.db, projectOf(req), req.body)),
   );
 
   app.patch(
@@ -83,7 +84,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => updateExperiment(app.db, req.project, req.body, changed),
+    async (req) => updateExperiment(app.db, projectOf(req), req.body, changed),
   );
 
   app.get(
@@ -121,7 +122,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => getExperiment(app.db, req.project, req.params.id),
+    async (req) => getExperiment(app.db, projectOf(req), req.params.id),
   );
 
   app.get(
@@ -136,7 +137,7 @@ export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }>
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => weightsHistory(app.db, req.project, req.params.id),
+    async (req) => weightsHistory(app.db, projectOf(req), req.params.id),
   );
 
   app.get(

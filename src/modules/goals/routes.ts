@@ -11,6 +11,7 @@ import {
   PatchGoalBody,
 } from "./schema.js";
 import * as svc from "./service.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["goals"];
 
@@ -26,7 +27,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.listGoals(app.db, req.project),
+    async (req) => svc.listGoals(app.db, projectOf(req)),
   );
   app.post(
     "/api/goals",
@@ -40,7 +41,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req, reply) => reply.code(201).send(await svc.createGoal(app.deps, req.project, req.body)),
+    async (req, reply) => reply.code(201).send(await svc.createGoal(app.deps, projectOf(req), req.body)),
   );
   app.patch(
     "/api/goals",
@@ -54,7 +55,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.updateGoal(app.deps, req.project, req.body),
+    async (req) => svc.updateGoal(app.deps, projectOf(req), req.body),
   );
   app.delete(
     "/api/goals",
@@ -68,7 +69,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.deleteGoal(app.db, req.project, req.query.id),
+    async (req) => svc.deleteGoal(app.db, projectOf(req), req.query.id),
   );
 
   app.get(
@@ -82,7 +83,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.listConversionGoals(app.db, req.project),
+    async (req) => svc.listConversionGoals(app.db, projectOf(req)),
   );
   app.post(
     "/api/conversion-goals",
@@ -97,7 +98,8 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req, reply) => reply.code(201).send(await svc.createConversionGoal(app.db, req.project, req.body)),
+    async (req, reply) =>
+      reply.code(201).send(await svc.createConversionGoal(app.db, projectOf(req), req.body)),
   );
   app.patch(
     "/api/conversion-goals",
@@ -112,7 +114,7 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.patchConversionGoal(app.db, req.project, req.body),
+    async (req) => svc.patchConversionGoal(app.db, projectOf(req), req.body),
   );
   app.delete(
     "/api/conversion-goals",
@@ -126,6 +128,6 @@ export const goalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.deleteConversionGoal(app.db, req.project, req.query.id),
+    async (req) => svc.deleteConversionGoal(app.db, projectOf(req), req.query.id),
   );
 };

@@ -15,6 +15,7 @@ import {
   StitchBody,
   StitchResult,
 } from "./schema.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["identity"];
 
@@ -31,7 +32,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => getJourney(app.db, req.project, req.query.visitorId),
+    async (req) => getJourney(app.db, projectOf(req), req.query.visitorId),
   );
 
   app.get(
@@ -45,7 +46,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => listLeads(app.db, req.project, req.query),
+    async (req) => listLeads(app.db, projectOf(req), req.query),
   );
 
   app.post(
@@ -65,7 +66,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { visitorId, leadId, source } = req.body;
       return withTransaction(
         app.db,
-        async (trx) => (await linkVisitor(trx, req.project, visitorId, leadId, source ?? "api"))!,
+        async (trx) => (await linkVisitor(trx, projectOf(req), visitorId, leadId, source ?? "api"))!,
       );
     },
   );
@@ -97,14 +98,14 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: async (req, reply) => {
         const project = await app.principalResolver.resolvePublicKey(req.body.projectKey);
         if (!project) throw new AppError("UNAUTHORIZED", "unknown project key");
-        req.project = project;
+        req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
         if (stitchLimit) await stitchLimit.call(app, req, reply);
       },
     },
     async (req) => {
       const { visitorId, email } = req.body;
       // A stitch and an event commit for the same visitor can deadlock on PostgreSQL; retry then.
-      return withTransaction(app.db, (trx) => stitchVisitor(trx, req.project, { visitorId, email }));
+      return withTransaction(app.db, (trx) => stitchVisitor(trx, projectOf(req), { visitorId, email }));
     },
   );
 };

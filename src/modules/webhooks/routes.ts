@@ -14,6 +14,7 @@ import {
   Webhook,
 } from "./schema.js";
 import * as svc from "./service.js";
+import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["webhooks"];
 
@@ -36,7 +37,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.listWebhooks(app.db, req.project),
+    async (req) => svc.listWebhooks(app.db, projectOf(req)),
   );
 
   app.post(
@@ -51,7 +52,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req, reply) => reply.code(201).send(await svc.createWebhook(deps(), req.project, req.body)),
+    async (req, reply) => reply.code(201).send(await svc.createWebhook(deps(), projectOf(req), req.body)),
   );
 
   app.patch(
@@ -66,7 +67,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.patchWebhook(deps(), req.project, req.body),
+    async (req) => svc.patchWebhook(deps(), projectOf(req), req.body),
   );
 
   app.delete(
@@ -81,7 +82,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => svc.deleteWebhook(app.db, req.project, req.body.id),
+    async (req) => svc.deleteWebhook(app.db, projectOf(req), req.body.id),
   );
 
   app.get(
@@ -97,7 +98,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.listDeliveries(app.db, req.project, req.params.id, req.query),
+    async (req) => svc.listDeliveries(app.db, projectOf(req), req.params.id, req.query),
   );
 
   app.post(
@@ -114,6 +115,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("write"),
     },
     async (req, reply) =>
-      reply.code(202).send(await retryDelivery(app.db, req.project, req.params.id, req.params.deliveryId)),
+      reply.code(202).send(await retryDelivery(app.db, projectOf(req), req.params.id, req.params.deliveryId)),
   );
 };

@@ -282,12 +282,25 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
           .where("id", "=", row.keyId)
           .execute();
       }
-      return { kind: "apiKey", keyId: row.keyId, projectId: row.projectId, workspaceId: row.workspaceId };
+      return {
+        kind: "apiKey",
+        keyId: row.keyId,
+        projectId: row.projectId,
+        workspaceId: row.workspaceId,
+        project: { id: row.projectId, workspaceId: row.workspaceId },
+      };
     },
     async resolveUser(userId) {
       const u = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
       return u
-        ? { kind: "session", userId: u.id, workspaceId: u.workspace_id, role: u.role, email: u.email }
+        ? {
+            kind: "session",
+            userId: u.id,
+            workspaceId: u.workspace_id,
+            role: u.role,
+            email: u.email,
+            project: null,
+          }
         : null;
     },
     async resolveSessionProject(workspaceId, projectId) {

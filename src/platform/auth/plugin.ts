@@ -19,7 +19,7 @@ export const authKindOf = (hook: unknown): AuthKind | undefined =>
 
 declare module "fastify" {
   interface FastifyInstance {
-    /** Session or project API key; sets `req.principal` and `req.project`; applies the read/write limit. */
+    /** Session or project API key; sets `req.principal` with the project acted on (`projectOf(req)`); applies the read/write limit. */
     requireProject(access: Access): preHandlerAsyncHookHandler;
     /** Signed-in workspace admin (API keys and members get 403). */
     requireAdmin(): preHandlerAsyncHookHandler;
@@ -29,8 +29,8 @@ declare module "fastify" {
     sessionKey: Uint8Array;
   }
   interface FastifyRequest {
+    /** The caller (see platform/auth/principal.ts); its `project` is what the request acts on. */
     principal: Principal;
-    project: ProjectRef;
     /** Set once the caller is known; the rate limiter keys on it. */
     rateLimitKey?: string;
   }
@@ -55,11 +55,17 @@ export function bearerOrApiKey(req: FastifyRequest, prefix: string): string | un
   return undefined;
 }
 
+/** The project a request acts on; only for routes guarded by `requireProject` or a public key. */
+export function projectOf(req: FastifyRequest): ProjectRef {
+  const project = req.principal?.project;
+  if (!project) throw new Error(`${req.method} ${req.url}: the route has no project guard`);
+  return project;
+}
+
 export const authPlugin = fp<AuthOptions>(async (app, opts) => {
   app.decorate("principalResolver", opts.resolver);
   app.decorate("sessionKey", opts.sessionKey);
   app.decorateRequest("principal", null as never);
-  app.decorateRequest("project", null as never);
 
   async function authenticate(req: FastifyRequest): Promise<Principal> {
     const key = bearerOrApiKey(req, "svc_key_");
@@ -94,16 +100,15 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
       const principal = await authenticate(req);
       req.principal = principal;
       if (principal.kind === "apiKey") {
-        req.project = { id: principal.projectId, workspaceId: principal.workspaceId };
         req.rateLimitKey = `key:${principal.keyId}`;
-      } else {
+      } else if (principal.kind === "session") {
         const wanted = req.headers["x-project-id"];
         const project = await opts.resolver.resolveSessionProject(
           principal.workspaceId,
           typeof wanted === "string" ? wanted : undefined,
         );
         if (!project) throw new AppError("NOT_FOUND", "project not found");
-        req.project = project;
+        req.principal = { ...principal, project };
         req.rateLimitKey = `user:${principal.userId}:${project.id}`;
       }
       await runLimit(access, req, reply);

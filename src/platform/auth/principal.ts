@@ -2,10 +2,27 @@
 export type Tier = "free" | "starter" | "pro" | "growth" | "scale";
 export type Role = "admin" | "member";
 
-/** Who is calling: a signed-in user (dashboard) or a project API key (server/SDK). */
+/**
+ * Who is calling, the one caller on a request (`req.principal`):
+ * - `session`: a signed-in user (dashboard);
+ * - `apiKey`: a project's secret API key (`svc_key_…` in a header; server/SDK);
+ * - `projectKey`: the project key of a public endpoint (`svc_pk_…` or `svc_key_…` in the body or query);
+ * - `txKey`: a transactional API key (`svc_tx_…`), which acts on its workspace.
+ * `project` is the project the request acts on: set on project-scoped routes and public
+ * endpoints, null on workspace-level ones (read it with `projectOf(req)`).
+ */
 export type Principal =
-  | { kind: "session"; workspaceId: string; userId: string; role: Role; email: string }
-  | { kind: "apiKey"; workspaceId: string; projectId: string; keyId: string };
+  | {
+      kind: "session";
+      workspaceId: string;
+      userId: string;
+      role: Role;
+      email: string;
+      project: ProjectRef | null;
+    }
+  | { kind: "apiKey"; workspaceId: string; projectId: string; keyId: string; project: ProjectRef | null }
+  | { kind: "projectKey"; workspaceId: string; project: ProjectRef }
+  | { kind: "txKey"; workspaceId: string; keyId: string; project: null };
 
 /** The project a request acts on. */
 export interface ProjectRef {
