@@ -117,3 +117,18 @@ export function firstSchemaError(check: SchemaCheck, where: string): { error: Er
   if (!error) return { error: { keyword: "unknown" } as ErrorObject, message: `${where} is not valid` };
   return { error, message: describeSchemaError(error, where) };
 }
+
+/**
+ * A route's `validatorCompiler` from a function that throws the route's own error (a batch's
+ * per-event errors, the transactional format); the route's schema stays what OpenAPI documents.
+ */
+export function validatorFrom(check: (body: unknown) => void) {
+  return () => (body: unknown) => {
+    try {
+      check(body);
+      return { value: body };
+    } catch (error) {
+      return { error: error as Error };
+    }
+  };
+}

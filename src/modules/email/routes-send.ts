@@ -10,6 +10,7 @@ import { TX_KEY_PREFIX, type TxPrincipal } from "./keys.js";
 import { SendBody, SendResultDoc, TxErrorDoc } from "./schema.js";
 import { handleSend, type SendDeps } from "./send.js";
 import { validateSendBody } from "./validate.js";
+import { validatorFrom } from "../../platform/validation.js";
 
 export type TxKeyResolver = (rawKey: string) => Promise<TxPrincipal | null>;
 
@@ -60,14 +61,7 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
         response: { 200: SendResultDoc, "4xx": TxErrorDoc },
       },
       // The schema's two shapes, compiled, with errors in the transactional format.
-      validatorCompiler: () => (body) => {
-        try {
-          validateSendBody(body);
-          return { value: body };
-        } catch (error) {
-          return { error: error as Error };
-        }
-      },
+      validatorCompiler: validatorFrom(validateSendBody),
       // Authentication and the per-key limit run first, so a bad body never hides a 401 or 429.
       onRequest: [
         async (req: FastifyRequest) => {

@@ -21,6 +21,7 @@ import {
   validateIngestBody,
 } from "./validate.js";
 import { projectOf } from "../../platform/auth/plugin.js";
+import { validatorFrom } from "../../platform/validation.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -78,14 +79,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       },
       // The schema's parts, compiled: a batch's envelope here and each event alone in the handler,
       // so a batch keeps its valid events and reports the invalid ones.
-      validatorCompiler: () => (body) => {
-        try {
-          validateIngestBody(body);
-          return { value: body };
-        } catch (error) {
-          return { error: error as Error };
-        }
-      },
+      validatorCompiler: validatorFrom(validateIngestBody),
       config: { allowTextPlain: true, publicCors: true, hotPath: true },
       // Answers are a few bytes: never worth compressing, and the hook costs on every event.
       compress: false,
