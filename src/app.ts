@@ -11,7 +11,7 @@ import { authPlugin } from "./platform/auth/plugin.js";
 import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
-import type { ServiceDeps } from "./platform/deps.js";
+import { AppState, type ServiceDeps } from "./platform/deps.js";
 import { MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { registerBodies } from "./platform/http/bodies.js";
@@ -118,6 +118,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     log: app.log,
     jobs: registry,
     eventBus: app.eventBus,
+    state: new AppState(),
   };
   app.decorate("deps", deps);
   const metricsRegistry = registerMetrics(app);

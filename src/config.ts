@@ -5,6 +5,8 @@ import path from "node:path";
 
 /** Typed configuration read from the environment; every value has an embedded-mode default. */
 export interface Config {
+  /** Test-only: a CA certificate webhook deliveries trust besides the system's (a test's receiver). */
+  webhookExtraCa?: string | Buffer;
   port: number;
   host: string;
   dataDir: string;

@@ -17,4 +17,27 @@ export interface ServiceDeps {
   log: FastifyBaseLogger;
   jobs: JobRegistry;
   eventBus: EventBus;
+  /** Per-app state of the modules (their writers, their registries), held here, not in globals. */
+  state: AppState;
 }
+
+/** A piece of per-app state a module keeps, created from the app's dependencies on first use. */
+export interface AppSlot<T> {
+  readonly name: string;
+  readonly create: (deps: ServiceDeps) => T;
+}
+
+export const appSlot = <T>(name: string, create: (deps: ServiceDeps) => T): AppSlot<T> => ({ name, create });
+
+/** The values of an app's slots; each app (and each test app) has its own. */
+export class AppState {
+  private values = new Map<AppSlot<unknown>, unknown>();
+
+  get<T>(slot: AppSlot<T>, deps: ServiceDeps): T {
+    if (!this.values.has(slot)) this.values.set(slot, slot.create(deps));
+    return this.values.get(slot) as T;
+  }
+}
+
+/** This app's value of a module's slot. */
+export const stateOf = <T>(deps: ServiceDeps, slot: AppSlot<T>): T => deps.state.get(slot, deps);

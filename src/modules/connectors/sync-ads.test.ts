@@ -237,12 +237,12 @@ describe("rate limits and tokens", () => {
         .selectAll()
         .where("project_id", "=", a.projectId)
         .executeTakeFirstOrThrow();
-    const old = openCredentials(t.app, (await row()).credentials);
+    const old = openCredentials(t.app.deps, (await row()).credentials);
     ga4.expireAccessTokens();
     const refreshes = ga4.refreshCount;
     await sync(a);
     expect(ga4.refreshCount - refreshes).toBe(1);
-    const now = openCredentials(t.app, (await row()).credentials);
+    const now = openCredentials(t.app.deps, (await row()).credentials);
     expect(now.accessToken).not.toBe(old.accessToken);
     expect(now.refreshToken).toBe(old.refreshToken); // Google keeps the refresh token
     expect((await row()).status).toBe("connected");

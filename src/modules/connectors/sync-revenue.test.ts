@@ -197,7 +197,7 @@ describe("accounting (QuickBooks, rotating refresh tokens)", () => {
     await connectOAuth(a, "accounting", qbo, { realmId: QBO_REALM });
     const creds = async () =>
       openCredentials(
-        t.app,
+        t.app.deps,
         (
           await t.app.db
             .selectFrom("connectors")

@@ -10,6 +10,7 @@ import { trackingRoutes } from "./routes-tracking.js";
 import { CLEANUP_JOB } from "./schema.js";
 import type { SendDeps } from "./send.js";
 import { Tracker } from "./tracking.js";
+import { SendLogWriter } from "./records.js";
 
 /** Transactional email: keys, templates, send, idempotency, delivery, tracking, suppressions. */
 export const emailModule: LiftModule = {
@@ -29,6 +30,7 @@ export const emailModule: LiftModule = {
     const deps: SendDeps = {
       db: app.db,
       handle: app.dbHandle,
+      sendLog: new SendLogWriter(app.dbHandle),
       secrets: app.secrets,
       mailer: getMailer,
       tracker,

@@ -83,7 +83,8 @@ const SEND_COLUMNS = [
   "updated_at",
 ] as const satisfies ReadonlyArray<keyof TxSendTable>;
 
-class SendLogWriter {
+/** Group-commits new send records with their first timeline rows (one per app, in `SendDeps`). */
+export class SendLogWriter {
   private queue: Pending[] = [];
   private flushing = false;
   /** SQLite: cached prepared statements run inside the Kysely transaction (same connection). */
@@ -147,21 +148,14 @@ class SendLogWriter {
   }
 }
 
-const writers = new WeakMap<DbHandle, SendLogWriter>();
-
 /** Writes a new send record with its first timeline events; resolves once committed. */
 export function insertSend(
-  handle: DbHandle,
+  writer: SendLogWriter,
   row: TxSendTable,
   events: TimelineEvent[],
   also?: (trx: Trx) => Promise<void>,
 ): Promise<void> {
-  let w = writers.get(handle);
-  if (!w) {
-    w = new SendLogWriter(handle);
-    writers.set(handle, w);
-  }
-  return w.write(row, events, also);
+  return writer.write(row, events, also);
 }
 
 export async function addEvent(

@@ -14,6 +14,7 @@ import {
   isSuppressed,
   recordOutcome,
   recordPermanentFailure,
+  type SendLogWriter,
   type TimelineEvent,
   updateSend,
 } from "./records.js";
@@ -27,6 +28,8 @@ import { DELIVER_JOB } from "./schema.js";
 export interface SendDeps {
   db: Db;
   handle: DbHandle;
+  /** The app's group-committing writer of new send records. */
+  sendLog: SendLogWriter;
   secrets: SecretBox;
   mailer: () => Mailer;
   tracker: Tracker;
@@ -175,12 +178,12 @@ async function perform(
 ): Promise<{ status: number; body: string }> {
   const content = await renderContent(deps.handle, who.workspaceId, req);
   const rec = newRecord(who, req, content, sandbox, key);
-  if (sandbox) return simulate(deps.handle, rec, req.to);
+  if (sandbox) return simulate(deps.sendLog, rec, req.to);
 
   if (await isSuppressed(deps.db, who.workspaceId, req.to)) {
     rec.status = "suppressed";
     rec.error = "recipient is on the suppression list";
-    await insertSend(deps.handle, rec, [{ type: "suppressed" }]);
+    await insertSend(deps.sendLog, rec, [{ type: "suppressed" }]);
     return { status: 422, body: errBody("suppressed", `${req.to} is on the workspace suppression list`) };
   }
 
@@ -199,7 +202,7 @@ async function perform(
   // lease lapses and a worker delivers the same message (same Message-ID) — at least once.
   rec.pending_message = deps.secrets.encrypt(JSON.stringify(msg));
   const job = new HeldJob(DELIVER_JOB, { sendId: rec.id });
-  await insertSend(deps.handle, rec, [], async (trx) => {
+  await insertSend(deps.sendLog, rec, [], async (trx) => {
     await job.create(trx, `email.deliver:${rec.id}`);
     if (key) await idem.attachSend(trx, who.workspaceId, key, rec.id);
   });
@@ -243,7 +246,7 @@ async function perform(
  * workspace's real suppression list), a record tagged sandbox, nothing delivered.
  */
 async function simulate(
-  handle: DbHandle,
+  sendLog: SendLogWriter,
   rec: TxSendTable,
   to: string,
 ): Promise<{ status: number; body: string }> {
@@ -266,7 +269,7 @@ async function simulate(
     events.push({ type: "sent", detail: { sandbox: true } });
     res = { status: 200, body: okBody(rec.id, rec.message_id, "sent", true) };
   }
-  await insertSend(handle, rec, events);
+  await insertSend(sendLog, rec, events);
   return res;
 }
 

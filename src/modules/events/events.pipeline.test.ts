@@ -187,7 +187,7 @@ describe("sessions", () => {
         Date.now(),
       );
     const project = { id: a.projectId, workspaceId: a.workspaceId };
-    expect(await writerFor(t.app).write(project, [ev(40), ev(0), ev(10)], "web")).toBe(3);
+    expect(await writerFor(t.app.deps).write(project, [ev(40), ev(0), ev(10)], "web")).toBe(3);
     const rows = await rowsOf(a);
     expect(rows.map((r) => Number(r.ts))).toEqual([T0, T0 + 10 * 60_000, T0 + 40 * 60_000]);
     expect(new Set(rows.map((r) => r.session_id)).size).toBe(1);
@@ -229,7 +229,7 @@ describe("service functions for other modules", () => {
   it("ingestServerEvents: leadId-only events get visitor lead:<id>; listEventsForVisitors orders by time", async () => {
     const a = await t.tenant();
     const project = { id: a.projectId, workspaceId: a.workspaceId };
-    const n = await ingestServerEvents(t.app, project, [
+    const n = await ingestServerEvents(t.app.deps, project, [
       {
         type: "$revenue",
         leadId: "lead_1",
@@ -252,7 +252,7 @@ describe("service functions for other modules", () => {
   it("ingestServerEvents refuses an event with neither visitorId nor leadId, naming the field", async () => {
     const a = await t.tenant();
     await expect(
-      ingestServerEvents(t.app, { id: a.projectId, workspaceId: a.workspaceId }, [{ type: "x" }]),
+      ingestServerEvents(t.app.deps, { id: a.projectId, workspaceId: a.workspaceId }, [{ type: "x" }]),
     ).rejects.toMatchObject({ code: "VALIDATION_ERROR", message: "events[0].visitorId is required" });
   });
 });

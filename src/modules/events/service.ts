@@ -10,24 +10,21 @@ import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
 import { sqliteVisitorEventSeqs } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
-import type { ServiceDeps } from "../../platform/deps.js";
+import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
 
-// Keyed by the database handle, shared by every encapsulated child of one app: one writer per app.
-const writers = new WeakMap<object, EventWriter>();
-
-/** The app's group-commit writer (created by the events module at registration). */
-export function writerFor(deps: ServiceDeps): EventWriter {
-  let w = writers.get(deps.dbHandle);
-  if (!w) {
-    w = new EventWriter(deps.dbHandle, deps.eventBus, deps.log, {
+// One group-commit writer per app.
+const WRITER = appSlot(
+  "events.writer",
+  (deps) =>
+    new EventWriter(deps.dbHandle, deps.eventBus, deps.log, {
       maxEvents: 5000,
       maxDelayMs: 0,
       indexMergeRows: deps.config.eventIndexMergeRows,
-    });
-    writers.set(deps.dbHandle, w);
-  }
-  return w;
-}
+    }),
+);
+
+/** The app's group-commit writer. */
+export const writerFor = (deps: ServiceDeps): EventWriter => stateOf(deps, WRITER);
 
 /** Stores validated events through the group-commit writer; resolves after commit. */
 export function writeEvents(

@@ -26,7 +26,7 @@ const min = (m: number) => T0 + m * 60_000;
  */
 const send = async (a: Tenant, events: Record<string, unknown>[]) => {
   const incoming = events.map((e) => snippetToIncoming(e as SnippetEventBody, undefined, Date.now()));
-  const received = await writerFor(t.app).write(
+  const received = await writerFor(t.app.deps).write(
     { id: a.projectId, workspaceId: a.workspaceId },
     incoming,
     "web",
@@ -52,7 +52,7 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
       );
       expect(res.status).toBe(200);
     }
-    await writerFor(t.app).idle(); // the last merge runs after the last response
+    await writerFor(t.app.deps).idle(); // the last merge runs after the last response
     const sqlite = t.app.dbHandle.sqlite;
     if (sqlite) {
       // one bucket per merge, published in its last step; the tail is empty after the last merge
@@ -136,7 +136,7 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
         a,
         Array.from({ length: 5 }, (_, j) => ({ type: "pageview", visitorId: `o${i}-${j}`, url: SITE })),
       );
-    await writerFor(t.app).idle(); // the old writer's last merge is done, as at a shutdown
+    await writerFor(t.app.deps).idle(); // the old writer's last merge is done, as at a shutdown
     const fresh = new EventWriter(t.app.dbHandle, t.app.eventBus, t.app.log, {
       maxEvents: 5000,
       maxDelayMs: 0,

@@ -8,7 +8,7 @@ const signups = new Map<string, number>();
 beforeAll(async () => {
   t = await startTestApp();
   registerGoalMetricProvider(
-    t.app,
+    t.app.deps,
     async (_db, project, metric) => (metric === "test_signups" ? signups.get(project.id) : undefined),
     ["test_signups"],
   );

@@ -1,9 +1,8 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Db } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
-import type { JobRegistry } from "../../platform/jobs.js";
 import type { GoalTable } from "./tables.js";
-import type { ServiceDeps } from "../../platform/deps.js";
+import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
 
 /** Supplies a metric's value for a project over a range (epoch ms); undefined when it does not know the metric. */
 export type GoalMetricProvider = (
@@ -13,9 +12,11 @@ export type GoalMetricProvider = (
   range: { from: number; to: number },
 ) => Promise<number | undefined>;
 
-// Providers are per app (keyed by its job registry, which jobs also see), so test apps stay apart.
-const providers = new WeakMap<JobRegistry, GoalMetricProvider[]>();
-const builtIns = new WeakMap<JobRegistry, string[]>();
+// Providers are per app, so test apps stay apart.
+const METRICS = appSlot("goals.metrics", () => ({
+  providers: [] as GoalMetricProvider[],
+  builtIns: [] as string[],
+}));
 
 /**
  * Plugs in a source of goal metrics with the built-in metric names it measures (a goal may name
@@ -26,20 +27,16 @@ export function registerGoalMetricProvider(
   provider: GoalMetricProvider,
   metrics: readonly string[],
 ): void {
-  providers.set(deps.jobs, [...(providers.get(deps.jobs) ?? []), provider]);
-  builtIns.set(deps.jobs, [...(builtIns.get(deps.jobs) ?? []), ...metrics]);
+  const m = stateOf(deps, METRICS);
+  m.providers.push(provider);
+  m.builtIns.push(...metrics);
 }
 
 /** The goal's current value from the first provider that knows its metric; unchanged when none does. */
-export async function measure(
-  registry: JobRegistry,
-  db: Db,
-  project: ProjectRef,
-  goal: GoalTable,
-): Promise<number> {
+export async function measure(deps: ServiceDeps, project: ProjectRef, goal: GoalTable): Promise<number> {
   const range = { from: Date.parse(goal.created_at), to: Date.now() };
-  for (const p of providers.get(registry) ?? []) {
-    const v = await p(db, project, goal.metric, range);
+  for (const p of stateOf(deps, METRICS).providers) {
+    const v = await p(deps.db, project, goal.metric, range);
     if (v !== undefined && Number.isFinite(v)) return v;
   }
   return goal.current;
@@ -53,8 +50,8 @@ const MAX_LISTED = 50;
  * match exactly; conversion goal names as the analytics provider matches them (case and
  * surrounding spaces aside).
  */
-export function checkMetric(registry: JobRegistry, metric: string, conversionGoalNames: string[]): void {
-  const known = builtIns.get(registry) ?? [];
+export function checkMetric(deps: ServiceDeps, metric: string, conversionGoalNames: string[]): void {
+  const known = stateOf(deps, METRICS).builtIns;
   if (known.includes(metric)) return;
   const names = conversionGoalNames;
   if (names.some((n) => sameName(n, metric))) return;

@@ -7,7 +7,7 @@ export const goalsModule: LiftModule = {
   name: "goals",
   async register(app) {
     await app.register(goalRoutes);
-    for (const job of goalJobs()) app.jobs.define(job);
+    for (const job of goalJobs(app.deps)) app.jobs.define(job);
     app.worker.addSchedule(REFRESH_ALL_JOB, 3_600_000);
   },
 };

@@ -3,7 +3,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { VersionedCache, bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
-import { type JobRegistry, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
 import { checkMetric, measure } from "./metrics.js";
 import { paceStatus, parseDeadline } from "./pace.js";
 import type {
@@ -128,7 +128,7 @@ export async function createGoal(deps: ServiceDeps, project: ProjectRef, input: 
   checkTarget(input.target);
   checkDeadline(input.deadline);
   const conversionGoals = (await listConversionGoals(deps.db, project)).map((g) => g.name);
-  checkMetric(deps.jobs, input.metric, conversionGoals);
+  checkMetric(deps, input.metric, conversionGoals);
   const t = nowIso();
   const row: GoalTable = {
     id: newId("goal"),
@@ -146,7 +146,7 @@ export async function createGoal(deps: ServiceDeps, project: ProjectRef, input: 
     created_at: t,
     updated_at: t,
   };
-  const current = await measure(deps.jobs, deps.db, project, row);
+  const current = await measure(deps, project, row);
   return withTransaction(deps.db, async (trx) => {
     await trx.insertInto("goals").values(row).execute();
     return toGoal(await applyProgress(trx, project, row, current));
@@ -197,19 +197,22 @@ export async function deleteGoal(db: Db, project: ProjectRef, id: string) {
 }
 
 /** Recomputes the goals of every project that has any (the hourly refresh). */
-export async function recomputeAllGoals(registry: JobRegistry, db: Db): Promise<void> {
-  const projects = await db.selectFrom("goals").select(["project_id", "workspace_id"]).distinct().execute();
-  for (const p of projects)
-    await recomputeGoals(registry, db, { id: p.project_id, workspaceId: p.workspace_id });
+export async function recomputeAllGoals(deps: ServiceDeps): Promise<void> {
+  const projects = await deps.db
+    .selectFrom("goals")
+    .select(["project_id", "workspace_id"])
+    .distinct()
+    .execute();
+  for (const p of projects) await recomputeGoals(deps, { id: p.project_id, workspaceId: p.workspace_id });
 }
 
 /** Recomputes every goal's current value from the metric providers (the recompute job). */
-export async function recomputeGoals(registry: JobRegistry, db: Db, project: ProjectRef): Promise<void> {
-  const rows = await db.selectFrom("goals").selectAll().where("project_id", "=", project.id).execute();
+export async function recomputeGoals(deps: ServiceDeps, project: ProjectRef): Promise<void> {
+  const rows = await deps.db.selectFrom("goals").selectAll().where("project_id", "=", project.id).execute();
   for (const row of rows) {
-    const current = await measure(registry, db, project, row);
+    const current = await measure(deps, project, row);
     if (current === row.current && row.reached_at) continue;
-    await withTransaction(db, async (trx) => {
+    await withTransaction(deps.db, async (trx) => {
       const fresh = await findGoal(trx, project, row.id);
       await applyProgress(trx, project, fresh, current);
     });

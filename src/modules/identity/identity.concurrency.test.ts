@@ -14,7 +14,7 @@ describe("stitches racing event commits for the same visitors", () => {
     const project = { id: a.projectId, workspaceId: a.workspaceId };
     const visitors = Array.from({ length: 20 }, (_, i) => `v-race-${i}`);
     await ingestServerEvents(
-      t.app,
+      t.app.deps,
       project,
       visitors.flatMap((visitorId) => [
         { type: "pageview", visitorId, url: "https://a.com/" },
@@ -29,7 +29,7 @@ describe("stitches racing event commits for the same visitors", () => {
           { visitorId, email: `race${i % 4}@example.com`, projectKey: a.publicKey },
           { as: "none" },
         ),
-        ingestServerEvents(t.app, project, [
+        ingestServerEvents(t.app.deps, project, [
           { type: "form_submit", visitorId, url: "https://a.com/signup", data: {} },
         ]),
       ]),

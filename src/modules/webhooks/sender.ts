@@ -19,9 +19,8 @@ export interface SendResult {
  * Extra CA certificates trusted by deliveries of one app. Test-only: a test's self-signed receiver
  * is trusted here instead of turning TLS verification off for the process.
  */
-const extraCa = new WeakMap<Config, string | Buffer>();
 export function trustCaForTests(config: Config, ca: string | Buffer): void {
-  extraCa.set(config, ca);
+  config.webhookExtraCa = ca;
 }
 
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
@@ -70,7 +69,7 @@ export function sendWebhook(
         servername: isIp ? undefined : target.hostname,
         lookup: pinned,
         agent: false,
-        ca: extraCa.get(config),
+        ca: config.webhookExtraCa,
         headers: {
           "content-type": "application/json",
           "content-length": Buffer.byteLength(body).toString(),

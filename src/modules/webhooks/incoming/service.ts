@@ -11,9 +11,8 @@ import { codeHostAdapter } from "./code-host.js";
 import { crmAdapter } from "./crm.js";
 import { paymentsAdapter } from "./payments.js";
 import type { Action, IncomingRequest, SourceAdapter } from "./types.js";
-import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../../platform/cache.js";
-import type { ServiceDeps } from "../../../platform/deps.js";
+import { type ServiceDeps, appSlot, stateOf } from "../../../platform/deps.js";
 
 const ADAPTERS: Record<Source, SourceAdapter> = {
   crm: crmAdapter,
@@ -71,13 +70,8 @@ export async function setSourceSecret(
  * without stopping at the first match, so timing does not tell how many workspaces there are or
  * which one matched.
  */
-async function verifyingWorkspaces(
-  db: Db,
-  secrets: SecretBox,
-  source: Source,
-  check: (secret: string) => boolean,
-) {
-  const rows = await db
+async function verifyingWorkspaces(deps: ServiceDeps, source: Source, check: (secret: string) => boolean) {
+  const rows = await deps.db
     .selectFrom("webhook_sources")
     .select(["workspace_id", "secret_sealed"])
     .where("source", "=", source)
@@ -85,7 +79,7 @@ async function verifyingWorkspaces(
     .execute();
   const matches: string[] = [];
   for (const r of rows) {
-    if (check(opened(secrets, r.secret_sealed))) matches.push(r.workspace_id);
+    if (check(opened(deps, r.secret_sealed))) matches.push(r.workspace_id);
   }
   return matches;
 }
@@ -93,16 +87,12 @@ async function verifyingWorkspaces(
 // Decrypted source secrets, keyed by their sealed form (a new secret has a new sealed form, so a
 // replaced secret is never served stale). Decryption was a third of the per-secret cost of the
 // try-every-workspace rule (bench/webhooks).
-const openedCache = new WeakMap<SecretBox, LRUCache<string, string>>();
-function opened(secrets: SecretBox, sealed: string): string {
-  let cache = openedCache.get(secrets);
-  if (!cache) {
-    cache = boundedCache<string, string>(10_000);
-    openedCache.set(secrets, cache);
-  }
+const OPENED = appSlot("webhooks.opened-secrets", () => boundedCache<string, string>(10_000));
+function opened(deps: ServiceDeps, sealed: string): string {
+  const cache = stateOf(deps, OPENED);
   let plain = cache.get(sealed);
   if (plain === undefined) {
-    plain = secrets.decrypt(sealed);
+    plain = deps.secrets.decrypt(sealed);
     cache.set(sealed, plain);
   }
   return plain;
@@ -194,7 +184,7 @@ export async function handleIncoming(
   const s = knownSource(source);
   const adapter = ADAPTERS[s];
   const check = adapter.prepare(req);
-  const workspaces = await verifyingWorkspaces(deps.db, deps.secrets, s, check);
+  const workspaces = await verifyingWorkspaces(deps, s, check);
   if (workspaces.length === 0) throw new AppError("UNAUTHORIZED", "signature does not verify");
   const project = await resolveProject(deps.db, workspaces, projectId);
   const units = adapter.units(req);
