@@ -19,8 +19,11 @@ export function evidenceWeight(sampleSize: number | undefined): number {
 }
 
 export function updateConfidence(confidence: number, delta: number, sampleSize?: number): number {
-  if (delta === 0) return confidence;
-  const next = clamp(sigmoid(logit(clamp(confidence)) + K * delta * evidenceWeight(sampleSize)));
+  const weight = evidenceWeight(sampleSize);
+  // Evidence that weighs nothing moves nothing: K · delta may overflow to ±Infinity, and
+  // Infinity · 0 is NaN, which PostgreSQL would store.
+  if (delta === 0 || weight === 0) return confidence;
+  const next = clamp(sigmoid(logit(clamp(confidence)) + K * delta * weight));
   // A belief stored at an extreme (0 or 1 given at creation) must not move against the evidence by clamping.
   return delta > 0 ? Math.max(next, Math.min(confidence, MAX)) : Math.min(next, Math.max(confidence, MIN));
 }
