@@ -69,6 +69,29 @@ try {
     "GET /api/attribution/summary (linear 7d)",
     get("/api/attribution/summary?model=linear&period=7d"),
   );
+  await measure("GET /api/analytics/breakdown (channel 30d)", get("/api/analytics/breakdown?by=channel"));
+  await measure(
+    "GET /api/analytics/breakdown (landing_page 30d)",
+    get("/api/analytics/breakdown?by=landing_page&limit=100"),
+  );
+  await measure(
+    "GET /api/analytics/breakdown (landing_page 90d)",
+    get("/api/analytics/breakdown?by=landing_page&period=90d&limit=100"),
+  );
+  await measure(
+    "GET /api/analytics/breakdown (device 90d)",
+    get("/api/analytics/breakdown?by=device&period=90d"),
+  );
+  await measure(
+    "GET /api/analytics/breakdown (event_type 30d)",
+    get("/api/analytics/breakdown?by=event_type"),
+  );
+  const rawBreakdown = sqlite.prepare(
+    "select landing_page, count(distinct visitor_id) n from analytics_touchpoints where project_id = ? and ts >= ? group by landing_page",
+  );
+  await measure("baseline: visitors per landing page from raw sessions 30d", async () =>
+    rawBreakdown.all(p.project.id, since30),
+  );
   console.log(`ratio summary 30d / raw-scan baseline (p50): ${(s30 / base).toFixed(3)}`);
 } finally {
   await app.close();

@@ -35,6 +35,11 @@ try {
       (await upsertLeadByEmail(app.db, project, { email: `l${i}@example.com`, source: "bench" })).lead.id,
     );
 
+  const UAS = [
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15",
+  ];
   let seq = 0;
   const start = Date.now() - 3_600_000;
   const batches: CommittedEvent[][] = Array.from({ length: BATCHES }, (_, b) =>
@@ -55,6 +60,9 @@ try {
         sessionId: `s${v}`,
         channel: CHANNELS[v % CHANNELS.length]!,
         source: null,
+        // the first event of each visitor starts its session (sessions continue after that)
+        sessionStarted: n < 20_000,
+        userAgent: UAS[v % UAS.length]!,
         isBot: false,
         origin: "web" as const,
       };

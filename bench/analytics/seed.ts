@@ -4,6 +4,10 @@
  * 10 events per visitor in 2 sessions of 5 events over 120 days, 10 channels, 20% of visitors
  * paired into leads of two visitors, 2% of sessions converting (half with revenue), 0.2% refunds.
  * Conversions are credited with the same code the processor uses (credit-store.ts).
+ * Breakdowns: each session has a source, campaign, landing page (300, skewed), referrer domain,
+ * device, browser and OS, stored on its touchpoint and rolled up per dimension × day × key as the
+ * processor does (visitors on the session's start day; conversions under the person's first touch);
+ * each session's events are 4 pageviews and one of 12 other types.
  */
 import type SQLite from "better-sqlite3";
 import { creditsFor } from "../../src/modules/analytics/credit-store.js";
@@ -37,12 +41,34 @@ function rng(seed: number) {
   };
 }
 
+const pick = <T>(list: readonly T[], r: number): T =>
+  list[Math.min(list.length - 1, Math.floor(r * list.length))]!;
+const PAGES = Array.from({ length: 300 }, (_, i) => `https://shop.example.com/p/${i}`);
+const DOMAINS = Array.from({ length: 50 }, (_, i) => `site${i}.example.org`);
+const CAMPAIGNS = Array.from({ length: 20 }, (_, i) => `campaign-${i}`);
+const SOURCES = Array.from({ length: 30 }, (_, i) => `source${i}`);
+const DEVICES = ["desktop", "desktop", "desktop", "mobile", "mobile", "tablet"];
+const BROWSERS = [
+  "Chrome",
+  "Chrome",
+  "Chrome",
+  "Safari",
+  "Mobile Safari",
+  "Firefox",
+  "Edge",
+  "Samsung Browser",
+];
+const OSES = ["Windows", "Windows", "Mac OS", "iOS", "Android", "Linux"];
+const OTHER_TYPES = Array.from({ length: 12 }, (_, i) => `action_${i}`);
+type Dims = Record<string, string>;
+
 export interface SeedCounts {
   events: number;
   visitors: number;
   sessions: number;
   conversions: number;
   rollupRows: number;
+  breakdownRows: number;
 }
 
 export function seedAnalytics(
@@ -63,7 +89,7 @@ export function seedAnalytics(
   };
   const visitors = Math.floor(events / 10);
   const insertTouch = sqlite.prepare(
-    "insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts) values (?, ?, ?, ?, ?, ?)",
+    "insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts, source, campaign, landing_page, referrer_domain, device, browser, os) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const insertConv = sqlite.prepare(
     "insert into analytics_conversions (event_id, project_id, visitor_id, person_key, lead_id, goal_id, type, revenue, counted, channel, ts, credits) values (?, ?, ?, ?, ?, null, ?, ?, ?, ?, ?, ?)",
@@ -95,6 +121,40 @@ export function seedAnalytics(
     return w;
   };
   const credited = new Map<string, { credited: number; revenue: number }>();
+  const breakdown = new Map<string, { sketch: VisitorSketch; conversions: number; revenue: number }>();
+  const bRow = (day: number, dim: string, key: string) => {
+    const k = `${day}\u0000${dim}\u0000${key}`;
+    let r = breakdown.get(k);
+    if (!r) {
+      r = { sketch: new VisitorSketch(), conversions: 0, revenue: 0 };
+      breakdown.set(k, r);
+    }
+    return r;
+  };
+  const bWeeks = new Map<string, VisitorSketch>();
+  const bWeek = (week: number, dim: string, key: string) => {
+    const k = `${week}\u0000${dim}\u0000${key}`;
+    let w = bWeeks.get(k);
+    if (!w) {
+      w = new VisitorSketch();
+      bWeeks.set(k, w);
+    }
+    return w;
+  };
+  const countVisitor = (day: number, dim: string, key: string, hash: number) => {
+    bRow(day, dim, key).sketch.add(hash);
+    bWeek(weekOf(day), dim, key).add(hash);
+  };
+  const sessionDims = (ch: string): Dims => ({
+    source: ch === "direct" ? "(none)" : pick(SOURCES, random()),
+    campaign: ch.startsWith("paid") || ch === "email" ? pick(CAMPAIGNS, random()) : "(none)",
+    // skewed: a few pages take most landings
+    landing_page: pick(PAGES, random() ** 3),
+    referrer_domain: ch === "direct" || ch === "email" ? "(none)" : pick(DOMAINS, random() ** 2),
+    device: pick(DEVICES, random()),
+    browser: pick(BROWSERS, random()),
+    os: pick(OSES, random()),
+  });
   let sessions = 0;
   let conversions = 0;
   sqlite.transaction(() => {
@@ -105,7 +165,7 @@ export function seedAnalytics(
       v += members.length;
       const leadId = pair ? `lead_${members[0]}` : null;
       const person = leadId ? `l:${leadId}` : `v:v${members[0]}`;
-      const touches: Touch[] = [];
+      const touches: (Touch & { dims: Dims })[] = [];
       const pending: { visitorId: string; ts: number; ch: string; s: number }[] = [];
       for (const m of members) {
         const visitorId = `v${m}`;
@@ -114,8 +174,24 @@ export function seedAnalytics(
         for (let s = 0; s < 2; s++) {
           const ts = now - Math.floor(random() * 120 * DAY);
           const ch = channel();
-          insertTouch.run(projectId, `s${m}_${s}`, visitorId, `v:${visitorId}`, ch, ts);
-          touches.push({ channel: ch, ts });
+          const dims = sessionDims(ch);
+          const stored = (k: string) => (dims[k] === "(none)" ? null : dims[k]);
+          insertTouch.run(
+            projectId,
+            `s${m}_${s}`,
+            visitorId,
+            `v:${visitorId}`,
+            ch,
+            ts,
+            stored("source"),
+            stored("campaign"),
+            stored("landing_page"),
+            stored("referrer_domain"),
+            stored("device"),
+            stored("browser"),
+            stored("os"),
+          );
+          touches.push({ channel: ch, ts, dims });
           pending.push({ visitorId, ts, ch, s });
           sessions++;
           const day = Math.floor(ts / DAY);
@@ -123,8 +199,12 @@ export function seedAnalytics(
           row(day, ALL_CHANNELS).sketch.add(hash);
           weekRow(weekOf(day), ch).add(hash);
           weekRow(weekOf(day), ALL_CHANNELS).add(hash);
+          for (const [dim, key] of Object.entries(dims)) countVisitor(day, dim, key, hash);
+          countVisitor(day, "event_type", "pageview", hash);
+          countVisitor(day, "event_type", pick(OTHER_TYPES, random()), hash);
         }
       }
+      const firstTouch = touches.reduce((a, b) => (b.ts < a.ts ? b : a));
       if (leadId) row(Math.floor(Math.min(...touches.map((t) => t.ts)) / DAY), touches[0]!.channel).leads++;
       for (const p of pending) {
         const x = random();
@@ -159,6 +239,16 @@ export function seedAnalytics(
         const r = row(day, p.ch);
         r.conversions += counted;
         r.revenue += revenue;
+        for (const [dim, key] of Object.entries(firstTouch.dims)) {
+          const b = bRow(day, dim, key);
+          b.conversions += counted;
+          b.revenue += revenue;
+        }
+        const byType = bRow(day, "event_type", refund ? "$revenue" : "purchase");
+        byType.sketch.add(visitorHash(p.visitorId));
+        bWeek(weekOf(day), "event_type", refund ? "$revenue" : "purchase").add(visitorHash(p.visitorId));
+        byType.conversions += counted;
+        byType.revenue += revenue;
         conversions++;
       }
     }
@@ -176,6 +266,20 @@ export function seedAnalytics(
       const [week, ch] = k.split("|");
       insertWeek.run(projectId, Number(week), ch, w.serialize());
     }
+    const insertBreakdown = sqlite.prepare(
+      "insert into analytics_breakdown_daily (project_id, dimension, day, key, visitors_sketch, conversions, revenue) values (?, ?, ?, ?, ?, ?, ?)",
+    );
+    for (const [k, r] of breakdown) {
+      const [day, dim, key] = k.split("\u0000");
+      insertBreakdown.run(projectId, dim, Number(day), key, r.sketch.serialize(), r.conversions, r.revenue);
+    }
+    const insertBreakdownWeek = sqlite.prepare(
+      "insert into analytics_breakdown_weekly (project_id, dimension, week, key, visitors_sketch) values (?, ?, ?, ?, ?)",
+    );
+    for (const [k, w] of bWeeks) {
+      const [week, dim, key] = k.split("\u0000");
+      insertBreakdownWeek.run(projectId, dim, Number(week), key, w.serialize());
+    }
     const insertCredit = sqlite.prepare(
       "insert into analytics_attribution_daily (project_id, day, model, channel, credited, revenue) values (?, ?, ?, ?, ?, ?)",
     );
@@ -184,5 +288,12 @@ export function seedAnalytics(
       insertCredit.run(projectId, Number(day), model, ch, a.credited, a.revenue);
     }
   })();
-  return { events, visitors, sessions, conversions, rollupRows: rollup.size + weeks.size + credited.size };
+  return {
+    events,
+    visitors,
+    sessions,
+    conversions,
+    rollupRows: rollup.size + weeks.size + credited.size,
+    breakdownRows: breakdown.size + bWeeks.size,
+  };
 }

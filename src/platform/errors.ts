@@ -3,7 +3,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorObject } from "ajv";
 import { isUniqueViolation } from "./db/unique.js";
-import { describeSchemaError } from "./validation.js";
+import { describeFirstError } from "./validation.js";
 
 /** The fixed list of general error codes and their HTTP status. */
 export const ERROR_STATUS = {
@@ -87,9 +87,8 @@ export const validation = (message: string) => new AppError("VALIDATION_ERROR", 
 
 /** Names the offending field of an Ajv validation error, e.g. "body.target must be a number". */
 function describeValidation(err: FastifyError): string {
-  const first = err.validation?.[0];
-  if (!first) return err.message;
-  return describeSchemaError(first as ErrorObject, err.validationContext ?? "body");
+  if (!err.validation?.length) return err.message;
+  return describeFirstError(err.validation as ErrorObject[], err.validationContext ?? "body");
 }
 
 interface Normalized {

@@ -34,6 +34,10 @@ export interface CommittedEvent {
   /** the session's channel; `UNATTRIBUTED_CHANNEL` for a server event */
   channel: string;
   source: string | null;
+  /** this event started its session (web events): its url, referrer and User-Agent are the session's */
+  sessionStarted: boolean;
+  /** the browser's User-Agent of a web event; null for server events */
+  userAgent: string | null;
   /** a crawler's or headless browser's event: stored, left out of analytics and experiments */
   isBot: boolean;
   origin: EventOrigin;

@@ -111,11 +111,30 @@ export function describeSchemaError(e: ErrorObject, where: string): string {
   return `${where}${path} ${expected(e)}`;
 }
 
+/**
+ * The first of a failed check's errors, worded. A value outside a union of constants (TypeBox's
+ * literal unions) fails each branch; Ajv reports the first branch's constant, so the message would
+ * name one allowed value: it names them all, as an enum's does.
+ */
+export function describeFirstError(errors: ErrorObject[], where: string): string {
+  const first = errors[0]!;
+  if (first.keyword === "const") {
+    const union = errors.find((e) => e.keyword === "anyOf" && e.instancePath === first.instancePath);
+    const branches = union?.schema;
+    if (Array.isArray(branches) && branches.every((b) => b && typeof b === "object" && "const" in b))
+      return describeSchemaError(
+        { ...first, keyword: "enum", params: { allowedValues: branches.map((b) => b.const) } },
+        where,
+      );
+  }
+  return describeSchemaError(first, where);
+}
+
 /** The first error of a failed check, worded; `where` as in `describeSchemaError`. */
 export function firstSchemaError(check: SchemaCheck, where: string): { error: ErrorObject; message: string } {
   const error = check.errors?.[0];
   if (!error) return { error: { keyword: "unknown" } as ErrorObject, message: `${where} is not valid` };
-  return { error, message: describeSchemaError(error, where) };
+  return { error, message: describeFirstError(check.errors!, where) };
 }
 
 /**

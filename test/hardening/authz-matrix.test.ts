@@ -6,13 +6,14 @@ import { startTestApp, type Tenant, type TestApp } from "../helpers/app.js";
  * Every route × every kind of caller, with the answer each must get. The table names every route
  * the app registers: a new route fails this test until it is listed with its access class.
  *
- * Classes: `project` (project API key, or a session of any role), `session` (a session of any
+ * Classes: `project` (project API key, or a session of any role), `projectAdmin` (project API key,
+ * or an admin session: members 403), `session` (a session of any
  * role), `admin` (an admin session), `tx` (a workspace transactional key), `public` (no
  * credentials; what is sent with them must not matter for access). Other workspaces' callers get
  * 404 for this workspace's ids and, on collections, their own data only: no answer to them may
  * contain an id or address of this workspace.
  */
-type Access = "project" | "session" | "admin" | "tx" | "public";
+type Access = "project" | "projectAdmin" | "session" | "admin" | "tx" | "public";
 type Principal =
   | "none"
   | "malformed"
@@ -126,7 +127,9 @@ const TABLE: Row[] = [
   r("POST /api/identity/stitch", "public", "/api/identity/stitch", { body: () => ({}) }),
   r("GET /api/analytics/summary", "project", "/api/analytics/summary"),
   r("GET /api/analytics/timeseries", "project", "/api/analytics/timeseries"),
+  r("GET /api/analytics/breakdown", "project", "/api/analytics/breakdown?by=device"),
   r("GET /api/attribution/summary", "project", "/api/attribution/summary"),
+  r("GET /api/export/events", "projectAdmin", "/api/export/events"),
   r("GET /api/webhooks", "project", "/api/webhooks"),
   r("POST /api/webhooks", "project", "/api/webhooks", { body: () => ({}) }),
   r("PATCH /api/webhooks", "project", "/api/webhooks", { owned: true, body: (i) => ({ id: i.webhookId }) }),
@@ -226,7 +229,9 @@ function expected(row: Row, who: Principal): Expect {
     case "public":
       return "any";
     case "project":
-      if (who === "projectKey" || who === "member" || who === "admin") return "allowed";
+    case "projectAdmin":
+      if (who === "projectKey" || who === "admin") return "allowed";
+      if (who === "member") return row.access === "project" ? "allowed" : 403;
       if (other) return row.owned ? 404 : "allowed";
       return 401;
     case "session":

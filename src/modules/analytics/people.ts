@@ -1,5 +1,12 @@
 import type { Trx } from "../../platform/db/index.js";
+import { SESSION_DIMENSIONS, type SessionDimensions } from "./dimensions.js";
+import type { Touch } from "./models.js";
 import "./tables.js";
+
+/** A session as attribution and breakdowns see it: channel, start, and its dimensions. */
+export interface SessionTouch extends Touch {
+  dims: SessionDimensions;
+}
 
 const CHUNK = 400;
 
@@ -53,25 +60,27 @@ export async function visitorsOfPeople(
   return out;
 }
 
-/** Sessions (channel, start) of the given visitors started in [from, to]. */
+/** Sessions (channel, start, dimensions) of the given visitors started in [from, to]. */
 export async function sessionsOf(
   trx: Trx,
   projectId: string,
   visitorIds: string[],
   range: { from?: number; to?: number } = {},
-): Promise<Map<string, { channel: string; ts: number }[]>> {
-  const out = new Map<string, { channel: string; ts: number }[]>();
+): Promise<Map<string, SessionTouch[]>> {
+  const out = new Map<string, SessionTouch[]>();
   for (let i = 0; i < visitorIds.length; i += CHUNK) {
     let q = trx
       .selectFrom("analytics_touchpoints")
-      .select(["visitor_id", "channel", "ts"])
+      .select(["visitor_id", "channel", "ts", ...SESSION_DIMENSIONS])
       .where("project_id", "=", projectId)
       .where("visitor_id", "in", visitorIds.slice(i, i + CHUNK));
     if (range.from !== undefined) q = q.where("ts", ">=", range.from);
     if (range.to !== undefined) q = q.where("ts", "<=", range.to);
     for (const r of await q.execute()) {
       const list = out.get(r.visitor_id) ?? [];
-      list.push({ channel: r.channel, ts: Number(r.ts) });
+      const dims = {} as SessionDimensions;
+      for (const d of SESSION_DIMENSIONS) dims[d] = r[d];
+      list.push({ channel: r.channel, ts: Number(r.ts), dims });
       out.set(r.visitor_id, list);
     }
   }

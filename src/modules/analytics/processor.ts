@@ -8,18 +8,25 @@ import {
   scheduleGoalRecompute,
   matchesConversionGoal,
 } from "../goals/service.js";
+import { BreakdownDeltas, applyBreakdownDeltas } from "./breakdown-store.js";
 import { creditConversions } from "./credit-store.js";
+import { NONE_KEY, SESSION_DIMENSIONS, type SessionDimensions, sessionDimensions } from "./dimensions.js";
 import { visitorHash } from "./hll.js";
-import type { Touch } from "./models.js";
-import { leadsOfVisitors, personKey, sessionsOf, visitorsOfPeople } from "./people.js";
+import { type SessionTouch, leadsOfVisitors, personKey, sessionsOf, visitorsOfPeople } from "./people.js";
 import { statement } from "./raw.js";
 import { ALL_CHANNELS, RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
 import type { ConversionTable } from "./tables.js";
 import "./tables.js";
 
 const CHUNK = 400;
-const INSERT_TOUCHPOINT =
-  "insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts) values (?, ?, ?, ?, ?, ?) on conflict (project_id, session_id) do nothing";
+const INSERT_TOUCHPOINT = `insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts, ${SESSION_DIMENSIONS.join(", ")}) values (${Array(
+  6 + SESSION_DIMENSIONS.length,
+)
+  .fill("?")
+  .join(", ")}) on conflict (project_id, session_id) do nothing`;
+const NO_DIMENSIONS: SessionDimensions = Object.freeze(
+  Object.fromEntries(SESSION_DIMENSIONS.map((d) => [d, null])) as SessionDimensions,
+);
 export const SIGNUP_EVENT_TYPES = new Set(["signup", "sign_up"]);
 export const SIGNUP_KEY = "$signup";
 
@@ -72,34 +79,55 @@ async function processAnalyticsEvents(
     else byProject.set(e.projectId, [e]);
   }
   const deltas = new RollupDeltas();
+  const breakdowns = new BreakdownDeltas();
   for (const [projectId, list] of byProject) {
     const project = { id: projectId, workspaceId: list[0]!.workspaceId };
     // Server events (batch format, webhooks in, connectors) are not website visits: they convert,
     // but are neither visitors nor marketing touchpoints.
     const visits = list.filter((e) => e.origin === "web");
-    await recordTouchpoints(trx, projectId, visits, ctx);
     const hashes = new Map<string, number>();
-    for (const e of visits) {
-      let h = hashes.get(e.visitorId);
+    const hashOf = (visitorId: string): number => {
+      let h = hashes.get(visitorId);
       if (h === undefined) {
-        h = visitorHash(e.visitorId);
-        hashes.set(e.visitorId, h);
+        h = visitorHash(visitorId);
+        hashes.set(visitorId, h);
       }
+      return h;
+    };
+    await recordTouchpoints(trx, projectId, visits, ctx, (e, dims) => {
+      // A visitor counts under a session's values on the day the session started.
+      const h = hashOf(e.visitorId);
+      for (const d of SESSION_DIMENSIONS)
+        breakdowns.get(projectId, d, e.timestamp, dims[d] ?? NONE_KEY).visitorHashes.add(h);
+    });
+    for (const e of visits) {
+      const h = hashOf(e.visitorId);
       deltas.get(projectId, e.timestamp, e.channel).visitorHashes.add(h);
       deltas.get(projectId, e.timestamp, ALL_CHANNELS).visitorHashes.add(h);
     }
+    // Event types count every person who sent one, server events included (not anonymous ones).
+    for (const e of list)
+      if (e.visitorId !== "")
+        breakdowns.get(projectId, "event_type", e.timestamp, e.type).visitorHashes.add(hashOf(e.visitorId));
     const goals = await ctx.goals(trx, project, flush.configVersion(projectId));
-    const recorded = await recordConversions(trx, project, list, goals, deltas);
+    const recorded = await recordConversions(trx, project, list, goals, deltas, breakdowns);
     if (recorded) await scheduleGoalRecompute(trx, project);
   }
   await applyRollupDeltas(trx, deltas, ctx.raw);
+  await applyBreakdownDeltas(trx, breakdowns, ctx.raw);
 }
 
+/**
+ * Writes a touchpoint per session not yet written, with its dimensions when this batch holds the
+ * event that started it (`started` is called for those); a session continuing after a restart
+ * finds its row already there.
+ */
 async function recordTouchpoints(
   trx: Trx,
   projectId: string,
   list: CommittedEvent[],
   ctx: ProcessorContext,
+  started: (e: CommittedEvent, dims: SessionDimensions) => void,
 ): Promise<void> {
   const starts = new Map<string, CommittedEvent>();
   const seen = ctx.seenSessions.get(projectId);
@@ -121,25 +149,38 @@ async function recordTouchpoints(
     for (const id of starts.keys()) set.add(id);
     ctx.seenCount += starts.size;
   }
+  const rows = [...starts.values()].map((e) => {
+    const dims = e.sessionStarted ? sessionDimensions(e) : NO_DIMENSIONS;
+    if (e.sessionStarted) started(e, dims);
+    return { e, dims };
+  });
   // person_key is the visitor's: persons are resolved through analytics_links at credit time.
   if (ctx.raw) {
     const insert = statement(ctx.raw, INSERT_TOUCHPOINT);
-    for (const e of starts.values())
-      insert.run(projectId, e.sessionId, e.visitorId, personKey(e.visitorId, null), e.channel, e.timestamp);
+    for (const { e, dims } of rows)
+      insert.run(
+        projectId,
+        e.sessionId,
+        e.visitorId,
+        personKey(e.visitorId, null),
+        e.channel,
+        e.timestamp,
+        ...SESSION_DIMENSIONS.map((d) => dims[d]),
+      );
     return;
   }
-  const rows = [...starts.values()];
   for (let i = 0; i < rows.length; i += CHUNK) {
     await trx
       .insertInto("analytics_touchpoints")
       .values(
-        rows.slice(i, i + CHUNK).map((e) => ({
+        rows.slice(i, i + CHUNK).map(({ e, dims }) => ({
           project_id: projectId,
           session_id: e.sessionId,
           visitor_id: e.visitorId,
           person_key: personKey(e.visitorId, null),
           channel: e.channel,
           ts: e.timestamp,
+          ...dims,
         })),
       )
       .onConflict((oc) => oc.columns(["project_id", "session_id"]).doNothing())
@@ -160,6 +201,7 @@ async function recordConversions(
   list: CommittedEvent[],
   goals: ConversionGoalT[],
   deltas: RollupDeltas,
+  breakdowns: BreakdownDeltas,
 ): Promise<boolean> {
   const found: { e: CommittedEvent; goalId: string | null; isRevenue: boolean }[] = [];
   const hits: { project_id: string; goal_key: string; event_id: string; ts: number }[] = [];
@@ -203,11 +245,14 @@ async function recordConversions(
   });
   // A conversion is rolled up under its person's first-touch channel, so a late conversion of a
   // lead that first came from search is not credited to direct.
+  // Breakdowns by a session's values count it under those of the same first-touch session.
   const touches = await touchesOfPeople(trx, project.id, [...new Set(rows.map((r) => r.person_key))]);
+  const firstDims = new Map<ConversionTable, SessionDimensions>();
   for (const r of rows) {
-    let first: { channel: string; ts: number } | undefined;
+    let first: SessionTouch | undefined;
     for (const t of touches.get(r.person_key) ?? []) if (!first || t.ts < first.ts) first = t;
     if (first) r.channel = first.channel;
+    firstDims.set(r, first?.dims ?? NO_DIMENSIONS);
   }
   await creditConversions(trx, project.id, rows, false, touches);
   for (let i = 0; i < rows.length; i += CHUNK) {
@@ -221,15 +266,28 @@ async function recordConversions(
     const d = deltas.get(project.id, r.ts, r.channel);
     d.conversions += r.counted;
     d.revenue += r.revenue;
+    const dims = firstDims.get(r)!;
+    for (const dim of SESSION_DIMENSIONS) {
+      const b = breakdowns.get(project.id, dim, r.ts, dims[dim] ?? NONE_KEY);
+      b.conversions += r.counted;
+      b.revenue += r.revenue;
+    }
+    const byType = breakdowns.get(project.id, "event_type", r.ts, r.type);
+    byType.conversions += r.counted;
+    byType.revenue += r.revenue;
   }
   return true;
 }
 
 /** Every session of each person (all its visitors), any time: first touch and lookback both. */
-async function touchesOfPeople(trx: Trx, projectId: string, keys: string[]): Promise<Map<string, Touch[]>> {
+async function touchesOfPeople(
+  trx: Trx,
+  projectId: string,
+  keys: string[],
+): Promise<Map<string, SessionTouch[]>> {
   const people = await visitorsOfPeople(trx, projectId, keys);
   const sessions = await sessionsOf(trx, projectId, [...new Set([...people.values()].flat())]);
-  const out = new Map<string, Touch[]>();
+  const out = new Map<string, SessionTouch[]>();
   for (const [key, members] of people)
     out.set(
       key,

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { attributionSummary } from "./attribution.js";
+import { analyticsBreakdown } from "./breakdown.js";
 import { resolvePeriod } from "./period.js";
 import {
   AnalyticsSummary,
   AttributionQuery,
   AttributionSummary,
+  Breakdown,
+  BreakdownQuery,
   SummaryQuery,
   Timeseries,
   TimeseriesQuery,
@@ -44,6 +47,28 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) =>
       analyticsTimeseries(app.db, projectOf(req), resolvePeriod(req.query), req.query.interval ?? "day"),
+  );
+
+  app.get(
+    "/api/analytics/breakdown",
+    {
+      schema: {
+        operationId: "getAnalyticsBreakdown",
+        summary: "Visitors, conversions and revenue per value of a dimension (channel, source, device …)",
+        querystring: BreakdownQuery,
+        response: { 200: Breakdown },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) =>
+      analyticsBreakdown(
+        app.db,
+        projectOf(req),
+        req.query.by,
+        resolvePeriod(req.query),
+        req.query.limit ?? 10,
+      ),
   );
 
   app.get(

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { BREAKDOWN_DIMENSIONS } from "./dimensions.js";
 import { ATTRIBUTION_MODELS } from "./models.js";
 
 export const SummaryQuery = Type.Object({
@@ -50,4 +51,34 @@ export const Timeseries = Type.Object({
   interval: Type.Union([Type.Literal("day"), Type.Literal("week")]),
   period: Type.Object({ from: Type.String(), to: Type.String() }),
   points: Type.Array(TimeseriesPoint),
+});
+
+export const BreakdownQuery = Type.Object({
+  by: Type.Union(
+    BREAKDOWN_DIMENSIONS.map((d) => Type.Literal(d)),
+    {
+      description:
+        "channel (the summary's channels), source, campaign (utm_campaign), landing_page, referrer_domain, device, browser, os (from the User-Agent), event_type",
+    },
+  ),
+  ...SummaryQuery.properties,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+});
+export type BreakdownQueryT = Static<typeof BreakdownQuery>;
+
+export const Breakdown = Type.Object({
+  by: Type.String(),
+  period: Type.Object({ from: Type.String(), to: Type.String() }),
+  rows: Type.Array(
+    Type.Object({
+      key: Type.String({ description: '"(none)" when the value is missing (a direct visit has no source)' }),
+      visitors: Type.Number({
+        description: "distinct visitors whose sessions had this value (bots excluded)",
+      }),
+      conversions: Type.Number({ description: "conversions of people whose first touch had this value" }),
+      conversionRate: Type.Number(),
+      revenue: Type.Number(),
+    }),
+    { description: "sorted by visitors, then conversions; at most `limit`" },
+  ),
 });

@@ -81,6 +81,23 @@ export async function applyWeeklySketches(
 }
 
 /**
+ * How [fromDay, toDay] is read from sketches: the full weeks inside it (null when none) from the
+ * weekly rows, and the days outside those weeks (at most two ranges) from the daily rows.
+ */
+export function weekCover(
+  fromDay: number,
+  toDay: number,
+): { weeks: { from: number; to: number } | null; days: { from: number; to: number }[] } {
+  const firstWeek = weekStart(weekOf(fromDay)) === fromDay ? weekOf(fromDay) : weekOf(fromDay) + 1;
+  const lastWeek = weekStart(weekOf(toDay)) + 6 === toDay ? weekOf(toDay) : weekOf(toDay) - 1;
+  if (firstWeek > lastWeek) return { weeks: null, days: [{ from: fromDay, to: toDay }] };
+  const days = [];
+  if (fromDay < weekStart(firstWeek)) days.push({ from: fromDay, to: weekStart(firstWeek) - 1 });
+  if (weekStart(lastWeek) + 6 < toDay) days.push({ from: weekStart(lastWeek) + 7, to: toDay });
+  return { weeks: { from: firstWeek, to: lastWeek }, days };
+}
+
+/**
  * The visitor sketches covering [fromDay, toDay]: weekly rows for the full weeks inside it, daily
  * rows for the days at either edge. `channel` restricts to one channel (e.g. "$all").
  */
@@ -91,28 +108,27 @@ export async function sketchesFor(
   toDay: number,
   channel?: string,
 ): Promise<{ channel: string; visitors_sketch: string }[]> {
-  const firstWeek = weekStart(weekOf(fromDay)) === fromDay ? weekOf(fromDay) : weekOf(fromDay) + 1;
-  const lastWeek = weekStart(weekOf(toDay)) + 6 === toDay ? weekOf(toDay) : weekOf(toDay) - 1;
-  const daily = (from: number, to: number) => {
+  const cover = weekCover(fromDay, toDay);
+  const rows: { channel: string; visitors_sketch: string }[] = [];
+  if (cover.weeks) {
+    let weekly = db
+      .selectFrom("analytics_weekly")
+      .select(["channel", "visitors_sketch"])
+      .where("project_id", "=", projectId)
+      .where("week", ">=", cover.weeks.from)
+      .where("week", "<=", cover.weeks.to);
+    if (channel) weekly = weekly.where("channel", "=", channel);
+    rows.push(...(await weekly.execute()));
+  }
+  for (const range of cover.days) {
     let q = db
       .selectFrom("analytics_daily")
       .select(["channel", "visitors_sketch"])
       .where("project_id", "=", projectId)
-      .where("day", ">=", from)
-      .where("day", "<=", to);
+      .where("day", ">=", range.from)
+      .where("day", "<=", range.to);
     if (channel) q = q.where("channel", "=", channel);
-    return q.execute();
-  };
-  if (firstWeek > lastWeek) return daily(fromDay, toDay);
-  let weekly = db
-    .selectFrom("analytics_weekly")
-    .select(["channel", "visitors_sketch"])
-    .where("project_id", "=", projectId)
-    .where("week", ">=", firstWeek)
-    .where("week", "<=", lastWeek);
-  if (channel) weekly = weekly.where("channel", "=", channel);
-  const rows = await weekly.execute();
-  if (fromDay < weekStart(firstWeek)) rows.push(...(await daily(fromDay, weekStart(firstWeek) - 1)));
-  if (weekStart(lastWeek) + 6 < toDay) rows.push(...(await daily(weekStart(lastWeek) + 7, toDay)));
+    rows.push(...(await q.execute()));
+  }
   return rows;
 }

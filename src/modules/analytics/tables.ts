@@ -5,6 +5,34 @@ export interface TouchpointTable {
   person_key: string;
   channel: string;
   ts: number;
+  /** the session's dimensions (migration 0391; null before it, or unknown) */
+  source: string | null;
+  campaign: string | null;
+  landing_page: string | null;
+  referrer_domain: string | null;
+  device: string | null;
+  browser: string | null;
+  os: string | null;
+}
+
+/** Per project × dimension × UTC day × key (migration 0391). */
+export interface BreakdownDailyTable {
+  project_id: string;
+  dimension: string;
+  day: number;
+  key: string;
+  visitors_sketch: string;
+  conversions: number;
+  revenue: number;
+}
+
+export interface BreakdownWeeklyTable {
+  project_id: string;
+  dimension: string;
+  /** Monday-based UTC week number, as analytics_weekly */
+  week: number;
+  key: string;
+  visitors_sketch: string;
 }
 
 export interface ConversionTable {
@@ -72,5 +100,7 @@ declare module "../../platform/db/types.js" {
     analytics_weekly: WeeklySketchTable;
     analytics_links: AnalyticsLinkTable;
     analytics_attribution_daily: AttributionDailyTable;
+    analytics_breakdown_daily: BreakdownDailyTable;
+    analytics_breakdown_weekly: BreakdownWeeklyTable;
   }
 }

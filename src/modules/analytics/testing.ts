@@ -26,6 +26,8 @@ export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId
     sessionId: e.sessionId ?? `s_${e.visitorId}_${timestamp}`,
     channel: "direct",
     source: null,
+    sessionStarted: true,
+    userAgent: null,
     isBot: false,
     origin: "web",
     ...e,

@@ -1,5 +1,6 @@
 import type { LiftModule } from "../index.js";
 import { PIPELINE_STEPS } from "./pipeline.js";
+import { exportRoutes } from "./routes-export.js";
 import { eventRoutes } from "./routes.js";
 
 export const eventsModule: LiftModule = {
@@ -7,5 +8,6 @@ export const eventsModule: LiftModule = {
   async register(app) {
     app.eventBus.setPipeline(PIPELINE_STEPS);
     await app.register(eventRoutes);
+    await app.register(exportRoutes);
   },
 };

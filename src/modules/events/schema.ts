@@ -135,3 +135,18 @@ export const RecentEvent = Type.Object({
   source: Type.Union([Type.String(), Type.Null()]),
   isBot: Type.Boolean({ description: "stored but left out of analytics" }),
 });
+
+// ---- GET /api/export/events ----
+
+export const ExportQuery = Type.Object({
+  from: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: "ISO date (its whole UTC day) or date-time; default: the first event",
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({ maxLength: 40, description: "ISO date (inclusive) or date-time; default: now" }),
+  ),
+  format: Type.Optional(Type.Union([Type.Literal("ndjson"), Type.Literal("csv")], { default: "ndjson" })),
+});

@@ -10,6 +10,9 @@ import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
 import { sqliteVisitorEventSeqs } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
+
+/** Where a visit came from (channel, source, campaign, referrer host, landing page): analytics reads a session's. */
+export { type Acquisition, deriveAcquisition } from "./channel.js";
 import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
 
 // One group-commit writer per app.
@@ -98,7 +101,12 @@ export async function listEventsForVisitors(
         await sql<EventTable>`select * from events where seq in (${sqliteVisitorEventSeqs(project.id, visitorIds)})
           order by ts asc, id asc limit ${limit}`.execute(db)
       ).rows;
-  return rows.map((r) => ({
+  return rows.map(toStoredEvent);
+}
+
+/** A row of `events` (either driver's number types) as other modules read it. */
+export function toStoredEvent(r: EventTable): StoredEvent {
+  return {
     id: r.id,
     visitorId: r.visitor_id,
     leadId: r.lead_id,
@@ -112,7 +120,7 @@ export async function listEventsForVisitors(
     source: r.source,
     isBot: Number(r.is_bot) === 1,
     origin: Number(r.is_server) === 1 ? "server" : "web",
-  }));
+  };
 }
 
 /** A visitor's first touch: first session's channel, source and landing page. */

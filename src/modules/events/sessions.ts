@@ -41,6 +41,8 @@ export interface SessionInfo {
   sessionId: string;
   channel: Channel;
   source: string | null;
+  /** this event started the session: its url, referrer and User-Agent are the session's */
+  started: boolean;
 }
 
 /** A visitor's state as cached: the table row plus the flush that last touched it. */
@@ -136,7 +138,12 @@ export class SessionTracker {
     if (st && ts <= st.last_seen + SESSION_GAP_MS && ts >= st.session_started - SESSION_GAP_MS) {
       if (ts > st.last_seen) st.last_seen = ts;
       if (ts < st.session_started) st.session_started = ts;
-      return { sessionId: st.session_id, channel: st.session_channel as Channel, source: st.session_source };
+      return {
+        sessionId: st.session_id,
+        channel: st.session_channel as Channel,
+        source: st.session_source,
+        started: false,
+      };
     }
     const acq = deriveAcquisition(url, referrer);
     let channel: Channel = acq.channel;
@@ -149,7 +156,7 @@ export class SessionTracker {
     const sessionId = timeOrderedId("ses", ts);
     if (st && ts < st.session_started) {
       // A late event older than the current session: its own session, current state untouched.
-      return { sessionId, channel, source };
+      return { sessionId, channel, source, started: true };
     }
     const next =
       st ??
@@ -173,7 +180,7 @@ export class SessionTracker {
     next.session_landing_page = acq.landingPage;
     next.last_seen = ts;
     this.dirty.push({ projectId, visitorId, st: next });
-    return { sessionId, channel, source };
+    return { sessionId, channel, source, started: true };
   }
 
   /** Writes the states changed by this flush (upsert, chunked under the bound-parameter limits). */

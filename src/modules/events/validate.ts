@@ -33,6 +33,8 @@ export interface IncomingEvent {
   ts: number;
   /** a crawler's event: the snippet's request User-Agent, a batch event's `context.userAgent` */
   isBot: boolean;
+  /** the snippet request's User-Agent (web events only), for the session's device, browser and OS */
+  userAgent: string | null;
 }
 
 export interface ItemError {
@@ -112,6 +114,7 @@ export function snippetToIncoming(
     dataJson: dataJsonOf(body.data),
     ts: timestamp(body.timestamp, now),
     isBot: isBotAgent(userAgent),
+    userAgent: userAgent ?? null,
   };
 }
 
@@ -137,6 +140,7 @@ function batchEventToIncoming(raw: unknown, d: BatchDefaults, now: number): Inco
     ts: timestamp(e.timestamp, now),
     // The end user's User-Agent an SDK forwards (Segment's `context.userAgent`).
     isBot: isBotAgent(e.context?.userAgent ?? undefined),
+    userAgent: null,
   };
 }
 
@@ -178,5 +182,6 @@ export function serverEventToIncoming(raw: ServerEventInput, now: number): Incom
     dataJson: dataJsonOf(raw.data),
     ts: timestamp(raw.timestamp, now),
     isBot: false,
+    userAgent: null,
   };
 }

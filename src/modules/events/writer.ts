@@ -253,6 +253,8 @@ export class EventWriter {
                 sessionId: s.sessionId,
                 channel: s.channel,
                 source: s.source,
+                sessionStarted: s.started,
+                userAgent: e.userAgent,
                 isBot: e.isBot,
                 origin,
               });
@@ -286,10 +288,11 @@ export class EventWriter {
 }
 
 /** What a server event gets in place of a session (one shared object, nothing per event). */
-const SERVER_SESSION: { sessionId: string; channel: string; source: string | null } = {
+const SERVER_SESSION: { sessionId: string; channel: string; source: string | null; started: boolean } = {
   sessionId: "",
   channel: UNATTRIBUTED_CHANNEL,
   source: null,
+  started: false,
 };
 
 /** Visitors of a flush's web events per project, for the batch lookup of uncached states. */

@@ -21,6 +21,8 @@ export function committed(
     sessionId: `s_${e.visitorId}`,
     channel: "direct",
     source: null,
+    sessionStarted: false,
+    userAgent: null,
     isBot: false,
     origin: "web",
     ...e,

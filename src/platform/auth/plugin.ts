@@ -19,8 +19,11 @@ export const authKindOf = (hook: unknown): AuthKind | undefined =>
 
 declare module "fastify" {
   interface FastifyInstance {
-    /** Session or project API key; sets `req.principal` with the project acted on (`projectOf(req)`); applies the read/write limit. */
-    requireProject(access: Access): preHandlerAsyncHookHandler;
+    /**
+     * Session or project API key; sets `req.principal` with the project acted on (`projectOf(req)`);
+     * applies the read/write limit. `adminSession`: a session must be a workspace admin's (members 403).
+     */
+    requireProject(access: Access, opts?: { adminSession?: boolean }): preHandlerAsyncHookHandler;
     /** Signed-in workspace admin (API keys and members get 403). */
     requireAdmin(): preHandlerAsyncHookHandler;
     /** Any signed-in user. */
@@ -95,13 +98,15 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
     if (limit) await limit.call(app, req, reply);
   }
 
-  app.decorate("requireProject", (access: Access) => {
+  app.decorate("requireProject", (access: Access, guard: { adminSession?: boolean } = {}) => {
     return tagged("project", async function requireProject(req: FastifyRequest, reply: FastifyReply) {
       const principal = await authenticate(req);
       req.principal = principal;
       if (principal.kind === "apiKey") {
         req.rateLimitKey = `key:${principal.keyId}`;
       } else if (principal.kind === "session") {
+        if (guard.adminSession && principal.role !== "admin")
+          throw new AppError("FORBIDDEN", "this endpoint needs a project API key or a workspace admin");
         const wanted = req.headers["x-project-id"];
         const project = await opts.resolver.resolveSessionProject(
           principal.workspaceId,

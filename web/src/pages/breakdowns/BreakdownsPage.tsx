@@ -1,0 +1,96 @@
+import { useQuery } from "@tanstack/react-query";
+import { useSearchParams } from "react-router";
+import { api, call } from "../../api/client";
+import { DataTable } from "../../components/DataTable";
+import { SelectField } from "../../components/Field";
+import { PeriodPicker } from "../../components/PeriodPicker";
+import { usePeriod } from "../../components/period";
+import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+
+/** The dimensions the API groups by (GET /api/analytics/breakdown?by=…). */
+const DIMENSIONS = [
+  { value: "channel", label: "Channel" },
+  { value: "source", label: "Source" },
+  { value: "campaign", label: "Campaign" },
+  { value: "landing_page", label: "Landing page" },
+  { value: "referrer_domain", label: "Referrer domain" },
+  { value: "device", label: "Device" },
+  { value: "browser", label: "Browser" },
+  { value: "os", label: "Operating system" },
+  { value: "event_type", label: "Event type" },
+] as const;
+type Dimension = (typeof DIMENSIONS)[number]["value"];
+const LIMIT = 50;
+
+const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
+const money = (n: number) =>
+  n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** Visitors, conversions and revenue per value of one dimension, for the chosen period. */
+export default function BreakdownsPage() {
+  const [params, setParams] = useSearchParams();
+  const [period, setPeriod] = usePeriod();
+  const by = (DIMENSIONS.find((d) => d.value === params.get("by"))?.value ?? "channel") as Dimension;
+  const label = DIMENSIONS.find((d) => d.value === by)!.label;
+  const setBy = (value: string) =>
+    setParams((prev) => {
+      const out = new URLSearchParams(prev);
+      out.set("by", value);
+      return out;
+    });
+  const breakdown = useQuery({
+    queryKey: ["analytics", "breakdown", by, period],
+    queryFn: () =>
+      call(api.GET("/api/analytics/breakdown", { params: { query: { ...period, by, limit: LIMIT } } })),
+  });
+
+  return (
+    <>
+      <PageHeader title="Breakdowns">
+        <PeriodPicker value={period} onChange={setPeriod} />
+      </PageHeader>
+      <div className="form-row">
+        <SelectField
+          label="Group by"
+          value={by}
+          onChange={(e) => setBy(e.target.value)}
+          options={[...DIMENSIONS]}
+        />
+      </div>
+      <Card title={`Visitors and conversions by ${label.toLowerCase()}`}>
+        {breakdown.isPending ? (
+          <PageSkeleton label="Loading the breakdown" />
+        ) : breakdown.isError ? (
+          <ErrorState error={breakdown.error} retry={() => void breakdown.refetch()} />
+        ) : breakdown.data.rows.length === 0 ? (
+          <EmptyState title="No visits in this period yet">
+            Add the snippet from Settings to your site, or send events to <code>POST /api/events</code>.
+          </EmptyState>
+        ) : (
+          <>
+            <p className="muted period-note">
+              {breakdown.data.period.from} to {breakdown.data.period.to} (UTC). Visitors count under their
+              sessions' values; conversions under the values of the person's first visit. Bots are left out.
+            </p>
+            <DataTable
+              caption={`Breakdown by ${label.toLowerCase()}`}
+              rows={breakdown.data.rows}
+              rowKey={(r) => r.key}
+              columns={[
+                { header: label, cell: (r) => r.key },
+                { header: "Visitors", numeric: true, cell: (r) => r.visitors.toLocaleString() },
+                { header: "Conversions", numeric: true, cell: (r) => r.conversions.toLocaleString() },
+                {
+                  header: "Conversion rate",
+                  numeric: true,
+                  cell: (r) => (r.visitors > 0 ? percent(r.conversionRate) : "–"),
+                },
+                { header: "Revenue", numeric: true, cell: (r) => money(r.revenue) },
+              ]}
+            />
+          </>
+        )}
+      </Card>
+    </>
+  );
+}
