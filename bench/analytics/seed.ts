@@ -131,19 +131,25 @@ export function seedAnalytics(
     }
     return r;
   };
-  const bWeeks = new Map<string, VisitorSketch>();
+  const bWeeks = new Map<string, { sketch: VisitorSketch; conversions: number; revenue: number }>();
   const bWeek = (week: number, dim: string, key: string) => {
     const k = `${week}\u0000${dim}\u0000${key}`;
     let w = bWeeks.get(k);
     if (!w) {
-      w = new VisitorSketch();
+      w = { sketch: new VisitorSketch(), conversions: 0, revenue: 0 };
       bWeeks.set(k, w);
     }
     return w;
   };
   const countVisitor = (day: number, dim: string, key: string, hash: number) => {
     bRow(day, dim, key).sketch.add(hash);
-    bWeek(weekOf(day), dim, key).add(hash);
+    bWeek(weekOf(day), dim, key).sketch.add(hash);
+  };
+  const countConversion = (day: number, dim: string, key: string, counted: number, revenue: number) => {
+    for (const r of [bRow(day, dim, key), bWeek(weekOf(day), dim, key)]) {
+      r.conversions += counted;
+      r.revenue += revenue;
+    }
   };
   const sessionDims = (ch: string): Dims => ({
     source: ch === "direct" ? "(none)" : pick(SOURCES, random()),
@@ -239,16 +245,11 @@ export function seedAnalytics(
         const r = row(day, p.ch);
         r.conversions += counted;
         r.revenue += revenue;
-        for (const [dim, key] of Object.entries(firstTouch.dims)) {
-          const b = bRow(day, dim, key);
-          b.conversions += counted;
-          b.revenue += revenue;
-        }
-        const byType = bRow(day, "event_type", refund ? "$revenue" : "purchase");
-        byType.sketch.add(visitorHash(p.visitorId));
-        bWeek(weekOf(day), "event_type", refund ? "$revenue" : "purchase").add(visitorHash(p.visitorId));
-        byType.conversions += counted;
-        byType.revenue += revenue;
+        for (const [dim, key] of Object.entries(firstTouch.dims))
+          countConversion(day, dim, key, counted, revenue);
+        const type = refund ? "$revenue" : "purchase";
+        countVisitor(day, "event_type", type, visitorHash(p.visitorId));
+        countConversion(day, "event_type", type, counted, revenue);
         conversions++;
       }
     }
@@ -274,11 +275,19 @@ export function seedAnalytics(
       insertBreakdown.run(projectId, dim, Number(day), key, r.sketch.serialize(), r.conversions, r.revenue);
     }
     const insertBreakdownWeek = sqlite.prepare(
-      "insert into analytics_breakdown_weekly (project_id, dimension, week, key, visitors_sketch) values (?, ?, ?, ?, ?)",
+      "insert into analytics_breakdown_weekly (project_id, dimension, week, key, visitors_sketch, conversions, revenue) values (?, ?, ?, ?, ?, ?, ?)",
     );
     for (const [k, w] of bWeeks) {
       const [week, dim, key] = k.split("\u0000");
-      insertBreakdownWeek.run(projectId, dim, Number(week), key, w.serialize());
+      insertBreakdownWeek.run(
+        projectId,
+        dim,
+        Number(week),
+        key,
+        w.sketch.serialize(),
+        w.conversions,
+        w.revenue,
+      );
     }
     const insertCredit = sqlite.prepare(
       "insert into analytics_attribution_daily (project_id, day, model, channel, credited, revenue) values (?, ?, ?, ?, ?, ?)",

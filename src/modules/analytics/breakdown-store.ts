@@ -57,8 +57,8 @@ interface Row {
 }
 
 const TABLES = {
-  daily: { name: "analytics_breakdown_daily", at: "day", counters: true },
-  weekly: { name: "analytics_breakdown_weekly", at: "week", counters: false },
+  daily: { name: "analytics_breakdown_daily", at: "day" },
+  weekly: { name: "analytics_breakdown_weekly", at: "week" },
 } as const;
 type Table = (typeof TABLES)[keyof typeof TABLES];
 
@@ -77,7 +77,6 @@ export async function applyBreakdownDeltas(
   const daily: Row[] = deltas.rows.map((d) => ({ ...d, at: d.day }));
   const weeks = new Map<string, Row>();
   for (const d of deltas.rows) {
-    if (d.visitorHashes.size === 0) continue;
     const week = weekOf(d.day);
     const id = `${d.projectId}\u0000${d.dimension}\u0000${week}\u0000${d.key}`;
     let w = weeks.get(id);
@@ -94,6 +93,8 @@ export async function applyBreakdownDeltas(
       weeks.set(id, w);
     }
     for (const h of d.visitorHashes) w.visitorHashes.add(h);
+    w.conversions += d.conversions;
+    w.revenue += d.revenue;
   }
   const passes: [Table, Row[]][] = [
     [TABLES.daily, daily],
@@ -124,26 +125,20 @@ function applyRaw(raw: SQLite.Database, t: Table, rows: Row[]): void {
   const where = `project_id = ? and dimension = ? and ${t.at} = ? and key = ?`;
   const ensure = statement(
     raw,
-    t.counters
-      ? `insert into ${t.name} (project_id, dimension, ${t.at}, key, visitors_sketch, conversions, revenue) values (?, ?, ?, ?, 's', 0, 0) on conflict do nothing`
-      : `insert into ${t.name} (project_id, dimension, ${t.at}, key, visitors_sketch) values (?, ?, ?, ?, 's') on conflict do nothing`,
+    `insert into ${t.name} (project_id, dimension, ${t.at}, key, visitors_sketch, conversions, revenue) values (?, ?, ?, ?, 's', 0, 0) on conflict do nothing`,
   );
   const select = statement(raw, `select visitors_sketch from ${t.name} where ${where}`);
   const update = statement(
     raw,
-    t.counters
-      ? `update ${t.name} set visitors_sketch = coalesce(?, visitors_sketch), conversions = conversions + ?, revenue = revenue + ? where ${where}`
-      : `update ${t.name} set visitors_sketch = ? where ${where}`,
+    `update ${t.name} set visitors_sketch = coalesce(?, visitors_sketch), conversions = conversions + ?, revenue = revenue + ? where ${where}`,
   );
   for (const r of rows) {
     const pk = [r.projectId, r.dimension, r.at, r.key];
     ensure.run(...pk);
     const current = select.get(...pk) as { visitors_sketch: string };
     const sketch = mergedSketch(current.visitors_sketch, r.visitorHashes);
-    if (t.counters) {
-      if (sketch !== null || r.conversions !== 0 || r.revenue !== 0)
-        update.run(sketch, r.conversions, r.revenue, ...pk);
-    } else if (sketch !== null) update.run(sketch, ...pk);
+    if (sketch !== null || r.conversions !== 0 || r.revenue !== 0)
+      update.run(sketch, r.conversions, r.revenue, ...pk);
   }
 }
 
@@ -156,8 +151,8 @@ async function applyKysely(trx: Trx, t: Table, rows: Row[]): Promise<void> {
     const keys = sql.join(
       chunk.map((r) => sql`(${r.projectId}, ${r.dimension}, ${r.at}::integer, ${r.key})`),
     );
-    await sql`insert into ${sql.table(t.name)} (project_id, dimension, ${sql.ref(t.at)}, key, visitors_sketch${sql.raw(t.counters ? ", conversions, revenue" : "")})
-      select k.p, k.d, k.a, k.k, 's'${sql.raw(t.counters ? ", 0, 0" : "")} from (values ${keys}) as k(p, d, a, k)
+    await sql`insert into ${sql.table(t.name)} (project_id, dimension, ${sql.ref(t.at)}, key, visitors_sketch, conversions, revenue)
+      select k.p, k.d, k.a, k.k, 's', 0, 0 from (values ${keys}) as k(p, d, a, k)
       order by 1, 2, 3, 4 on conflict do nothing`.execute(trx);
     const current = await sql<{
       project_id: string;
@@ -185,9 +180,7 @@ async function applyKysely(trx: Trx, t: Table, rows: Row[]): Promise<void> {
       );
     }
     if (changes.length === 0) continue;
-    await sql`update ${sql.table(t.name)} t set visitors_sketch = coalesce(v.s, t.visitors_sketch)${sql.raw(
-      t.counters ? ", conversions = t.conversions + v.c, revenue = t.revenue + v.r" : "",
-    )}
+    await sql`update ${sql.table(t.name)} t set visitors_sketch = coalesce(v.s, t.visitors_sketch), conversions = t.conversions + v.c, revenue = t.revenue + v.r
       from (values ${sql.join(changes)}) as v(p, d, a, k, s, c, r)
       where t.project_id = v.p and t.dimension = v.d and t.${sql.ref(t.at)} = v.a and t.key = v.k`.execute(
       trx,

@@ -231,4 +231,37 @@ describe("breakdown rollups from committed events", () => {
     expect(await rowsOf(a, "by=landing_page")).toEqual({ [`${SHOP}/later`]: r(1, 0, 0) });
     expect(await rowsOf(a, "by=event_type")).toEqual({ pageview: r(2, 0, 0) });
   });
+
+  it("full weeks are read from the weekly rows: the same figures as from the days", async () => {
+    const a = await t.tenant();
+    await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" });
+    const s = { projectId: a.projectId, workspaceId: a.workspaceId };
+    // 14 days ago lies in a Monday-to-Sunday week wholly inside the last 30 days.
+    const at = Math.floor(Date.now() / 86_400_000 - 14) * 86_400_000 + 12 * HOUR;
+    const phone = { userAgent: IPHONE, url: `${SHOP}/pricing` };
+    await commitEvents(t.app, [
+      committed(s, { visitorId: "p", sessionId: "sp", timestamp: at, ...phone }),
+      committed(s, {
+        visitorId: "p",
+        sessionId: "sp",
+        timestamp: at + 60_000,
+        sessionStarted: false,
+        type: "purchase",
+        data: { revenue: 12.5 },
+      }),
+      committed(s, { visitorId: "d", sessionId: "sd", timestamp: at, userAgent: WINDOWS_CHROME }),
+    ]);
+    const day = new Date(at).toISOString().slice(0, 10);
+    const expected = { mobile: r(1, 1, 12.5), desktop: r(1, 0, 0) };
+    const keyed = (rows: Row[]) => Object.fromEntries(rows.map(({ key, ...x }) => [key, x]));
+    const oneDay = await a.get<{ rows: Row[] }>(`/api/analytics/breakdown?by=device&from=${day}&to=${day}`);
+    expect(keyed(oneDay.body.rows)).toEqual(expected);
+    const thirty = await a.get<{ rows: Row[] }>("/api/analytics/breakdown?by=device&period=30d");
+    expect(keyed(thirty.body.rows)).toEqual(expected);
+    const types = await a.get<{ rows: Row[] }>("/api/analytics/breakdown?by=event_type&period=90d");
+    expect(types.body.rows).toEqual([
+      { key: "pageview", ...r(2, 0, 0) },
+      { key: "purchase", ...r(1, 1, 12.5) },
+    ]);
+  });
 });

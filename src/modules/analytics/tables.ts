@@ -33,6 +33,8 @@ export interface BreakdownWeeklyTable {
   week: number;
   key: string;
   visitors_sketch: string;
+  conversions: number;
+  revenue: number;
 }
 
 export interface ConversionTable {
