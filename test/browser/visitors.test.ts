@@ -15,11 +15,11 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => d?.close());
 
-const stitch = (publicKey: string, visitorId: string, email: string) =>
+const stitch = (publicKey: string, visitorId: string, email: string, traits?: Record<string, unknown>) =>
   fetch(`${d.base}/api/identity/stitch`, {
     method: "POST",
     headers: { "content-type": "application/json", "user-agent": USER_AGENT },
-    body: JSON.stringify({ projectKey: publicKey, visitorId, email }),
+    body: JSON.stringify({ projectKey: publicKey, visitorId, email, traits }),
   });
 
 describe("visitors & leads area in Chromium", () => {
@@ -32,12 +32,12 @@ describe("visitors & leads area in Chromium", () => {
       visitorId: "v-news",
       url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
     });
-    expect((await stitch(a.publicKey, "v-news", "ada@example.com")).status).toBe(200);
+    expect((await stitch(a.publicKey, "v-news", "ada@example.com", { company: "Acme" })).status).toBe(200);
     await sendEvent(d.base, a, {
       visitorId: "v-news",
       type: "purchase",
       url: "https://shop.example.com/thanks",
-      data: { revenue: 40 },
+      data: { revenue: 40, $set: { plan: "pro", seats: 3 } },
     });
     // 26 more leads: the first page holds 25.
     for (let i = 0; i < 26; i++) {
@@ -83,6 +83,9 @@ describe("visitors & leads area in Chromium", () => {
     expect(await page.locator(".tile", { hasText: "Revenue" }).locator(".tile-value").textContent()).toBe(
       "40.00",
     );
+    // Its properties: the stitch's traits and the purchase's $set.
+    const props = page.getByRole("region", { name: "Lead properties", exact: true }).getByRole("row");
+    expect(await props.allTextContents()).toEqual(["PropertyValue", "companyAcme", "planpro", "seats3"]);
     await checkPage(page, "lead");
 
     // A visitor's journey from the live events.

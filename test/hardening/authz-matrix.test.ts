@@ -50,6 +50,7 @@ interface Ids {
   experimentId: string;
   commId: string;
   sendId: string;
+  leadId: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -124,6 +125,7 @@ const TABLE: Row[] = [
   r("GET /api/identity", "project", "/api/identity?visitorId=v-authz"),
   r("POST /api/identity", "project", "/api/identity", { body: () => ({}) }),
   r("GET /api/leads", "project", "/api/leads"),
+  r("GET /api/leads/:id", "project", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   r("POST /api/identity/stitch", "public", "/api/identity/stitch", { body: () => ({}) }),
   r("GET /api/analytics/summary", "project", "/api/analytics/summary"),
   r("GET /api/analytics/timeseries", "project", "/api/analytics/timeseries"),
@@ -314,6 +316,7 @@ beforeAll(async () => {
     { as: "none", headers: { authorization: `Bearer ${tx.rawKey}` } },
   );
   if (sent.status !== 200) throw new Error(`setup send: ${sent.status} ${sent.text}`);
+  await created(a.post("/api/identity", { visitorId: "authz-visitor", leadId: "authz-lead-a" }));
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -325,6 +328,7 @@ beforeAll(async () => {
     experimentId: experiment.id,
     commId: comm.id,
     sendId: sent.body.send_id,
+    leadId: "authz-lead-a",
   };
   const member = await a.headersFor("member");
   headers = {
@@ -353,6 +357,7 @@ beforeAll(async () => {
     webhook.id,
     experiment.id,
     ids.sendId,
+    ids.leadId,
     user.email,
   ];
 });

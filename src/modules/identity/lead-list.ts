@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { isPostgresDb } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
@@ -9,7 +10,10 @@ import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuery
 import "./tables.js";
 
 export type LeadListItem = Static<typeof LeadListItemSchema>;
-export type LeadListQuery = Static<typeof LeadListQuerySchema>;
+export type LeadListQuery = Static<typeof LeadListQuerySchema> & {
+  /** property filters (`where[plan]=pro`): all must match, values compared as text */
+  where?: [string, string][];
+};
 
 export const DEFAULT_LEAD_PAGE = 50;
 
@@ -29,7 +33,8 @@ function decodeCursor(cursor: string): [string, string] {
 
 /**
  * The project's leads, newest first (created_at, then id, both descending), a keyset page at a
- * time. `q` matches a lead id exactly or any part of the email (emails are stored lower-cased).
+ * time. `q` matches a lead id exactly or any part of the email (emails are stored lower-cased);
+ * `where` filters by properties (a full scan of the project's leads: no index on properties).
  * Counts per page: visitors from identity, conversions and revenue from analytics.
  */
 export async function listLeads(
@@ -46,6 +51,13 @@ export async function listLeads(
   if (search) {
     const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where((eb) => eb.or([eb("id", "=", search), sql<boolean>`email like ${pattern} escape '\\'`]));
+  }
+  for (const [name, value] of query.where ?? []) {
+    // A property's value as text: "pro", "5", "true" (booleans spelled as JSON, on both databases).
+    const text = isPostgresDb(db)
+      ? sql<string>`(properties::jsonb ->> ${name})`
+      : sql<string>`(case json_type(properties, ${`$."${name}"`}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(properties, ${`$."${name}"`}) as text) end)`;
+    q = q.where(sql<boolean>`${text} = ${value}`);
   }
   if (query.cursor) {
     const [createdAt, id] = decodeCursor(query.cursor);

@@ -5,11 +5,14 @@ import { createLimit } from "../../platform/rate-limit.js";
 import { getJourney } from "./journey.js";
 import { listLeads } from "./lead-list.js";
 import { linkVisitor, stitchVisitor } from "./links.js";
+import { getLeadProfile, propertyFilters, updateLeadProperties } from "./profile.js";
 import {
   Journey,
   JourneyQuery,
   LeadList,
   LeadListQuery,
+  LeadParams,
+  LeadProfile,
   LinkBody,
   LinkResult,
   StitchBody,
@@ -46,7 +49,26 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => listLeads(app.db, projectOf(req), req.query),
+    async (req) =>
+      listLeads(app.db, projectOf(req), {
+        ...req.query,
+        where: propertyFilters(req.query as Record<string, unknown>),
+      }),
+  );
+
+  app.get(
+    "/api/leads/:id",
+    {
+      schema: {
+        operationId: "getLead",
+        summary: "A lead's profile: properties, visitors, first touch, conversions and revenue",
+        params: LeadParams,
+        response: { 200: LeadProfile },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => getLeadProfile(app.db, projectOf(req), req.params.id),
   );
 
   app.post(
@@ -63,11 +85,12 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("write"),
     },
     async (req) => {
-      const { visitorId, leadId, source } = req.body;
-      return withTransaction(
-        app.db,
-        async (trx) => (await linkVisitor(trx, projectOf(req), visitorId, leadId, source ?? "api"))!,
-      );
+      const { visitorId, leadId, source, traits } = req.body;
+      return withTransaction(app.db, async (trx) => {
+        const link = (await linkVisitor(trx, projectOf(req), visitorId, leadId, source ?? "api"))!;
+        if (traits) await updateLeadProperties(trx, projectOf(req), leadId, { set: traits });
+        return link;
+      });
     },
   );
 
@@ -103,9 +126,13 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const { visitorId, email } = req.body;
+      const { visitorId, email, traits } = req.body;
       // A stitch and an event commit for the same visitor can deadlock on PostgreSQL; retry then.
-      return withTransaction(app.db, (trx) => stitchVisitor(trx, projectOf(req), { visitorId, email }));
+      return withTransaction(app.db, async (trx) => {
+        const stitched = await stitchVisitor(trx, projectOf(req), { visitorId, email });
+        if (traits) await updateLeadProperties(trx, projectOf(req), stitched.leadId, { set: traits });
+        return stitched;
+      });
     },
   );
 };

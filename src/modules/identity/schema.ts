@@ -5,6 +5,13 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 
 export const JourneyQuery = Type.Object({ visitorId: VisitorId });
 
+/** Properties to set on the lead (Segment's identify traits, PostHog's `$set`): they overwrite. */
+export const Traits = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.Unknown(), {
+  maxProperties: 100,
+  description:
+    "properties set on the lead, overwriting ones of the same name (at most 100 keys; a lead's properties hold at most 32 KiB of JSON)",
+});
+
 export const Attribution = Type.Object({
   channel: Nullable(Type.String()),
   source: Nullable(Type.String()),
@@ -27,6 +34,7 @@ export const LinkBody = Type.Object(
     // as long as a batch userId, which creates leads under its id too
     leadId: Type.String({ minLength: 1, maxLength: 200 }),
     source: Type.Optional(Type.String({ maxLength: 200 })),
+    traits: Type.Optional(Traits),
   },
   { additionalProperties: false },
 );
@@ -43,6 +51,7 @@ export const StitchBody = Type.Object({
   visitorId: VisitorId,
   email: Type.String({ minLength: 3, maxLength: 320 }),
   projectKey: Type.String({ minLength: 1, maxLength: 200 }),
+  traits: Type.Optional(Traits),
 });
 
 export const StitchResult = Type.Object({
@@ -54,7 +63,13 @@ export const StitchResult = Type.Object({
 });
 
 export const LeadListQuery = Type.Object({
-  q: Type.Optional(Type.String({ maxLength: 320, description: "lead id, or part of the email" })),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 320,
+      description:
+        "lead id, or part of the email. Filter by a property with `where[<name>]=<value>` (values compared as text; `true`, `5`; at most 10, all must match)",
+    }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 400, description: "nextCursor of the previous page" })),
 });
@@ -75,4 +90,28 @@ export const LeadListItem = Type.Object({
 export const LeadList = Type.Object({
   items: Type.Array(LeadListItem),
   nextCursor: Nullable(Type.String()),
+});
+
+export const LeadParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const LeadProfile = Type.Object({
+  id: Type.String(),
+  email: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  source: Type.String(),
+  properties: Type.Record(Type.String(), Type.Unknown()),
+  /** the lead's first touch: the earliest first touch among its visitors */
+  attribution: Attribution,
+  firstSeen: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  visitors: Type.Array(
+    Type.Object({
+      visitorId: Type.String(),
+      linkedAt: Nullable(Type.String()),
+      source: Nullable(Type.String()),
+    }),
+  ),
+  conversions: Type.Integer(),
+  revenue: Type.Number(),
 });

@@ -1,21 +1,26 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
-import { api, call } from "../../api/client";
+import { ApiError, api, call } from "../../api/client";
+import { DataTable } from "../../components/DataTable";
 import { StatTile } from "../../components/StatTile";
-import { EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { Journey } from "./Journey";
 import { money } from "./LeadsSection";
 
-/** `/visitors/leads/:id`: a lead's totals and its merged journey across its visitors. */
+/** A property's value as text: strings as they are, anything else as JSON. */
+const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+
+/** `/visitors/leads/:id`: a lead's profile (properties, totals) and its merged journey. */
 export function LeadPage() {
   const { id } = useParams();
   const lead = useQuery({
     queryKey: ["leads", "one", id],
-    // The list's search matches a lead's exact id.
-    queryFn: async () =>
-      (await call(api.GET("/api/leads", { params: { query: { q: id!, limit: 1 } } }))).items.find(
-        (l) => l.id === id,
-      ) ?? null,
+    // A lead of another project, or none, is a 404: shown as "no such lead", not as an error.
+    queryFn: () =>
+      call(api.GET("/api/leads/{id}", { params: { path: { id: id! } } })).catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 404) return null;
+        throw e;
+      }),
   });
   if (lead.isPending) return <PageSkeleton label="Loading the lead" />;
   if (lead.isError) return <ErrorState error={lead.error} retry={() => void lead.refetch()} />;
@@ -26,6 +31,7 @@ export function LeadPage() {
         Lead {id} is not in this project.
       </EmptyState>
     );
+  const properties = Object.entries(l.properties).sort(([a], [b]) => a.localeCompare(b));
   return (
     <>
       <PageHeader title={l.email ?? l.id}>
@@ -35,19 +41,37 @@ export function LeadPage() {
       </PageHeader>
       <p className="muted break-all">
         Lead {l.id} · since {new Date(l.createdAt).toLocaleDateString()} · first touch{" "}
-        {[l.firstTouch.channel, l.firstTouch.source].filter(Boolean).join(" / ") || "unknown"}
+        {[l.attribution.channel, l.attribution.source].filter(Boolean).join(" / ") || "unknown"}
       </p>
       <div className="tiles">
-        <StatTile label="Visitors" value={l.visitors} />
+        <StatTile label="Visitors" value={l.visitors.length} />
         <StatTile label="Conversions" value={l.conversions} />
         <StatTile label="Revenue" value={l.revenue} format={money} />
       </div>
-      {l.visitorIds.length === 0 ? (
+      <Card title="Properties">
+        {properties.length === 0 ? (
+          <EmptyState title="No properties yet">
+            Send <code>traits</code> with <code>POST /api/identity</code>, or <code>$set</code> in an event's
+            data.
+          </EmptyState>
+        ) : (
+          <DataTable
+            caption="Lead properties"
+            rows={properties}
+            rowKey={([name]) => name}
+            columns={[
+              { header: "Property", cell: ([name]) => name },
+              { header: "Value", cell: ([, value]) => <span className="break-all">{shown(value)}</span> },
+            ]}
+          />
+        )}
+      </Card>
+      {l.visitors.length === 0 ? (
         <EmptyState title="No visits yet">
           This lead was created by your server; its web visits appear once linked.
         </EmptyState>
       ) : (
-        <Journey visitorId={l.visitorIds[0]!} showLead={false} />
+        <Journey visitorId={l.visitors[0]!.visitorId} showLead={false} />
       )}
     </>
   );

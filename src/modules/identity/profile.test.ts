@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+const BROWSER =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
+const HOUR = 3_600_000;
+const at = (h: number) => new Date(Date.now() - 10 * HOUR + h * 60_000).toISOString();
+const track = async (a: Tenant, body: Record<string, unknown>) => {
+  const res = await a.post(
+    "/api/events",
+    { projectKey: a.publicKey, ...body },
+    { as: "none", headers: { "user-agent": BROWSER } },
+  );
+  expect(res.status).toBe(200);
+  return res;
+};
+type Profile = {
+  id: string;
+  email: string | null;
+  properties: Record<string, unknown>;
+  visitors: { visitorId: string; source: string | null }[];
+  attribution: { channel: string | null };
+  conversions: number;
+  revenue: number;
+};
+
+describe("lead profiles", () => {
+  it("traits on link and stitch overwrite; $set overwrites and $set_once fills only missing keys, in event time order", async () => {
+    const a = await t.tenant();
+    await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" });
+    const link = await a.post("/api/identity", {
+      visitorId: "laptop",
+      leadId: "user_1",
+      traits: { plan: "free", seats: 1 },
+    });
+    expect(link.status).toBe(200);
+    await track(a, {
+      type: "pageview",
+      visitorId: "laptop",
+      url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
+      timestamp: at(0),
+    });
+    await track(a, {
+      type: "trial",
+      visitorId: "laptop",
+      url: "https://shop.example.com/trial",
+      data: { $set: { plan: "trial" }, $set_once: { firstPlanSeen: "trial" } },
+      timestamp: at(5),
+    });
+    // One request, its events listed out of time order: they apply in event time order.
+    await track(a, {
+      visitorId: "laptop",
+      events: [
+        {
+          type: "upgrade",
+          url: "https://shop.example.com/billing",
+          data: { $set: { plan: "pro" }, $set_once: { firstPlanSeen: "pro", signupDay: "monday" } },
+          timestamp: at(30),
+        },
+        {
+          type: "downgrade",
+          url: "https://shop.example.com/billing",
+          data: { $set: { plan: "basic" } },
+          timestamp: at(20),
+        },
+        {
+          type: "purchase",
+          url: "https://shop.example.com/thanks",
+          data: { revenue: 49, $set: { paid: true } },
+          timestamp: at(31),
+        },
+      ],
+    });
+    // An anonymous visitor's $set is not kept anywhere (properties belong to leads).
+    await track(a, {
+      type: "pageview",
+      visitorId: "stranger",
+      url: "https://shop.example.com/",
+      data: { $set: { plan: "enterprise" } },
+      timestamp: at(5),
+    });
+    const stitch = await a.post(
+      "/api/identity/stitch",
+      {
+        projectKey: a.publicKey,
+        visitorId: "phone",
+        email: "Ada@Example.com",
+        traits: { name: "Ada", seats: 3 },
+      },
+      { as: "none" },
+    );
+    expect(stitch.status).toBe(200);
+    const stitched = stitch.body as { leadId: string };
+
+    const res = await a.get<Profile>("/api/leads/user_1");
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: "user_1",
+      email: null,
+      attribution: { channel: "email" },
+      visitors: [{ visitorId: "laptop", source: "api" }],
+      conversions: 1,
+      revenue: 49,
+    });
+    // Later requests overwrite $set; $set_once keeps the first value; inside a request, time order.
+    expect(res.body.properties).toEqual({
+      plan: "pro",
+      seats: 1,
+      firstPlanSeen: "trial",
+      signupDay: "monday",
+      paid: true,
+    });
+    const ada = await a.get<Profile>(`/api/leads/${stitched.leadId}`);
+    expect(ada.body).toMatchObject({
+      email: "ada@example.com",
+      properties: { name: "Ada", seats: 3 },
+      visitors: [{ visitorId: "phone", source: "stitch" }],
+    });
+  });
+
+  it("GET /api/leads filters by properties as text, all filters together", async () => {
+    const a = await t.tenant();
+    const lead = (leadId: string, traits: Record<string, unknown>) =>
+      a.post("/api/identity", { visitorId: `v_${leadId}`, leadId, traits });
+    await lead("l1", { plan: "pro", seats: 5, beta: true, company: { size: 10 } });
+    await lead("l2", { plan: "pro", seats: 2, beta: false });
+    await lead("l3", { plan: "free" });
+    const ids = async (query: string) =>
+      (await a.get<{ items: { id: string }[] }>(`/api/leads?${query}`)).body.items.map((l) => l.id).sort();
+    expect(await ids("where[plan]=pro")).toEqual(["l1", "l2"]);
+    expect(await ids("where[plan]=pro&where[seats]=5")).toEqual(["l1"]);
+    expect(await ids("where[beta]=true")).toEqual(["l1"]);
+    expect(await ids("where[beta]=false")).toEqual(["l2"]);
+    expect(await ids("where[plan]=enterprise")).toEqual([]);
+    expect(await ids(`where[plan]=${encodeURIComponent("pro' or 1=1 --")}`)).toEqual([]);
+    expect(await ids("where[missing]=x")).toEqual([]);
+    const bad = await a.get<{ code: string; error: string }>(
+      `/api/leads?${encodeURIComponent('where[a"b]')}=1`,
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("VALIDATION_ERROR");
+    const many = Array.from({ length: 11 }, (_, i) => `where[k${i}]=1`).join("&");
+    expect((await a.get(`/api/leads?${many}`)).status).toBe(400);
+  });
+
+  it("refuses traits that are too large or too many, and another project's lead is 404", async () => {
+    const a = await t.tenant();
+    const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
+    const many = await a.post<{ code: string }>("/api/identity", {
+      visitorId: "v",
+      leadId: "x",
+      traits: tooMany,
+    });
+    expect(many.status).toBe(400);
+    const big = await a.post<{ code: string; error: string }>("/api/identity", {
+      visitorId: "v",
+      leadId: "x",
+      traits: { blob: "x".repeat(33 * 1024) },
+    });
+    expect(big.status).toBe(400);
+    expect(big.body.error).toMatch(/32 KiB/);
+    // Refused as a whole: the link was not made either.
+    expect((await a.get("/api/leads/x")).status).toBe(404);
+    await a.post("/api/identity", { visitorId: "v", leadId: "mine" });
+    const b = await t.tenant();
+    expect((await b.get("/api/leads/mine")).status).toBe(404);
+    expect((await a.get("/api/leads/mine")).status).toBe(200);
+  });
+});

@@ -1,0 +1,139 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import { validation } from "../../platform/errors.js";
+import type { CommittedEvent } from "../../platform/event-bus.js";
+import { emitServiceEvent } from "../../platform/jobs.js";
+import { conversionTotalsOfLeads } from "../analytics/service.js";
+import { type Lead, findLead, getLead, toLead } from "./leads.js";
+import "./tables.js";
+
+/** A lead's properties, serialized, hold at most this many bytes (as an event's `data`). */
+export const MAX_PROPERTIES_BYTES = 32 * 1024;
+
+export interface PropertyChange {
+  /** overwrite (PostHog `$set`, Segment traits) */
+  set?: Record<string, unknown>;
+  /** only where the lead has no such property yet (PostHog `$set_once`) */
+  setOnce?: Record<string, unknown>;
+}
+
+/**
+ * Merges properties into a lead: `set` overwrites, `setOnce` fills only missing keys. A change
+ * fires lead.updated (`changed: ["properties"]`) in the caller's transaction. Properties past
+ * MAX_PROPERTIES_BYTES are refused (`tooLarge: "throw"`, an API call) or left as they were
+ * (`"skip"`, an event: the events commit must not fail over it). Returns whether anything changed.
+ */
+export async function updateLeadProperties(
+  trx: Trx,
+  project: ProjectRef,
+  leadId: string,
+  change: PropertyChange,
+  tooLarge: "throw" | "skip" = "throw",
+): Promise<boolean> {
+  const row = await findLead(trx, project, leadId);
+  if (!row) return false;
+  const current = JSON.parse(row.properties) as Record<string, unknown>;
+  const next = { ...current };
+  for (const [k, v] of Object.entries(change.setOnce ?? {})) if (!(k in next)) next[k] = v;
+  Object.assign(next, change.set ?? {});
+  const text = JSON.stringify(next);
+  if (text === row.properties) return false;
+  if (Buffer.byteLength(text) > MAX_PROPERTIES_BYTES) {
+    if (tooLarge === "skip") return false;
+    throw validation(`a lead's properties hold at most ${MAX_PROPERTIES_BYTES / 1024} KiB of JSON`);
+  }
+  const updated = await trx
+    .updateTable("identity_leads")
+    .set({ properties: text, updated_at: new Date().toISOString() })
+    .where("project_id", "=", project.id)
+    .where("id", "=", leadId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await emitServiceEvent(trx, project, "lead.updated", { ...toLead(updated), changed: ["properties"] });
+  return true;
+}
+
+const objectOrNull = (v: unknown): Record<string, unknown> | null =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+
+/**
+ * `$set` / `$set_once` objects inside events' `data` (PostHog's person properties), applied to the
+ * event's lead — its batch `userId`, or the lead its visitor is linked to — in event time order.
+ * An anonymous visitor's properties are not kept: properties belong to leads.
+ */
+export async function applyEventProperties(trx: Trx, events: CommittedEvent[]): Promise<void> {
+  const withProps = events.filter(
+    (e) => !e.isBot && (objectOrNull(e.data.$set) !== null || objectOrNull(e.data.$set_once) !== null),
+  );
+  if (withProps.length === 0) return;
+  withProps.sort((a, b) => a.timestamp - b.timestamp);
+  const leadOf = new Map<string, string | null>();
+  for (const e of withProps) {
+    const key = `${e.projectId}\u0000${e.visitorId}`;
+    let leadId = e.leadId ?? leadOf.get(key);
+    if (leadId === undefined) {
+      const row = await trx
+        .selectFrom("identity_visitors")
+        .select("lead_id")
+        .where("project_id", "=", e.projectId)
+        .where("visitor_id", "=", e.visitorId)
+        .executeTakeFirst();
+      leadId = row?.lead_id ?? null;
+      leadOf.set(key, leadId);
+    }
+    if (leadId === null) continue;
+    await updateLeadProperties(
+      trx,
+      { id: e.projectId, workspaceId: e.workspaceId },
+      leadId,
+      { set: objectOrNull(e.data.$set) ?? undefined, setOnce: objectOrNull(e.data.$set_once) ?? undefined },
+      "skip",
+    );
+  }
+}
+
+export interface LeadProfile extends Lead {
+  visitors: { visitorId: string; linkedAt: string | null; source: string | null }[];
+  conversions: number;
+  revenue: number;
+}
+
+/** A lead with its visitors and its conversion totals; another project's lead is NOT_FOUND. */
+export async function getLeadProfile(db: DbOrTrx, project: ProjectRef, id: string): Promise<LeadProfile> {
+  const lead = await getLead(db, project, id);
+  const visitors = await db
+    .selectFrom("identity_visitors")
+    .select(["visitor_id", "linked_at", "link_source"])
+    .where("project_id", "=", project.id)
+    .where("lead_id", "=", id)
+    .orderBy("linked_at")
+    .orderBy("visitor_id")
+    .execute();
+  const totals = (await conversionTotalsOfLeads(db, project, [id])).get(id);
+  return {
+    ...lead,
+    visitors: visitors.map((v) => ({
+      visitorId: v.visitor_id,
+      linkedAt: v.linked_at,
+      source: v.link_source,
+    })),
+    conversions: totals?.conversions ?? 0,
+    revenue: totals?.revenue ?? 0,
+  };
+}
+
+/** `where[<property>]=<value>` query keys as property filters (at most 10; values compared as text). */
+export function propertyFilters(query: Record<string, unknown>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(query)) {
+    const m = /^where\[(.+)\]$/.exec(k);
+    if (!m) continue;
+    const name = m[1]!;
+    if (name.length > 100 || /["\\]/.test(name))
+      throw validation(`query.${k}: a property name is 1–100 characters, without quotes or backslashes`);
+    if (typeof v !== "string") throw validation(`query.${k} must be given once`);
+    out.push([name, v]);
+  }
+  if (out.length > 10) throw validation("query: at most 10 where[…] filters");
+  return out;
+}
