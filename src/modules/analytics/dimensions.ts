@@ -3,20 +3,6 @@ import type { CommittedEvent } from "../../platform/event-bus.js";
 import { memoize } from "../../platform/cache.js";
 import { deriveAcquisition } from "../events/service.js";
 
-/** What a breakdown can group by (`GET /api/analytics/breakdown?by=`). */
-export const BREAKDOWN_DIMENSIONS = [
-  "channel",
-  "source",
-  "campaign",
-  "landing_page",
-  "referrer_domain",
-  "device",
-  "browser",
-  "os",
-  "event_type",
-] as const;
-export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number];
-
 /** The dimensions a session decides once, at its first event; stored on its touchpoint row. */
 export const SESSION_DIMENSIONS = [
   "source",
@@ -28,6 +14,10 @@ export const SESSION_DIMENSIONS = [
   "os",
 ] as const;
 export type SessionDimension = (typeof SESSION_DIMENSIONS)[number];
+
+/** What a breakdown can group by (`GET /api/analytics/breakdown?by=`), in the order documented. */
+export const BREAKDOWN_DIMENSIONS = ["channel", ...SESSION_DIMENSIONS, "event_type"] as const;
+export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number];
 export type SessionDimensions = Record<SessionDimension, string | null>;
 
 /** The key of a missing value (a direct visit has no source, a server event no session). */
