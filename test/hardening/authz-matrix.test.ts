@@ -130,6 +130,9 @@ const TABLE: Row[] = [
   r("GET /api/analytics/summary", "project", "/api/analytics/summary"),
   r("GET /api/analytics/timeseries", "project", "/api/analytics/timeseries"),
   r("GET /api/analytics/breakdown", "project", "/api/analytics/breakdown?by=device"),
+  r("POST /api/analytics/funnel", "project", "/api/analytics/funnel", {
+    body: () => ({ steps: [{ eventType: "pageview" }, { eventType: "signup" }] }),
+  }),
   r("GET /api/attribution/summary", "project", "/api/attribution/summary"),
   r("GET /api/export/events", "projectAdmin", "/api/export/events"),
   r("GET /api/webhooks", "project", "/api/webhooks"),

@@ -1,4 +1,4 @@
-import type { Trx } from "../../platform/db/index.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { SESSION_DIMENSIONS, type SessionDimensions } from "./dimensions.js";
 import type { Touch } from "./models.js";
 import "./tables.js";
@@ -16,7 +16,7 @@ export const personKey = (visitorId: string, leadId: string | null | undefined):
 
 /** Visitor → lead for the given visitors (analytics' own copy of identity's links). */
 export async function leadsOfVisitors(
-  trx: Trx,
+  trx: DbOrTrx,
   projectId: string,
   visitorIds: string[],
 ): Promise<Map<string, string>> {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { attributionSummary } from "./attribution.js";
 import { analyticsBreakdown } from "./breakdown.js";
+import { analyticsFunnel } from "./funnel.js";
 import { resolvePeriod } from "./period.js";
 import {
   AnalyticsSummary,
@@ -8,6 +9,8 @@ import {
   AttributionSummary,
   Breakdown,
   BreakdownQuery,
+  Funnel,
+  FunnelBody,
   SummaryQuery,
   Timeseries,
   TimeseriesQuery,
@@ -69,6 +72,30 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         resolvePeriod(req.query),
         req.query.limit ?? 10,
       ),
+  );
+
+  app.post(
+    "/api/analytics/funnel",
+    {
+      schema: {
+        operationId: "getAnalyticsFunnel",
+        summary: "How many people went through 2–10 steps in order, within a window from their first step",
+        body: FunnelBody,
+        response: { 200: Funnel },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => {
+      const { steps, windowDays, period, from, to } = req.body;
+      return analyticsFunnel(
+        app.db,
+        projectOf(req),
+        steps,
+        windowDays ?? 14,
+        resolvePeriod({ period, from, to }),
+      );
+    },
   );
 
   app.get(

@@ -82,3 +82,58 @@ export const Breakdown = Type.Object({
     { description: "sorted by visitors, then conversions; at most `limit`" },
   ),
 });
+
+export const FunnelBody = Type.Object(
+  {
+    steps: Type.Array(
+      Type.Object(
+        {
+          eventType: Type.String({ minLength: 1, maxLength: 200 }),
+          urlPattern: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 500,
+              description: 'the whole URL, `*` matching any run of characters (e.g. "*/pricing*")',
+            }),
+          ),
+          conditions: Type.Optional(
+            Type.Record(
+              Type.String({ minLength: 1, maxLength: 100 }),
+              Type.Union([Type.String({ maxLength: 200 }), Type.Number(), Type.Boolean()]),
+              { maxProperties: 10, description: "values the event's data must hold (compared as text)" },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 2, maxItems: 10 },
+    ),
+    windowDays: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 90, default: 14, description: "days from a person's first step" }),
+    ),
+    period: Type.Optional(
+      Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")]),
+    ),
+    from: Type.Optional(Type.String({ maxLength: 40 })),
+    to: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  { additionalProperties: false },
+);
+export type FunnelBodyT = Static<typeof FunnelBody>;
+
+export const Funnel = Type.Object({
+  windowDays: Type.Integer(),
+  period: Type.Object({ from: Type.String(), to: Type.String() }),
+  steps: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      label: Type.String(),
+      count: Type.Integer({
+        description: "people (a lead's visitors together) who reached this step in order",
+      }),
+      conversionFromPrevious: Type.Number(),
+      conversionFromStart: Type.Number(),
+      medianSecondsFromPrevious: Type.Union([Type.Number(), Type.Null()]),
+    }),
+  ),
+});

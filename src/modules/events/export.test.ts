@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { exportEventPages, exportRange } from "./export.js";
+import { exportRange } from "./export.js";
+import { eventPages } from "./service.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -133,7 +134,7 @@ describe("GET /api/export/events", () => {
     const project = { id: a.projectId, workspaceId: a.workspaceId };
     const all = [];
     const sizes = [];
-    for await (const page of exportEventPages(t.app.db, project, exportRange({}), 4)) {
+    for await (const page of eventPages(t.app.db, project, exportRange({}), { pageRows: 4 })) {
       sizes.push(page.length);
       all.push(...page);
     }

@@ -1,19 +1,9 @@
 import { stringify } from "csv-stringify/sync";
-import { sql } from "kysely";
-import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
-import { toStoredEvent } from "./service.js";
+import { type ExportRange, toStoredEvent } from "./service.js";
 import type { EventTable } from "./tables.js";
 
 export type ExportFormat = "ndjson" | "csv";
-export const EXPORT_PAGE_ROWS = 2000;
-
-/** [from, to) in epoch ms. */
-export interface ExportRange {
-  from: number;
-  to: number;
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const DAY_MS = 86_400_000;
@@ -32,46 +22,6 @@ export function exportRange(q: { from?: string; to?: string }, now = Date.now())
   const to = q.to !== undefined ? parse(q.to, "to", true) : now + 1;
   if (from >= to) throw validation("query.from must be before query.to");
   return { from, to };
-}
-
-/**
- * A project's events in [from, to), in storage order, one page at a time: each page is its own
- * short read (keyset on the table's key: `seq` on SQLite, the time-ordered `id` on PostgreSQL),
- * so memory stays one page whatever the export's size and no read transaction stays open.
- */
-export async function* exportEventPages(
-  db: DbOrTrx,
-  project: ProjectRef,
-  range: ExportRange,
-  pageRows = EXPORT_PAGE_ROWS,
-): AsyncGenerator<EventTable[]> {
-  if (isPostgresDb(db)) {
-    let after = "";
-    for (;;) {
-      const rows = await db
-        .selectFrom("events")
-        .selectAll()
-        .where("project_id", "=", project.id)
-        .where("id", ">", after)
-        .where("ts", ">=", range.from)
-        .where("ts", "<", range.to)
-        .orderBy("id")
-        .limit(pageRows)
-        .execute();
-      if (rows.length === 0) return;
-      yield rows;
-      after = rows[rows.length - 1]!.id;
-    }
-  }
-  let after = 0;
-  for (;;) {
-    const { rows } = await sql<EventTable & { seq: number }>`select seq, * from events
-      where seq > ${after} and project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to}
-      order by seq limit ${pageRows}`.execute(db);
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]!.seq;
-  }
 }
 
 const CSV_COLUMNS = [

@@ -2,7 +2,8 @@ import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { Type } from "@sinclair/typebox";
 import { projectOf } from "../../platform/auth/plugin.js";
-import { type ExportFormat, exportChunks, exportEventPages, exportRange } from "./export.js";
+import { type ExportFormat, exportChunks, exportRange } from "./export.js";
+import { eventPages } from "./service.js";
 import { ExportQuery } from "./schema.js";
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -43,7 +44,7 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
         .type(CONTENT_TYPES[format])
         .header("content-disposition", `attachment; filename="${name}"`)
         .header("cache-control", "no-store");
-      return reply.send(Readable.from(exportChunks(exportEventPages(app.db, project, range), format)));
+      return reply.send(Readable.from(exportChunks(eventPages(app.db, project, range), format)));
     },
   );
 }

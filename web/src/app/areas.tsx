@@ -20,6 +20,7 @@ export const areas: Area[] = [
     label: "Breakdowns",
     page: lazy(() => import("../pages/breakdowns/BreakdownsPage")),
   },
+  { path: "/funnels", label: "Funnels", page: lazy(() => import("../pages/funnels/FunnelsPage")) },
   {
     path: "/attribution",
     label: "Attribution",

@@ -1,0 +1,174 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { stepEventPages } from "../events/service.js";
+import { leadsOfVisitors, personKey } from "./people.js";
+import type { Period } from "./period.js";
+import { DAY_MS } from "./rollup-store.js";
+
+export interface FunnelStep {
+  eventType: string;
+  /** the event's URL, `*` matching any run of characters (anchored: "*\/pricing*") */
+  urlPattern?: string;
+  /** values the event's `data` must hold (compared as text) */
+  conditions?: Record<string, string | number | boolean>;
+}
+
+export interface FunnelStepResult {
+  index: number;
+  label: string;
+  count: number;
+  conversionFromPrevious: number;
+  conversionFromStart: number;
+  /** null for the first step, and when nobody reached the step */
+  medianSecondsFromPrevious: number | null;
+}
+
+/** One event of a person: its time and the steps it satisfies (bit k: step k). */
+export interface StepHit {
+  ts: number;
+  mask: number;
+}
+
+/**
+ * How far one person gets: for each entry (a first-step event inside the period), the steps in
+ * order, each the earliest matching event after the previous one, all within `windowMs` of the
+ * entry; the entry reaching furthest wins (the earliest among equals). Greedy earliest matching
+ * is optimal for one entry, so a later entry is tried only when the window cut the earlier one.
+ */
+export function personProgress(
+  hits: StepHit[],
+  steps: number,
+  windowMs: number,
+  entryFrom: number,
+  entryTo: number,
+): number[] {
+  let best: number[] = [];
+  for (let i = 0; i < hits.length; i++) {
+    const entry = hits[i]!;
+    if (!(entry.mask & 1) || entry.ts < entryFrom || entry.ts >= entryTo) continue;
+    const times = [entry.ts];
+    let cut = false;
+    for (let j = i + 1; j < hits.length && times.length < steps; j++) {
+      const h = hits[j]!;
+      if (h.ts > entry.ts + windowMs) {
+        cut = true;
+        break;
+      }
+      if (h.mask & (1 << times.length)) times.push(h.ts);
+    }
+    if (times.length > best.length) best = times;
+    if (best.length === steps || !cut) break;
+  }
+  return best;
+}
+
+const lowestBit = (mask: number): number => 31 - Math.clz32(mask & -mask);
+
+const median = (xs: number[]): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** The per-step figures from each person's progress (step times, ms). */
+export function funnelResult(steps: FunnelStep[], progress: Iterable<number[]>): FunnelStepResult[] {
+  const counts = steps.map(() => 0);
+  const gaps: number[][] = steps.map(() => []);
+  for (const times of progress)
+    for (let k = 0; k < times.length; k++) {
+      counts[k]!++;
+      if (k > 0) gaps[k]!.push((times[k]! - times[k - 1]!) / 1000);
+    }
+  return steps.map((s, k) => ({
+    index: k,
+    label: s.urlPattern ? `${s.eventType} ${s.urlPattern}` : s.eventType,
+    count: counts[k]!,
+    conversionFromPrevious: k === 0 ? 1 : counts[k - 1]! > 0 ? counts[k]! / counts[k - 1]! : 0,
+    conversionFromStart: counts[0]! > 0 ? counts[k]! / counts[0]! : 0,
+    medianSecondsFromPrevious: k === 0 ? null : median(gaps[k]!),
+  }));
+}
+
+function urlMatcher(pattern: string): RegExp {
+  const escaped = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${escaped.join(".*")}$`, "s");
+}
+
+/** The bit mask of the steps an event satisfies. */
+function stepMatcher(steps: FunnelStep[]): (type: string, url: string, dataJson: string) => number {
+  const compiled = steps.map((s) => ({
+    type: s.eventType,
+    url: s.urlPattern ? urlMatcher(s.urlPattern) : null,
+    conditions: Object.entries(s.conditions ?? {}),
+  }));
+  return (type, url, dataJson) => {
+    let mask = 0;
+    let data: Record<string, unknown> | undefined;
+    compiled.forEach((c, k) => {
+      if (c.type !== type || (c.url && !c.url.test(url))) return;
+      if (c.conditions.length > 0) {
+        data ??= JSON.parse(dataJson) as Record<string, unknown>;
+        if (!c.conditions.every(([key, v]) => data![key] !== undefined && String(data![key]) === String(v)))
+          return;
+      }
+      mask |= 1 << k;
+    });
+    return mask;
+  };
+}
+
+/**
+ * A funnel over the project's stored events (bots left out): people — a lead's visitors together,
+ * else the visitor — entering with a first step inside the period, then each step in order within
+ * `windowDays` of the entry (later steps may fall after the period). Reads the events that may
+ * match a step page by page (events/service.ts `stepEventPages`, URL patterns applied in SQL) and
+ * keeps only a time and a step mask per event.
+ */
+export async function analyticsFunnel(
+  db: DbOrTrx,
+  project: ProjectRef,
+  steps: FunnelStep[],
+  windowDays: number,
+  period: Period,
+): Promise<{ steps: FunnelStepResult[]; windowDays: number; period: { from: string; to: string } }> {
+  const windowMs = windowDays * DAY_MS;
+  const entryFrom = period.fromDay * DAY_MS;
+  const entryTo = (period.toDay + 1) * DAY_MS;
+  const match = stepMatcher(steps);
+  const byVisitor = new Map<string, StepHit[]>();
+  const filters = steps.map((s) => ({ type: s.eventType, urlPattern: s.urlPattern }));
+  for await (const page of stepEventPages(
+    db,
+    project,
+    { from: entryFrom, to: entryTo + windowMs },
+    filters,
+  )) {
+    for (const e of page) {
+      const mask = match(e.type, e.url, e.data);
+      if (mask === 0 || e.visitor_id === "") continue;
+      let list = byVisitor.get(e.visitor_id);
+      if (!list) {
+        list = [];
+        byVisitor.set(e.visitor_id, list);
+      }
+      list.push({ ts: Number(e.ts), mask });
+    }
+  }
+  // A lead's visitors are one person (analytics' own visitor → lead map).
+  const leads = await leadsOfVisitors(db, project.id, [...byVisitor.keys()]);
+  const byPerson = new Map<string, StepHit[]>();
+  for (const [visitorId, hits] of byVisitor) {
+    const key = personKey(visitorId, leads.get(visitorId));
+    const list = byPerson.get(key);
+    if (list) list.push(...hits);
+    else byPerson.set(key, hits);
+  }
+  const progress: number[][] = [];
+  for (const hits of byPerson.values()) {
+    // Events of one millisecond: the one matching an earlier step first.
+    hits.sort((a, b) => a.ts - b.ts || lowestBit(a.mask) - lowestBit(b.mask));
+    progress.push(personProgress(hits, steps.length, windowMs, entryFrom, entryTo));
+  }
+  return { steps: funnelResult(steps, progress), windowDays, period: { from: period.from, to: period.to } };
+}

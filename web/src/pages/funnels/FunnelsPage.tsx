@@ -1,0 +1,109 @@
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { api, call } from "../../api/client";
+import { DataTable } from "../../components/DataTable";
+import { Field } from "../../components/Field";
+import { PeriodPicker } from "../../components/PeriodPicker";
+import { usePeriod } from "../../components/period";
+import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { StepsEditor, type StepDraft } from "./StepsEditor";
+
+const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
+
+/** "1 h 5 min", "42 s": a median duration, or "–" when nobody reached the step. */
+function duration(seconds: number | null): string {
+  if (seconds === null) return "–";
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
+  return `${(seconds / 86_400).toFixed(1)} days`;
+}
+
+const START: StepDraft[] = [
+  { eventType: "pageview", urlPattern: "" },
+  { eventType: "signup", urlPattern: "" },
+];
+
+/** Funnels: steps in order per person (a lead's visitors together), within a window from the first. */
+export default function FunnelsPage() {
+  const [period, setPeriod] = usePeriod();
+  const [draft, setDraft] = useState<StepDraft[]>(START);
+  const [windowDays, setWindowDays] = useState("14");
+  // The funnel shown: set when the form is submitted, so typing does not query on every key.
+  const [shown, setShown] = useState<{ steps: StepDraft[]; windowDays: number } | null>(null);
+  const funnel = useQuery({
+    queryKey: ["analytics", "funnel", shown, period],
+    enabled: shown !== null,
+    queryFn: () =>
+      call(
+        api.POST("/api/analytics/funnel", {
+          body: {
+            ...period,
+            windowDays: shown!.windowDays,
+            steps: shown!.steps.map((s) => ({
+              eventType: s.eventType.trim(),
+              ...(s.urlPattern.trim() ? { urlPattern: s.urlPattern.trim() } : {}),
+            })),
+          },
+        }),
+      ),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setShown({ steps: draft, windowDays: Number(windowDays) });
+  };
+
+  return (
+    <>
+      <PageHeader title="Funnels">
+        <PeriodPicker value={period} onChange={setPeriod} />
+      </PageHeader>
+      <Card title="Steps">
+        <form onSubmit={submit} aria-label="Funnel steps">
+          <StepsEditor steps={draft} onChange={setDraft} />
+          <div className="form-row">
+            <Field
+              label="Window (days)"
+              type="number"
+              min={1}
+              max={90}
+              required
+              value={windowDays}
+              onChange={(e) => setWindowDays(e.target.value)}
+              hint="Each step must follow the first within this many days."
+            />
+          </div>
+          <button type="submit" className="button">
+            Show funnel
+          </button>
+        </form>
+      </Card>
+      <Card title="Conversion through the steps">
+        {shown === null ? (
+          <EmptyState title="No funnel yet">Name the steps in order, then show the funnel.</EmptyState>
+        ) : funnel.isPending ? (
+          <PageSkeleton label="Counting the funnel" />
+        ) : funnel.isError ? (
+          <ErrorState error={funnel.error} retry={() => void funnel.refetch()} />
+        ) : (
+          <DataTable
+            caption="Funnel steps"
+            rows={funnel.data.steps}
+            rowKey={(s) => String(s.index)}
+            columns={[
+              { header: "Step", cell: (s) => `${s.index + 1}. ${s.label}` },
+              { header: "People", numeric: true, cell: (s) => s.count.toLocaleString() },
+              { header: "From previous", numeric: true, cell: (s) => percent(s.conversionFromPrevious) },
+              { header: "From start", numeric: true, cell: (s) => percent(s.conversionFromStart) },
+              {
+                header: "Median time from previous",
+                numeric: true,
+                cell: (s) => duration(s.medianSecondsFromPrevious),
+              },
+            ]}
+          />
+        )}
+      </Card>
+    </>
+  );
+}
