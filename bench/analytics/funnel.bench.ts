@@ -1,6 +1,6 @@
 import { benchConfig } from "../lib/config.js";
 /**
- * Funnel latency: POST /api/analytics/funnel (fastify.inject: routing, auth, serialization
+ * Funnel and retention latency: POST /api/analytics/funnel and GET /api/analytics/retention (fastify.inject: routing, auth, serialization
  * included) over a project holding N stored events, on SQLite. Events are written straight into
  * `events`: 10 per visitor over 120 days (pageviews over 50 pages, /pricing among them; 30% of
  * visitors sign up, a third of those buy), 20% of visitors paired into leads (analytics_links).
@@ -110,6 +110,17 @@ try {
   console.log(`  counts ${counts.join(" → ")}`);
   await measure("POST /api/analytics/funnel (3 steps, 7d)", funnel("7d"));
   console.log(`ratio funnel 30d / baseline (p50): ${(f30 / base).toFixed(2)}`);
+  let cohorts = 0;
+  await measure("GET /api/analytics/retention (weekly, 90d)", async () => {
+    const res = await app.inject({
+      method: "GET",
+      url: "/api/analytics/retention?period=90d&interval=week",
+      headers: { "x-api-key": p.key.rawKey },
+    });
+    if (res.statusCode !== 200) throw new Error(`retention: ${res.statusCode} ${res.body}`);
+    cohorts = (JSON.parse(res.body) as { cohorts: unknown[] }).cohorts.length;
+  });
+  console.log(`  ${cohorts} weekly cohorts`);
 } finally {
   await app.close();
   rmSync(config.dataDir, { recursive: true, force: true });

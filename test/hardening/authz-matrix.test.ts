@@ -130,6 +130,7 @@ const TABLE: Row[] = [
   r("GET /api/analytics/summary", "project", "/api/analytics/summary"),
   r("GET /api/analytics/timeseries", "project", "/api/analytics/timeseries"),
   r("GET /api/analytics/breakdown", "project", "/api/analytics/breakdown?by=device"),
+  r("GET /api/analytics/retention", "project", "/api/analytics/retention"),
   r("POST /api/analytics/funnel", "project", "/api/analytics/funnel", {
     body: () => ({ steps: [{ eventType: "pageview" }, { eventType: "signup" }] }),
   }),

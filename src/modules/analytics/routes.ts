@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { attributionSummary } from "./attribution.js";
 import { analyticsBreakdown } from "./breakdown.js";
 import { analyticsFunnel } from "./funnel.js";
+import { analyticsRetention } from "./retention.js";
 import { resolvePeriod } from "./period.js";
 import {
   AnalyticsSummary,
@@ -11,6 +12,8 @@ import {
   BreakdownQuery,
   Funnel,
   FunnelBody,
+  Retention,
+  RetentionQuery,
   SummaryQuery,
   Timeseries,
   TimeseriesQuery,
@@ -96,6 +99,29 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         resolvePeriod({ period, from, to }),
       );
     },
+  );
+
+  app.get(
+    "/api/analytics/retention",
+    {
+      schema: {
+        operationId: "getAnalyticsRetention",
+        summary: "Cohorts by a person's first start event, and how many came back in each later interval",
+        querystring: RetentionQuery,
+        response: { 200: Retention },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) =>
+      analyticsRetention(
+        app.db,
+        projectOf(req),
+        resolvePeriod(req.query),
+        req.query.interval ?? "week",
+        req.query.startEvent ?? "pageview",
+        req.query.returnEvent ?? null,
+      ),
   );
 
   app.get(

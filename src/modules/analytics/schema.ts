@@ -137,3 +137,39 @@ export const Funnel = Type.Object({
     }),
   ),
 });
+
+export const RetentionQuery = Type.Object({
+  ...SummaryQuery.properties,
+  interval: Type.Optional(Type.Union([Type.Literal("day"), Type.Literal("week")], { default: "week" })),
+  startEvent: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "the event whose first occurrence puts a person in a cohort (default pageview)",
+    }),
+  ),
+  returnEvent: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "the event that counts as a return (default: any event)",
+    }),
+  ),
+});
+
+export const Retention = Type.Object({
+  interval: Type.Union([Type.Literal("day"), Type.Literal("week")]),
+  period: Type.Object({ from: Type.String(), to: Type.String() }),
+  cohorts: Type.Array(
+    Type.Object({
+      start: Type.String({
+        description: "first day of the cohort's interval (YYYY-MM-DD; weeks start on Monday, UTC)",
+      }),
+      size: Type.Integer({ description: "people whose first start event fell in this interval" }),
+      returned: Type.Array(Type.Integer(), {
+        description:
+          "returned[k]: people of the cohort with a return event k intervals later; returned[0] is the size",
+      }),
+    }),
+  ),
+});

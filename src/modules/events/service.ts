@@ -263,3 +263,37 @@ export async function* stepEventPages(
     after = rows[rows.length - 1]!.k;
   }
 }
+
+/**
+ * For retention: the project's non-bot events before `to` that are either of `startType` (any
+ * time: a person's first one decides the cohort) or, from `from` on, of `returnType` (any type
+ * when null). Only visitor, type and time; one keyset pass over the table.
+ */
+export async function* activityPages(
+  db: DbOrTrx,
+  project: ProjectRef,
+  q: { from: number; to: number; startType: string; returnType: string | null },
+  pageRows = 50_000,
+): AsyncGenerator<{ k: string | number; visitor_id: string; type: string; ts: number | string }[]> {
+  const key = isPostgresDb(db) ? sql.ref("id") : sql.ref("seq");
+  const returns =
+    q.returnType === null ? sql`ts >= ${q.from}` : sql`(ts >= ${q.from} and type = ${q.returnType})`;
+  let after: string | number = isPostgresDb(db) ? "" : 0;
+  for (;;) {
+    const {
+      rows,
+    }: { rows: { k: string | number; visitor_id: string; type: string; ts: number | string }[] } = await sql<{
+      k: string | number;
+      visitor_id: string;
+      type: string;
+      ts: number | string;
+    }>`
+      select ${key} as k, visitor_id, type, ts from events
+      where project_id = ${project.id} and ${key} > ${after} and ts < ${q.to} and is_bot = 0
+        and (type = ${q.startType} or ${returns})
+      order by ${key} limit ${pageRows}`.execute(db);
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]!.k;
+  }
+}

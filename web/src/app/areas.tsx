@@ -21,6 +21,7 @@ export const areas: Area[] = [
     page: lazy(() => import("../pages/breakdowns/BreakdownsPage")),
   },
   { path: "/funnels", label: "Funnels", page: lazy(() => import("../pages/funnels/FunnelsPage")) },
+  { path: "/retention", label: "Retention", page: lazy(() => import("../pages/retention/RetentionPage")) },
   {
     path: "/attribution",
     label: "Attribution",

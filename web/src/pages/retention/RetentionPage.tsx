@@ -1,0 +1,137 @@
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { useSearchParams } from "react-router";
+import { api, call } from "../../api/client";
+import { Field, SelectField } from "../../components/Field";
+import { PeriodPicker } from "../../components/PeriodPicker";
+import { usePeriod } from "../../components/period";
+import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+
+const INTERVALS = [
+  { value: "week", label: "Weekly" },
+  { value: "day", label: "Daily" },
+] as const;
+type Interval = (typeof INTERVALS)[number]["value"];
+
+const percent = (n: number, of: number) => (of > 0 ? `${Math.round((n / of) * 100)}%` : "–");
+
+/** Retention: cohorts by a person's first start event, and the share back in each later interval. */
+export default function RetentionPage() {
+  const [period, setPeriod] = usePeriod();
+  const [params, setParams] = useSearchParams();
+  const interval = (INTERVALS.find((i) => i.value === params.get("interval"))?.value ?? "week") as Interval;
+  const startEvent = params.get("startEvent") ?? "";
+  const returnEvent = params.get("returnEvent") ?? "";
+  const [draft, setDraft] = useState({ startEvent, returnEvent });
+  const update = (next: Record<string, string>) =>
+    setParams((prev) => {
+      const out = new URLSearchParams(prev);
+      for (const [k, v] of Object.entries(next)) v ? out.set(k, v) : out.delete(k);
+      return out;
+    });
+  const retention = useQuery({
+    queryKey: ["analytics", "retention", period, interval, startEvent, returnEvent],
+    queryFn: () =>
+      call(
+        api.GET("/api/analytics/retention", {
+          params: {
+            query: {
+              ...period,
+              interval,
+              ...(startEvent ? { startEvent } : {}),
+              ...(returnEvent ? { returnEvent } : {}),
+            },
+          },
+        }),
+      ),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    update({ startEvent: draft.startEvent.trim(), returnEvent: draft.returnEvent.trim() });
+  };
+  const cohorts = retention.data?.cohorts ?? [];
+  const width = cohorts.reduce((n, c) => Math.max(n, c.returned.length), 0);
+  const unit = interval === "week" ? "Week" : "Day";
+  // Interval offsets 0..width-1: the columns.
+  const offsets = Array.from({ length: width }, (_, k) => k);
+
+  return (
+    <>
+      <PageHeader title="Retention">
+        <PeriodPicker value={period} onChange={setPeriod} />
+      </PageHeader>
+      <form className="form-row" onSubmit={submit} aria-label="Retention settings">
+        <SelectField
+          label="Interval"
+          value={interval}
+          onChange={(e) => update({ interval: e.target.value })}
+          options={[...INTERVALS]}
+        />
+        <Field
+          label="Start event"
+          placeholder="pageview"
+          maxLength={200}
+          value={draft.startEvent}
+          onChange={(e) => setDraft({ ...draft, startEvent: e.target.value })}
+        />
+        <Field
+          label="Return event"
+          placeholder="any event"
+          maxLength={200}
+          value={draft.returnEvent}
+          onChange={(e) => setDraft({ ...draft, returnEvent: e.target.value })}
+        />
+        <button type="submit" className="button">
+          Apply
+        </button>
+      </form>
+      <Card title="Cohorts">
+        {retention.isPending ? (
+          <PageSkeleton label="Loading retention" />
+        ) : retention.isError ? (
+          <ErrorState error={retention.error} retry={() => void retention.refetch()} />
+        ) : cohorts.every((c) => c.size === 0) ? (
+          <EmptyState title="Nobody started in this period">
+            A person joins a cohort with their first start event ({startEvent || "pageview"}).
+          </EmptyState>
+        ) : (
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+          <section className="table-scroll" aria-label="Retention cohorts" tabIndex={0}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Cohort</th>
+                  <th scope="col" className="num">
+                    People
+                  </th>
+                  {offsets.map((k) => (
+                    <th key={k} scope="col" className="num">
+                      {unit} {k}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {cohorts.map((c) => (
+                  <tr key={c.start}>
+                    <th scope="row">{c.start}</th>
+                    <td className="num">{c.size.toLocaleString()}</td>
+                    {offsets.map((k) => (
+                      <td
+                        key={k}
+                        className="num"
+                        title={c.returned[k] !== undefined ? `${c.returned[k]} people` : undefined}
+                      >
+                        {c.returned[k] !== undefined ? percent(c.returned[k]!, c.size) : ""}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        )}
+      </Card>
+    </>
+  );
+}
