@@ -20,6 +20,10 @@ export interface TestResponse<T = any> {
 }
 
 export type As = "key" | "admin" | "member" | "none";
+
+/** A desktop browser's User-Agent: inject's default one is a bot to the events module. */
+export const BROWSER_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 export interface RequestOptions {
   as?: As;
   headers?: Record<string, string>;

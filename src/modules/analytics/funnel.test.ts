@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { BROWSER_UA } from "./testing.js";
 import { type StepHit, funnelResult, personProgress } from "./funnel.js";
 
 let t: TestApp;
@@ -9,8 +10,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const BROWSER =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -45,7 +44,7 @@ type Result = {
  */
 async function seed(a: Tenant): Promise<void> {
   const t0 = Date.now() - 3 * DAY;
-  const send = async (visitorId: string, type: string, at: number, url = `${SHOP}/x`, ua = BROWSER) => {
+  const send = async (visitorId: string, type: string, at: number, url = `${SHOP}/x`, ua = BROWSER_UA) => {
     const res = await a.post(
       "/api/events",
       { projectKey: a.publicKey, type, visitorId, url, timestamp: new Date(at).toISOString() },
@@ -132,7 +131,7 @@ describe("POST /api/analytics/funnel", () => {
       const res = await b.post(
         "/api/events",
         { projectKey: b.publicKey, type, visitorId, url },
-        { as: "none", headers: { "user-agent": BROWSER } },
+        { as: "none", headers: { "user-agent": BROWSER_UA } },
       );
       expect(res.status).toBe(200);
     };

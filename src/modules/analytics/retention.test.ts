@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { BROWSER_UA } from "./testing.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -7,8 +8,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const BROWSER =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const DAY = 86_400_000;
 const D0 = (Math.floor(Date.now() / DAY) - 10) * DAY;
@@ -25,7 +24,7 @@ type Retention = { interval: string; cohorts: { start: string; size: number; ret
  *  a crawler's pageview on D0                                   → left out
  */
 async function seed(a: Tenant): Promise<void> {
-  const send = async (visitorId: string, type: string, day: number, hour = 10, ua = BROWSER) => {
+  const send = async (visitorId: string, type: string, day: number, hour = 10, ua = BROWSER_UA) => {
     const res = await a.post(
       "/api/events",
       {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { BROWSER_UA, type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { exportRange } from "./export.js";
 import { eventPages } from "./service.js";
 
@@ -9,8 +9,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const BROWSER =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 const T0 = Date.parse("2026-03-10T12:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -20,7 +18,7 @@ async function seed(a: Tenant, b: Tenant): Promise<void> {
     const res = await who.post(
       "/api/events",
       { projectKey: who.publicKey, ...body },
-      { as: "none", headers: { "user-agent": BROWSER } },
+      { as: "none", headers: { "user-agent": BROWSER_UA } },
     );
     expect(res.status).toBe(200);
   };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { BROWSER_UA, type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -7,15 +7,13 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const BROWSER =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 const HOUR = 3_600_000;
 const at = (h: number) => new Date(Date.now() - 10 * HOUR + h * 60_000).toISOString();
 const track = async (a: Tenant, body: Record<string, unknown>) => {
   const res = await a.post(
     "/api/events",
     { projectKey: a.publicKey, ...body },
-    { as: "none", headers: { "user-agent": BROWSER } },
+    { as: "none", headers: { "user-agent": BROWSER_UA } },
   );
   expect(res.status).toBe(200);
   return res;
