@@ -88,7 +88,8 @@ describe("integrations area in Chromium", () => {
     await page.waitForURL(/period=7d/);
     await settled(page);
     const spend = page.locator(".tile", { has: page.locator(".tile-label", { hasText: /^Spend$/ }) });
-    expect(await spend.locator(".tile-value").textContent()).toBe("50");
+    // The 7-day answer replaces the 30-day one once it is in: wait for it rather than race it.
+    await expect.poll(() => spend.locator(".tile-value").textContent(), { timeout: 10_000 }).toBe("50");
     expect(await campaigns.getByRole("row").nth(1).textContent()).toContain("Generic - Search");
 
     await page.getByRole("link", { name: "All integrations" }).click();
