@@ -33,6 +33,8 @@ describe("retention area in Chromium", () => {
     await page.getByLabel("Interval", { exact: true }).selectOption("day");
     await page.waitForURL(/interval=day/);
     const table = page.getByRole("region", { name: "Retention cohorts", exact: true });
+    // The weekly table stays on screen until the daily one replaces it: wait for a daily column.
+    await table.getByRole("columnheader", { name: "Day 1", exact: true }).waitFor();
     const start = new Date(day0).toISOString().slice(0, 10);
     const row = table.getByRole("row").filter({ hasText: start });
     await row.waitFor();
