@@ -151,3 +151,7 @@ export function validatorFrom(check: (body: unknown) => void) {
     }
   };
 }
+
+/** An ISO 8601 date, or date-time with an optional offset: what period and range queries accept. */
+export const ISO_DATE_OR_TIME =
+  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;

@@ -1,3 +1,4 @@
+import { ISO_DATE_OR_TIME as ISO } from "../../platform/validation.js";
 import { validation } from "../../platform/errors.js";
 import { DAY_MS, dayOf } from "./rollup-store.js";
 
@@ -12,7 +13,6 @@ export interface Period {
 const PRESETS: Record<string, number> = { "7d": 7, "30d": 30, "90d": 90 };
 /** A custom range longer than this is refused: the rollup read grows with days. */
 const MAX_CUSTOM_DAYS = 3660;
-const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 

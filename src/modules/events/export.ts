@@ -1,3 +1,4 @@
+import { ISO_DATE_OR_TIME as ISO } from "../../platform/validation.js";
 import { stringify } from "csv-stringify/sync";
 import { validation } from "../../platform/errors.js";
 import { type ExportRange, toStoredEvent } from "./service.js";
@@ -5,7 +6,6 @@ import type { EventTable } from "./tables.js";
 
 export type ExportFormat = "ndjson" | "csv";
 
-const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const DAY_MS = 86_400_000;
 
 /**

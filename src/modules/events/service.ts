@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { EventOrigin } from "../../platform/event-bus.js";
 import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
@@ -165,44 +165,42 @@ export interface ExportRange {
 }
 
 /**
- * A project's events in [from, to), in storage order, one page at a time (the export): each page is its own
- * short read (keyset on the table's key: `seq` on SQLite, the time-ordered `id` on PostgreSQL),
- * so memory stays one page whatever the export's size and no read transaction stays open.
+ * Rows of `events` matching `where`, in storage order, one page at a time: each page is its own
+ * short read (keyset on the table's key: `seq` on SQLite, the time-ordered `id` on PostgreSQL), so
+ * memory stays one page however many rows match and no read transaction stays open. Each row
+ * carries its key as `k`.
  */
-export async function* eventPages(
+async function* keysetPages<R>(
+  db: DbOrTrx,
+  columns: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+  pageRows: number,
+): AsyncGenerator<(R & { k: string | number })[]> {
+  const postgres = isPostgresDb(db);
+  const key = sql.ref(postgres ? "id" : "seq");
+  let after: string | number = postgres ? "" : 0;
+  for (;;) {
+    const { rows } = await sql<R & { k: string | number }>`select ${key} as k, ${columns} from events
+      where ${key} > ${after} and ${where} order by ${key} limit ${pageRows}`.execute(db);
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]!.k;
+  }
+}
+
+/** A project's events in [from, to), every column, in storage order, page by page (the export). */
+export function eventPages(
   db: DbOrTrx,
   project: ProjectRef,
   range: ExportRange,
   opts: { pageRows?: number } = {},
 ): AsyncGenerator<EventTable[]> {
-  const pageRows = opts.pageRows ?? EVENT_PAGE_ROWS;
-  if (isPostgresDb(db)) {
-    let after = "";
-    for (;;) {
-      const rows = await db
-        .selectFrom("events")
-        .selectAll()
-        .where("project_id", "=", project.id)
-        .where("id", ">", after)
-        .where("ts", ">=", range.from)
-        .where("ts", "<", range.to)
-        .orderBy("id")
-        .limit(pageRows)
-        .execute();
-      if (rows.length === 0) return;
-      yield rows;
-      after = rows[rows.length - 1]!.id;
-    }
-  }
-  let after = 0;
-  for (;;) {
-    const { rows } = await sql<EventTable & { seq: number }>`select seq, * from events
-      where seq > ${after} and project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to}
-      order by seq limit ${pageRows}`.execute(db);
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]!.seq;
-  }
+  return keysetPages<EventTable>(
+    db,
+    sql`*`,
+    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to}`,
+    opts.pageRows ?? EVENT_PAGE_ROWS,
+  );
 }
 
 /** A step of a funnel as the events table can pre-filter it: a type and an optional URL pattern. */
@@ -219,14 +217,7 @@ function urlPredicate(pattern: string, postgres: boolean) {
   return sql`url glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`;
 }
 
-type StepEventRow = {
-  k: string | number;
-  visitor_id: string;
-  type: string;
-  url: string;
-  data: string;
-  ts: number | string;
-};
+type StepEventRow = { visitor_id: string; type: string; url: string; data: string; ts: number | string };
 
 /**
  * The non-bot events of a project in [from, to) that may satisfy one of `steps`, page by page in
@@ -234,7 +225,7 @@ type StepEventRow = {
  * step "a pageview of the pricing page" does not bring every pageview back. One pass over the
  * table: an index on (project, type, time) was measured slower (bench/README.md, issue 16).
  */
-export async function* stepEventPages(
+export function stepEventPages(
   db: DbOrTrx,
   project: ProjectRef,
   range: ExportRange,
@@ -250,18 +241,12 @@ export async function* stepEventPages(
     ),
     sql` or `,
   );
-  const key = postgres ? sql.ref("id") : sql.ref("seq");
-  let after: string | number = postgres ? "" : 0;
-  for (;;) {
-    const { rows }: { rows: StepEventRow[] } = await sql<StepEventRow>`
-      select ${key} as k, visitor_id, type, url, data, ts from events
-      where project_id = ${project.id} and ${key} > ${after} and ts >= ${range.from} and ts < ${range.to}
-        and is_bot = 0 and (${any})
-      order by ${key} limit ${pageRows}`.execute(db);
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]!.k;
-  }
+  return keysetPages<StepEventRow>(
+    db,
+    sql`visitor_id, type, url, data, ts`,
+    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})`,
+    pageRows,
+  );
 }
 
 /**
@@ -269,31 +254,18 @@ export async function* stepEventPages(
  * time: a person's first one decides the cohort) or, from `from` on, of `returnType` (any type
  * when null). Only visitor, type and time; one keyset pass over the table.
  */
-export async function* activityPages(
+export function activityPages(
   db: DbOrTrx,
   project: ProjectRef,
   q: { from: number; to: number; startType: string; returnType: string | null },
   pageRows = 50_000,
-): AsyncGenerator<{ k: string | number; visitor_id: string; type: string; ts: number | string }[]> {
-  const key = isPostgresDb(db) ? sql.ref("id") : sql.ref("seq");
+): AsyncGenerator<{ visitor_id: string; type: string; ts: number | string }[]> {
   const returns =
     q.returnType === null ? sql`ts >= ${q.from}` : sql`(ts >= ${q.from} and type = ${q.returnType})`;
-  let after: string | number = isPostgresDb(db) ? "" : 0;
-  for (;;) {
-    const {
-      rows,
-    }: { rows: { k: string | number; visitor_id: string; type: string; ts: number | string }[] } = await sql<{
-      k: string | number;
-      visitor_id: string;
-      type: string;
-      ts: number | string;
-    }>`
-      select ${key} as k, visitor_id, type, ts from events
-      where project_id = ${project.id} and ${key} > ${after} and ts < ${q.to} and is_bot = 0
-        and (type = ${q.startType} or ${returns})
-      order by ${key} limit ${pageRows}`.execute(db);
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]!.k;
-  }
+  return keysetPages<{ visitor_id: string; type: string; ts: number | string }>(
+    db,
+    sql`visitor_id, type, ts`,
+    sql`project_id = ${project.id} and ts < ${q.to} and is_bot = 0 and (type = ${q.startType} or ${returns})`,
+    pageRows,
+  );
 }
