@@ -104,4 +104,30 @@ describe("visitors & leads area in Chromium", () => {
     await page.getByRole("link", { name: "v-live" }).waitFor({ timeout: 15_000 });
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it("an admin erases a lead from its page: the counts drop and the lead is gone", async () => {
+    const a = await d.t.tenant();
+    await sendEvent(d.base, a, { visitorId: "v-erase", url: "https://shop.example.com/" });
+    await sendEvent(d.base, a, { visitorId: "v-stays", url: "https://shop.example.com/" });
+    expect((await stitch(a.publicKey, "v-erase", "grace@example.com")).status).toBe(200);
+    const lead = (await a.get("/api/leads?q=grace")).body.items[0];
+    expect((await a.get("/api/analytics/summary?period=7d")).body).toMatchObject({ visitors: 2, leads: 1 });
+
+    const { page, problems } = await d.open();
+    await page.goto(`${d.base}/visitors/leads/${lead.id}`);
+    await signIn(page, a.admin.email);
+    await page.getByRole("heading", { name: "grace@example.com", level: 1 }).waitFor();
+    await settled(page);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Erase lead" }).click();
+    await page.getByText("Lead erased").waitFor();
+    expect(await page.getByText(/Removed 1 events, 1 visitors/).count()).toBe(1);
+    await checkPage(page, "lead-erased");
+
+    expect((await a.get(`/api/leads/${lead.id}`)).status).toBe(404);
+    expect((await a.get("/api/analytics/summary?period=7d")).body).toMatchObject({ visitors: 1, leads: 0 });
+    const record = (await a.get("/api/erasures")).body.items[0];
+    expect(record).toMatchObject({ subject: "lead", erasedBy: { kind: "user", id: a.admin.id } });
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

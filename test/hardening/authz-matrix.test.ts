@@ -223,6 +223,10 @@ const TABLE: Row[] = [
   r("GET /docs/js/scalar.js", "public", "/docs/js/scalar.js"),
   r("GET /healthz", "public", "/healthz"),
   r("GET /metrics", "public", "/metrics"),
+  r("GET /api/erasures", "projectAdmin", "/api/erasures"),
+  r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
+  // Near the end: the first allowed caller erases the lead the rows above read (the next get 200, repeated).
+  r("DELETE /api/leads/:id", "projectAdmin", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   // Last: a server-side logout would end the admin session the rows above use.
   r("POST /api/auth/logout", "public", "/api/auth/logout"),
 ];

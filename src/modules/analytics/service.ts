@@ -77,3 +77,6 @@ export async function conversionTotalsOfLeads(
     });
   return out;
 }
+
+/** Erasure (identity's, in its transaction): analytics' records of a person, and the sketches to rebuild. */
+export { eraseAnalyticsOf, rebuildVisitorSketches, takeBackLeadCreated } from "./erasure.js";

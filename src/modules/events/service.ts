@@ -1,7 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { EventOrigin } from "../../platform/event-bus.js";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
+import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js";
+import { type ErasedEvents, deleteEventsOf } from "./erasure.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
 import type { ServerEventInput } from "./schema.js";
@@ -267,5 +268,45 @@ export function activityPages(
     sql`visitor_id, type, ts`,
     sql`project_id = ${project.id} and ts < ${q.to} and is_bot = 0 and (type = ${q.startType} or ${returns})`,
     pageRows,
+  );
+}
+
+/**
+ * Runs `work` in one transaction while no events are written: this process's writer waits for it,
+ * and on PostgreSQL every process's flush waits at its insert (a lock on `events` that conflicts
+ * only with writes). `eraseEvents` deletes a person's events inside it (erasure.ts).
+ */
+export function withIngestPaused<T>(
+  deps: ServiceDeps,
+  work: (
+    trx: Trx,
+    eraseEvents: (
+      projectId: string,
+      person: { visitorIds: string[]; leadId?: string },
+    ) => Promise<ErasedEvents>,
+  ) => Promise<T>,
+): Promise<T> {
+  return writerFor(deps).exclusive(async (trx, forget) => {
+    if (isPostgresDb(trx)) await sql`lock table events in share row exclusive mode`.execute(trx);
+    return work(trx, (projectId, person) => deleteEventsOf(trx, projectId, person, forget));
+  });
+}
+
+/**
+ * A project's non-bot events that have a visitor, in [from, to), page by page, with what visitor
+ * counts are built from (rebuilding sketches after an erasure).
+ */
+export function visitorEventPages(
+  db: DbOrTrx,
+  projectId: string,
+  range: ExportRange,
+): AsyncGenerator<
+  { visitor_id: string; channel: string; type: string; ts: number | string; is_server: number }[]
+> {
+  return keysetPages(
+    db,
+    sql`visitor_id, channel, type, ts, is_server`,
+    sql`project_id = ${projectId} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and visitor_id <> ''`,
+    20_000,
   );
 }

@@ -222,6 +222,13 @@ export class SessionTracker {
     this.flush++;
   }
 
+  /** Erasure: the visitors' rows are gone, so are their cached states. */
+  forget(projectId: string, visitorIds: string[]): void {
+    const map = this.byProject.get(projectId);
+    if (!map) return;
+    for (const v of visitorIds) if (map.delete(v)) this.size--;
+  }
+
   /** The flush rolled back: cached states may hold its changes, so forget them all. */
   rollback(): void {
     this.byProject.clear();

@@ -219,6 +219,33 @@ export class VisitorIndex {
     this.committed -= n;
   }
 
+  /** Whether a merge has written part of the next bucket and not published it yet. */
+  get merging(): boolean {
+    return this.merge !== null;
+  }
+
+  /**
+   * Erasure (after its transaction committed, with no merge under way): the tail drops the entries
+   * of the deleted events, so no later merge writes them into a bucket.
+   */
+  forget(seqs: Set<number>): void {
+    if (this.merge) throw new Error("forget during an index merge");
+    const rest = { projects: this.projects, visitors: this.visitors, tss: this.tss, seqs: this.seqs };
+    const total = this.seqs.length;
+    const committed = this.committed;
+    this.projects = [];
+    this.visitors = [];
+    this.tss = [];
+    this.seqs = [];
+    this.byVisitor = new Map();
+    this.committed = 0;
+    for (let i = 0; i < total; i++) {
+      if (seqs.has(rest.seqs[i]!)) continue;
+      this.push(rest.projects[i]!, rest.visitors[i]!, rest.tss[i]!, rest.seqs[i]!);
+      if (i < committed) this.committed++;
+    }
+  }
+
   /** Committed tail entries of the given visitors, as [seq, ts]. */
   *entries(project: string, visitorIds: string[]): Generator<[bigint, number]> {
     const ofProject = this.byVisitor.get(project);

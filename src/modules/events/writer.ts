@@ -48,6 +48,8 @@ export class EventWriter {
   /** returns the `seq` of the first inserted row (the others follow consecutively) */
   private insertMany?: (values: unknown[]) => number;
   private visitorIndex?: VisitorIndex;
+  /** work that must run alone (erasures), taken before the next flush */
+  private exclusives: (() => Promise<boolean>)[] = [];
 
   constructor(
     private handle: DbHandle,
@@ -78,7 +80,7 @@ export class EventWriter {
 
   /** Flushes what is queued and waits for it, and for an index merge that follows. */
   async idle(): Promise<void> {
-    while (this.running || this.queue.length > 0) {
+    while (this.running || this.queue.length > 0 || this.exclusives.length > 0) {
       if (!this.running) this.kick();
       await this.running;
     }
@@ -87,6 +89,44 @@ export class EventWriter {
   /** Shutdown: everything queued is committed first. */
   close(): Promise<void> {
     return this.idle();
+  }
+
+  /**
+   * Runs `task` in a transaction of its own with no flush or index merge under way (a merge already
+   * started is finished first), so it sees and changes stored events while none is being written.
+   * Visitors it reports through `forget` lose their in-memory session and index state once it
+   * commits. Requests arriving meanwhile queue for the next flush.
+   */
+  exclusive<T>(task: (trx: Trx, forget: ForgetVisitors) => Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.exclusives.push(async () => {
+        try {
+          resolve(await this.runAlone(task));
+        } catch (err) {
+          reject(err);
+        }
+        return true;
+      });
+      if (!this.running) this.kick();
+    });
+  }
+
+  private async runAlone<T>(task: (trx: Trx, forget: ForgetVisitors) => Promise<T>): Promise<T> {
+    while (this.visitorIndex?.merging) {
+      if (!(await this.mergeIndexIfDue())) throw new Error("the per-visitor event index merge failed");
+    }
+    const forgotten: { projectId: string; visitorIds: string[]; seqs: number[] }[] = [];
+    const result = await withTransaction(this.handle.db, (trx) => {
+      forgotten.length = 0;
+      return task(trx, (projectId, visitorIds, seqs) => forgotten.push({ projectId, visitorIds, seqs }));
+    });
+    const seqs = new Set<number>();
+    for (const f of forgotten) {
+      this.sessions.forget(f.projectId, f.visitorIds);
+      for (const s of f.seqs) seqs.add(s);
+    }
+    if (seqs.size > 0) this.visitorIndex?.forget(seqs);
+    return result;
   }
 
   private schedule(): void {
@@ -107,6 +147,11 @@ export class EventWriter {
     this.cancel?.();
     this.cancel = null;
     if (this.running) return;
+    const alone = this.exclusives.shift();
+    if (alone) {
+      this.run(alone());
+      return;
+    }
     if (this.queue.length === 0) {
       // No traffic: a merge under way goes on, one short transaction per step.
       if (this.visitorIndex?.mergeDue) this.run(this.mergeIndexIfDue());
@@ -142,7 +187,8 @@ export class EventWriter {
       .then((mergeOk) => {
         this.running = null;
         // a failing merge step waits for the next flush instead of retrying in a loop
-        if (this.queue.length > 0 || (mergeOk && this.visitorIndex?.mergeDue)) this.kick();
+        if (this.queue.length > 0 || this.exclusives.length > 0 || (mergeOk && this.visitorIndex?.mergeDue))
+          this.kick();
       });
   }
 
@@ -286,6 +332,9 @@ export class EventWriter {
     await insertPostgres(trx, values);
   }
 }
+
+/** Tells the writer which visitors' stored events an exclusive task deleted (SQLite keys in `seqs`). */
+export type ForgetVisitors = (projectId: string, visitorIds: string[], seqs: number[]) => void;
 
 /** What a server event gets in place of a session (one shared object, nothing per event). */
 const SERVER_SESSION: { sessionId: string; channel: string; source: string | null; started: boolean } = {

@@ -1,4 +1,5 @@
-import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
+import { sql } from "kysely";
+import { withTransaction, type Db, type DbOrTrx, type Trx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { recordWeights } from "./weights-log.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
@@ -263,4 +264,34 @@ export async function updateExperiment(
   });
   onChange(project.id);
   return result;
+}
+
+/**
+ * Erasure: the visitors' exposures go, and their variants' counters lose them (an exposure that
+ * converted counted once in each). Returns how many exposures were removed.
+ */
+export async function eraseExposuresOf(trx: Trx, project: ProjectRef, visitorIds: string[]): Promise<number> {
+  let removed = 0;
+  for (let i = 0; i < visitorIds.length; i += 400) {
+    const rows = await trx
+      .deleteFrom("experiment_exposures")
+      .where("project_id", "=", project.id)
+      .where("visitor_id", "in", visitorIds.slice(i, i + 400))
+      .returning(["experiment_id", "variant", "converted_at"])
+      .execute();
+    removed += rows.length;
+    for (const r of rows)
+      await trx
+        .updateTable("experiment_variant_stats")
+        .set({
+          exposures: sql`case when exposures > 0 then exposures - 1 else 0 end`,
+          ...(r.converted_at === null
+            ? {}
+            : { conversions: sql`case when conversions > 0 then conversions - 1 else 0 end` }),
+        })
+        .where("experiment_id", "=", r.experiment_id)
+        .where("variant", "=", r.variant)
+        .execute();
+  }
+  return removed;
 }

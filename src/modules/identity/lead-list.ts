@@ -17,10 +17,10 @@ export type LeadListQuery = Static<typeof LeadListQuerySchema> & {
 
 export const DEFAULT_LEAD_PAGE = 50;
 
-const encodeCursor = (createdAt: string, id: string) =>
+export const encodeCursor = (createdAt: string, id: string) =>
   Buffer.from(JSON.stringify([createdAt, id])).toString("base64url");
 
-function decodeCursor(cursor: string): [string, string] {
+export function decodeCursor(cursor: string): [string, string] {
   try {
     const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
     if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string")

@@ -3,6 +3,7 @@ import { newId } from "../../platform/crypto.js";
 import { withTransaction, type DbOrTrx, type Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
+import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { recordLeadCreated } from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";
 import type { IdentityLeadTable } from "./tables.js";
@@ -140,6 +141,7 @@ export async function upsertLead(
       channel: firstTouch?.channel ?? null,
       attr_source: firstTouch?.source ?? null,
       landing_page: firstTouch?.landingPage ?? null,
+      counted_channel: firstTouch?.channel ?? UNATTRIBUTED_CHANNEL,
       created_at: now,
       updated_at: now,
     })
@@ -238,6 +240,7 @@ export async function ensureLeadById(
       channel: null,
       attr_source: null,
       landing_page: null,
+      counted_channel: UNATTRIBUTED_CHANNEL,
       created_at: now,
       updated_at: now,
     })

@@ -1,5 +1,6 @@
 import type { LiftModule } from "../index.js";
 import { processIdentityEvents } from "./processor.js";
+import { erasureRoutes } from "./routes-erasure.js";
 import { identityRoutes } from "./routes.js";
 
 export { getLead, upsertLeadByEmail } from "./leads.js";
@@ -9,5 +10,6 @@ export const identityModule: LiftModule = {
   async register(app) {
     app.eventBus.register("identity", processIdentityEvents);
     await app.register(identityRoutes);
+    await app.register(erasureRoutes);
   },
 };

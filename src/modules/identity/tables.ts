@@ -27,12 +27,29 @@ export interface IdentityLeadTable {
   channel: string | null;
   attr_source: string | null;
   landing_page: string | null;
+  /** the daily rollup row the lead was counted in at creation (migration 0353; null before it) */
+  counted_channel: string | null;
   created_at: string;
   updated_at: string;
 }
 
+/** One per erased person (migration 0353): no personal data, only a hash of the subject's id. */
+export interface IdentityErasureTable {
+  id: string;
+  project_id: string;
+  workspace_id: string;
+  subject: "lead" | "visitor";
+  subject_hash: string;
+  /** `apiKey:<key id>` or `user:<user id>` */
+  requested_by: string;
+  /** JSON: what was removed, as counts */
+  counts: string;
+  created_at: string;
+}
+
 declare module "../../platform/db/types.js" {
   interface Database {
+    identity_erasures: IdentityErasureTable;
     identity_visitors: IdentityVisitorTable;
     identity_leads: IdentityLeadTable;
   }

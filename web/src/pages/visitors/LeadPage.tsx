@@ -1,9 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { ApiError, api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { StatTile } from "../../components/StatTile";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { EraseLead, ErasedLead, type ErasureBody } from "./EraseLead";
 import { Journey } from "./Journey";
 import { money } from "./LeadsSection";
 
@@ -13,6 +15,8 @@ const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 /** `/visitors/leads/:id`: a lead's profile (properties, totals) and its merged journey. */
 export function LeadPage() {
   const { id } = useParams();
+  // keyed by lead: the page stays mounted when another lead is opened
+  const [erased, setErased] = useState<{ id: string; erasure: ErasureBody } | null>(null);
   const lead = useQuery({
     queryKey: ["leads", "one", id],
     // A lead of another project, or none, is a 404: shown as "no such lead", not as an error.
@@ -22,6 +26,7 @@ export function LeadPage() {
         throw e;
       }),
   });
+  if (erased && erased.id === id) return <ErasedLead erasure={erased.erasure} />;
   if (lead.isPending) return <PageSkeleton label="Loading the lead" />;
   if (lead.isError) return <ErrorState error={lead.error} retry={() => void lead.refetch()} />;
   const l = lead.data;
@@ -73,6 +78,11 @@ export function LeadPage() {
       ) : (
         <Journey visitorId={l.visitors[0]!.visitorId} showLead={false} />
       )}
+      <EraseLead
+        leadId={l.id}
+        label={l.email ?? l.id}
+        onErased={(erasure) => setErased({ id: l.id, erasure })}
+      />
     </>
   );
 }

@@ -1,0 +1,361 @@
+import type SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { Trx } from "../../platform/db/index.js";
+import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
+import { visitorEventPages } from "../events/service.js";
+import { scheduleGoalRecompute } from "../goals/service.js";
+import { BreakdownDeltas, applyBreakdownDeltas } from "./breakdown-store.js";
+import { type Credits, conversionsOfPerson, creditConversions } from "./credit-store.js";
+import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
+import { VisitorSketch, visitorHash } from "./hll.js";
+import { personKey, sessionsOf, visitorsOfPeople } from "./people.js";
+import { ALL_CHANNELS, DAY_MS, RollupDeltas, applyRollupDeltas, dayOf } from "./rollup-store.js";
+import { weekOf, weekStart } from "./sketches.js";
+import type { ConversionTable } from "./tables.js";
+import "./tables.js";
+
+const CHUNK = 400;
+
+export interface ErasedAnalytics {
+  conversions: number;
+  sessions: number;
+}
+
+/**
+ * Removes a person from analytics' own records, in the erasure's transaction: conversions (their
+ * counters and attribution credits taken back out of the rollups), goal hits of the erased events,
+ * touchpoints and links. Visitor counts are sketches that cannot forget one visitor: the caller
+ * rebuilds the affected weeks with `rebuildVisitorSketches` once the events are gone.
+ * Returns the UTC days whose sketches hold the person (session starts; event days come from events).
+ */
+export async function eraseAnalyticsOf(
+  trx: Trx,
+  project: ProjectRef,
+  person: { visitorIds: string[]; leadId?: string; eventIds: string[] },
+  /** SQLite: the connection under `trx` (the breakdown store writes through it) */
+  raw?: SQLite.Database,
+): Promise<ErasedAnalytics & { days: number[] }> {
+  const { visitorIds, leadId } = person;
+  // Rows of any of the visitors, or (a lead's erasure) keyed by the lead.
+  const byPerson = sql<boolean>`(${
+    visitorIds.length > 0 ? sql`visitor_id in (${sql.join(visitorIds)})` : sql`1 = 0`
+  } ${leadId !== undefined ? sql`or lead_id = ${leadId}` : sql``})`;
+
+  const conversions = await trx
+    .selectFrom("analytics_conversions")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .where(byPerson)
+    .execute();
+  await takeBackConversions(trx, project.id, conversions, raw);
+
+  const sessions = await sessionsOf(trx, project.id, visitorIds);
+  const days = new Set<number>();
+  for (const list of sessions.values()) for (const s of list) days.add(dayOf(s.ts));
+  const eventIds = [...new Set([...person.eventIds, ...conversions.map((c) => c.event_id)])];
+  for (let i = 0; i < eventIds.length; i += CHUNK)
+    await trx
+      .deleteFrom("analytics_goal_hits")
+      .where("project_id", "=", project.id)
+      .where("event_id", "in", eventIds.slice(i, i + CHUNK))
+      .execute();
+  for (let i = 0; i < conversions.length; i += CHUNK)
+    await trx
+      .deleteFrom("analytics_conversions")
+      .where(
+        "event_id",
+        "in",
+        conversions.slice(i, i + CHUNK).map((c) => c.event_id),
+      )
+      .execute();
+  // The lead a visitor belonged to (when only the visitor goes): its other conversions lose the
+  // visitor's sessions from their touchpoints.
+  const links = await trx
+    .selectFrom("analytics_links")
+    .select("lead_id")
+    .distinct()
+    .where("project_id", "=", project.id)
+    .where(byPerson)
+    .execute();
+  for (let i = 0; i < visitorIds.length; i += CHUNK) {
+    const chunk = visitorIds.slice(i, i + CHUNK);
+    await trx
+      .deleteFrom("analytics_touchpoints")
+      .where("project_id", "=", project.id)
+      .where("visitor_id", "in", chunk)
+      .execute();
+    await trx
+      .deleteFrom("analytics_links")
+      .where("project_id", "=", project.id)
+      .where("visitor_id", "in", chunk)
+      .execute();
+  }
+  if (leadId !== undefined)
+    await trx
+      .deleteFrom("analytics_links")
+      .where("project_id", "=", project.id)
+      .where("lead_id", "=", leadId)
+      .execute();
+  for (const { lead_id } of links) {
+    if (lead_id === leadId) continue;
+    await creditConversions(
+      trx,
+      project.id,
+      await conversionsOfPerson(trx, project.id, personKey("", lead_id)),
+    );
+  }
+  if (conversions.length > 0) await scheduleGoalRecompute(trx, project);
+  return {
+    conversions: conversions.length,
+    sessions: [...sessions.values()].reduce((n, l) => n + l.length, 0),
+    days: [...days],
+  };
+}
+
+/**
+ * Subtracts conversions from the rollups they were added to: the daily row of their first-touch
+ * channel, each breakdown under the person's first session (as when recorded), their type, and the
+ * attribution credits stored with them.
+ */
+async function takeBackConversions(
+  trx: Trx,
+  projectId: string,
+  rows: ConversionTable[],
+  raw: SQLite.Database | undefined,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const people = await visitorsOfPeople(trx, projectId, [...new Set(rows.map((r) => r.person_key))]);
+  const sessions = await sessionsOf(trx, projectId, [...new Set([...people.values()].flat())]);
+  const deltas = new RollupDeltas();
+  const breakdowns = new BreakdownDeltas();
+  const credits = new Map<
+    string,
+    { day: number; model: string; channel: string; credited: number; revenue: number }
+  >();
+  for (const r of rows) {
+    const ts = Number(r.ts);
+    const counted = Number(r.counted);
+    const revenue = Number(r.revenue);
+    const d = deltas.get(projectId, ts, r.channel);
+    d.conversions -= counted;
+    d.revenue -= revenue;
+    const touches = (people.get(r.person_key) ?? []).flatMap((v) => sessions.get(v) ?? []);
+    const first = touches.reduce<(typeof touches)[number] | undefined>(
+      (a, t) => (!a || t.ts < a.ts ? t : a),
+      undefined,
+    );
+    for (const dim of SESSION_DIMENSIONS) {
+      const b = breakdowns.get(projectId, dim, ts, first?.dims[dim] ?? NONE_KEY);
+      b.conversions -= counted;
+      b.revenue -= revenue;
+    }
+    const byType = breakdowns.get(projectId, "event_type", ts, r.type);
+    byType.conversions -= counted;
+    byType.revenue -= revenue;
+    const given = r.credits ? (JSON.parse(r.credits) as Credits) : {};
+    for (const [model, chs] of Object.entries(given))
+      for (const [channel, credit] of Object.entries(chs)) {
+        const key = `${dayOf(ts)}|${model}|${channel}`;
+        const c = credits.get(key) ?? { day: dayOf(ts), model, channel, credited: 0, revenue: 0 };
+        c.credited -= credit * counted;
+        c.revenue -= credit * revenue;
+        credits.set(key, c);
+      }
+  }
+  await applyRollupDeltas(trx, deltas, raw);
+  await applyBreakdownDeltas(trx, breakdowns, raw);
+  for (const c of credits.values())
+    await trx
+      .updateTable("analytics_attribution_daily")
+      .set({ credited: sql`credited + ${c.credited}`, revenue: sql`revenue + ${c.revenue}` })
+      .where("project_id", "=", projectId)
+      .where("day", "=", c.day)
+      .where("model", "=", c.model)
+      .where("channel", "=", c.channel)
+      .execute();
+}
+
+/** A lead leaves the daily count of leads it was added to when created. */
+export async function takeBackLeadCreated(
+  trx: Trx,
+  project: ProjectRef,
+  lead: { countedChannel: string | null; createdAt: number },
+): Promise<void> {
+  await trx
+    .updateTable("analytics_daily")
+    .set({ leads: sql`case when leads > 0 then leads - 1 else 0 end` })
+    .where("project_id", "=", project.id)
+    .where("day", "=", dayOf(lead.createdAt))
+    .where("channel", "=", lead.countedChannel ?? UNATTRIBUTED_CHANNEL)
+    .execute();
+  await scheduleGoalRecompute(trx, project);
+}
+
+/**
+ * Rebuilds every visitor sketch of the weeks holding `days` (daily and weekly rollups, breakdowns)
+ * from the events and session starts that remain: one pass over those weeks' events.
+ */
+export async function rebuildVisitorSketches(trx: Trx, projectId: string, days: number[]): Promise<void> {
+  const weeks = [...new Set(days.map(weekOf))].sort((a, b) => a - b);
+  if (weeks.length === 0) return;
+  const inWeeks = new Set(weeks);
+  const allDays = weeks.flatMap((w) => Array.from({ length: 7 }, (_, i) => weekStart(w) + i));
+  const daily = new SketchSet();
+  const weekly = new SketchSet();
+  const bdDaily = new SketchSet();
+  const bdWeekly = new SketchSet();
+  const range = { from: weekStart(weeks[0]!) * DAY_MS, to: weekStart(weeks.at(-1)! + 1) * DAY_MS };
+  for await (const page of visitorEventPages(trx, projectId, range))
+    for (const e of page) {
+      const day = dayOf(Number(e.ts));
+      const week = weekOf(day);
+      if (!inWeeks.has(week)) continue;
+      const h = visitorHash(e.visitor_id);
+      if (!Number(e.is_server))
+        for (const channel of [e.channel, ALL_CHANNELS]) {
+          daily.add(`${day}`, channel, h);
+          weekly.add(`${week}`, channel, h);
+        }
+      bdDaily.add(`event_type\u0000${day}`, e.type, h);
+      bdWeekly.add(`event_type\u0000${week}`, e.type, h);
+    }
+  // Session starts count under their values; a touchpoint with no values did not start in a seen batch.
+  const starts = await trx
+    .selectFrom("analytics_touchpoints")
+    .select(["visitor_id", "ts", ...SESSION_DIMENSIONS])
+    .where("project_id", "=", projectId)
+    .where("ts", ">=", range.from)
+    .where("ts", "<", range.to)
+    .execute();
+  for (const s of starts) {
+    if (SESSION_DIMENSIONS.every((d) => s[d] === null)) continue;
+    const day = dayOf(Number(s.ts));
+    const week = weekOf(day);
+    if (!inWeeks.has(week)) continue;
+    const h = visitorHash(s.visitor_id);
+    for (const d of SESSION_DIMENSIONS) {
+      bdDaily.add(`${d}\u0000${day}`, s[d] ?? NONE_KEY, h);
+      bdWeekly.add(`${d}\u0000${week}`, s[d] ?? NONE_KEY, h);
+    }
+  }
+  await writeSketches(trx, projectId, daily, weekly, bdDaily, bdWeekly, allDays, weeks);
+}
+
+/** Sketches by an outer key (day, week, or dimension + day/week) and an inner one (channel or value). */
+class SketchSet {
+  readonly map = new Map<string, Map<string, VisitorSketch>>();
+  add(outer: string, inner: string, hash: number): void {
+    let m = this.map.get(outer);
+    if (!m) {
+      m = new Map();
+      this.map.set(outer, m);
+    }
+    let s = m.get(inner);
+    if (!s) {
+      s = new VisitorSketch();
+      m.set(inner, s);
+    }
+    s.add(hash);
+  }
+  *rows(): Generator<[string, string, string]> {
+    for (const [outer, m] of this.map) for (const [inner, s] of m) yield [outer, inner, s.serialize()];
+  }
+}
+
+async function writeSketches(
+  trx: Trx,
+  projectId: string,
+  daily: SketchSet,
+  weekly: SketchSet,
+  bdDaily: SketchSet,
+  bdWeekly: SketchSet,
+  days: number[],
+  weeks: number[],
+): Promise<void> {
+  // Every sketch of those days and weeks starts empty; counters stay.
+  await trx
+    .updateTable("analytics_daily")
+    .set({ visitors_sketch: "s" })
+    .where("project_id", "=", projectId)
+    .where("day", "in", days)
+    .execute();
+  await trx
+    .updateTable("analytics_weekly")
+    .set({ visitors_sketch: "s" })
+    .where("project_id", "=", projectId)
+    .where("week", "in", weeks)
+    .execute();
+  await trx
+    .updateTable("analytics_breakdown_daily")
+    .set({ visitors_sketch: "s" })
+    .where("project_id", "=", projectId)
+    .where("day", "in", days)
+    .execute();
+  await trx
+    .updateTable("analytics_breakdown_weekly")
+    .set({ visitors_sketch: "s" })
+    .where("project_id", "=", projectId)
+    .where("week", "in", weeks)
+    .execute();
+  for (const [day, channel, sketch] of daily.rows())
+    await trx
+      .insertInto("analytics_daily")
+      .values({
+        project_id: projectId,
+        day: Number(day),
+        channel,
+        visitors_sketch: sketch,
+        conversions: 0,
+        revenue: 0,
+        leads: 0,
+      })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "day", "channel"]).doUpdateSet({ visitors_sketch: sketch }),
+      )
+      .execute();
+  for (const [week, channel, sketch] of weekly.rows())
+    await trx
+      .insertInto("analytics_weekly")
+      .values({ project_id: projectId, week: Number(week), channel, visitors_sketch: sketch })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "week", "channel"]).doUpdateSet({ visitors_sketch: sketch }),
+      )
+      .execute();
+  for (const [outer, key, sketch] of bdDaily.rows()) {
+    const [dimension, day] = outer.split("\u0000") as [string, string];
+    await trx
+      .insertInto("analytics_breakdown_daily")
+      .values({
+        project_id: projectId,
+        dimension,
+        day: Number(day),
+        key,
+        visitors_sketch: sketch,
+        conversions: 0,
+        revenue: 0,
+      })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "dimension", "day", "key"]).doUpdateSet({ visitors_sketch: sketch }),
+      )
+      .execute();
+  }
+  for (const [outer, key, sketch] of bdWeekly.rows()) {
+    const [dimension, week] = outer.split("\u0000") as [string, string];
+    await trx
+      .insertInto("analytics_breakdown_weekly")
+      .values({
+        project_id: projectId,
+        dimension,
+        week: Number(week),
+        key,
+        visitors_sketch: sketch,
+        conversions: 0,
+        revenue: 0,
+      })
+      .onConflict((oc) =>
+        oc.columns(["project_id", "dimension", "week", "key"]).doUpdateSet({ visitors_sketch: sketch }),
+      )
+      .execute();
+  }
+}

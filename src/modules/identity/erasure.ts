@@ -1,0 +1,176 @@
+import { createHash } from "node:crypto";
+import type { Static } from "@sinclair/typebox";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { newId } from "../../platform/crypto.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import type { ServiceDeps } from "../../platform/deps.js";
+import { notFound } from "../../platform/errors.js";
+import { eraseAnalyticsOf, rebuildVisitorSketches, takeBackLeadCreated } from "../analytics/service.js";
+import { withIngestPaused } from "../events/service.js";
+import { eraseExposuresOf } from "../experiments/service.js";
+import { decodeCursor, encodeCursor } from "./lead-list.js";
+import type { Erasure, ErasureList, ErasureListQuery } from "./schema.js";
+import type { IdentityErasureTable } from "./tables.js";
+import "./tables.js";
+
+export type ErasureT = Static<typeof Erasure>;
+export type Subject = ErasureT["subject"];
+
+/** What is kept to find a repeat: a hash of the project, the kind of subject and its id. */
+const subjectHash = (projectId: string, subject: Subject, id: string): string =>
+  createHash("sha256").update(`${projectId}\u0000${subject}\u0000${id}`).digest("hex");
+
+/**
+ * Erases a person: a lead (with every visitor linked to it and events sent with its id) or one
+ * visitor (a lead it was linked to stays, with its other visitors). Events, session state,
+ * journeys, links, properties, conversions, goal hits and experiment exposures go; counters are
+ * taken back out of the rollups and the visitor sketches of the affected weeks are rebuilt from
+ * what remains. All in one transaction while no events are written, recorded without personal
+ * data. A repeat answers the first erasure's record (`repeated: true`); a subject never seen is 404.
+ */
+export async function erasePerson(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  subject: Subject,
+  id: string,
+  requestedBy: string,
+): Promise<ErasureT> {
+  const hash = subjectHash(project.id, subject, id);
+  return withIngestPaused(deps, async (trx, eraseEvents) => {
+    const done = await trx
+      .selectFrom("identity_erasures")
+      .selectAll()
+      .where("project_id", "=", project.id)
+      .where("subject", "=", subject)
+      .where("subject_hash", "=", hash)
+      .executeTakeFirst();
+    if (done) return { ...toErasure(done), repeated: true };
+
+    const lead =
+      subject === "lead"
+        ? await trx
+            .selectFrom("identity_leads")
+            .selectAll()
+            .where("project_id", "=", project.id)
+            .where("id", "=", id)
+            .executeTakeFirst()
+        : undefined;
+    const linked =
+      subject === "lead"
+        ? (
+            await trx
+              .selectFrom("identity_visitors")
+              .select("visitor_id")
+              .where("project_id", "=", project.id)
+              .where("lead_id", "=", id)
+              .execute()
+          ).map((r) => r.visitor_id)
+        : [id];
+    // A server event with only a lead id is stored under the visitor `lead:<id>` (events module).
+    const visitorIds = subject === "lead" ? [...linked, `lead:${id}`] : linked;
+    const leadId = subject === "lead" ? id : undefined;
+
+    const events = await eraseEvents(project.id, { visitorIds, leadId });
+    const analytics = await eraseAnalyticsOf(
+      trx,
+      project,
+      { visitorIds, leadId, eventIds: events.ids },
+      deps.dbHandle.sqlite,
+    );
+    const exposures = await eraseExposuresOf(trx, project, visitorIds);
+    const visitors = await deleteVisitors(trx, project, visitorIds);
+    const found =
+      lead !== undefined ||
+      events.events + analytics.sessions + analytics.conversions + exposures + visitors > 0;
+    // Nothing was there: the transaction rolls back, and nothing is recorded.
+    if (!found) throw notFound(subject === "lead" ? "lead" : "visitor", id);
+    await rebuildVisitorSketches(trx, project.id, [...events.days, ...analytics.days]);
+    if (lead) {
+      await trx
+        .deleteFrom("identity_leads")
+        .where("project_id", "=", project.id)
+        .where("id", "=", id)
+        .execute();
+      await takeBackLeadCreated(trx, project, {
+        countedChannel: lead.counted_channel ?? lead.channel,
+        createdAt: Date.parse(lead.created_at),
+      });
+    }
+    const row: IdentityErasureTable = {
+      id: newId("era"),
+      project_id: project.id,
+      workspace_id: project.workspaceId,
+      subject,
+      subject_hash: hash,
+      requested_by: requestedBy,
+      counts: JSON.stringify({
+        events: events.events,
+        visitors,
+        sessions: analytics.sessions,
+        conversions: analytics.conversions,
+        exposures,
+      }),
+      created_at: new Date().toISOString(),
+    };
+    await trx.insertInto("identity_erasures").values(row).execute();
+    return { ...toErasure(row), repeated: false };
+  });
+}
+
+/** Identity's rows of the visitors; returns how many there were. */
+async function deleteVisitors(trx: Trx, project: ProjectRef, visitorIds: string[]): Promise<number> {
+  let n = 0;
+  for (let i = 0; i < visitorIds.length; i += 400) {
+    const r = await trx
+      .deleteFrom("identity_visitors")
+      .where("project_id", "=", project.id)
+      .where("visitor_id", "in", visitorIds.slice(i, i + 400))
+      .executeTakeFirst();
+    n += Number(r.numDeletedRows);
+  }
+  return n;
+}
+
+function toErasure(r: IdentityErasureTable): ErasureT {
+  const [kind, by] = r.requested_by.split(":", 2) as ["apiKey" | "user", string];
+  return {
+    id: r.id,
+    subject: r.subject,
+    erasedAt: r.created_at,
+    erasedBy: { kind, id: by },
+    removed: JSON.parse(r.counts),
+    repeated: false,
+  };
+}
+
+/** The project's erasures, newest first, a keyset page at a time. */
+export async function listErasures(
+  db: DbOrTrx,
+  project: ProjectRef,
+  query: Static<typeof ErasureListQuery>,
+): Promise<Static<typeof ErasureList>> {
+  const limit = query.limit ?? 50;
+  let q = db
+    .selectFrom("identity_erasures")
+    .selectAll()
+    .where("project_id", "=", project.id)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1);
+  if (query.cursor) {
+    const [createdAt, id] = decodeCursor(query.cursor);
+    q = q.where((eb) =>
+      eb.or([
+        eb("created_at", "<", createdAt),
+        eb.and([eb("created_at", "=", createdAt), eb("id", "<", id)]),
+      ]),
+    );
+  }
+  const rows = await q.execute();
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    items: page.map(toErasure),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+  };
+}
