@@ -19,7 +19,11 @@ describe("funnels area in Chromium", () => {
     const a = await d.t.tenant();
     // Three visitors see pricing; two sign up; one of those buys.
     for (const v of ["f1", "f2", "f3"])
-      await sendEvent(d.base, a, { visitorId: v, url: "https://shop.example.com/pricing" });
+      await sendEvent(d.base, a, {
+        visitorId: v,
+        url: "https://shop.example.com/pricing",
+        ...(v === "f3" ? { referrer: "https://www.google.com/" } : {}),
+      });
     for (const v of ["f1", "f2"]) await sendEvent(d.base, a, { visitorId: v, type: "signup" });
     await sendEvent(d.base, a, { visitorId: "f1", type: "purchase" });
 
@@ -42,6 +46,16 @@ describe("funnels area in Chromium", () => {
     expect((await cells(2)).slice(0, 4)).toEqual(["2. signup", "2", "66.7%", "66.7%"]);
     expect((await cells(3)).slice(0, 4)).toEqual(["3. purchase", "1", "50.0%", "33.3%"]);
     await checkPage(page, "funnels");
+
+    // Broken down by channel: f3 came from Google, the others directly.
+    await page.getByLabel("Break down by").selectOption("channel");
+    await page.getByRole("button", { name: "Show funnel" }).click();
+    const groups = page.getByRole("region", { name: "Funnel by channel", exact: true }).getByRole("row");
+    await groups.nth(2).waitFor();
+    const group = async (i: number) => groups.nth(i).getByRole("cell").allTextContents();
+    expect(await group(1)).toEqual(["direct", "2", "2 (100.0%)", "1 (50.0%)"]);
+    expect(await group(2)).toEqual(["organic_search", "1", "0 (0.0%)", "0 (0.0%)"]);
+    await checkPage(page, "funnels-breakdown");
     expect(problems).toEqual([]);
   }, 90_000);
 });

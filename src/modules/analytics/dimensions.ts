@@ -18,6 +18,9 @@ export type SessionDimension = (typeof SESSION_DIMENSIONS)[number];
 /** What a breakdown can group by (`GET /api/analytics/breakdown?by=`), in the order documented. */
 export const BREAKDOWN_DIMENSIONS = ["channel", ...SESSION_DIMENSIONS, "event_type"] as const;
 export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number];
+/** What a funnel can be broken down by: the values of the session a person entered in. */
+export const FUNNEL_BREAKDOWNS = ["channel", ...SESSION_DIMENSIONS] as const;
+export type FunnelBreakdown = (typeof FUNNEL_BREAKDOWNS)[number];
 export type SessionDimensions = Record<SessionDimension, string | null>;
 
 /** The key of a missing value (a direct visit has no source, a server event no session). */

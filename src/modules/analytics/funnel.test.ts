@@ -33,7 +33,7 @@ type Result = {
 
 /**
  * Hand-computed (steps: a pricing pageview, signup, purchase; window 14 days; period 30d):
- *  alice: pricing, signup +10 min, purchase +60 min                 → 3 steps (600 s, 3000 s)
+ *  alice: pricing (from a newsletter), signup +10 min, purchase +60 min → 3 steps (600 s, 3000 s)
  *  bob: pricing, purchase +5 min, signup +20 min                     → 2 steps (1200 s): out of order
  *  carol, one lead with two visitors: phone pricing, laptop signup +30 min, phone purchase +120 min
  *                                                                    → 3 steps (1800 s, 5400 s)
@@ -52,7 +52,7 @@ async function seed(a: Tenant): Promise<void> {
     );
     expect(res.status).toBe(200);
   };
-  await send("alice", "pageview", t0, `${SHOP}/pricing?plan=pro`);
+  await send("alice", "pageview", t0, `${SHOP}/pricing?plan=pro&utm_source=newsletter&utm_medium=email`);
   await send("alice", "signup", t0 + 10 * MIN);
   await send("alice", "purchase", t0 + 60 * MIN);
   await send("bob", "pageview", t0, `${SHOP}/pricing`);
@@ -123,6 +123,42 @@ describe("POST /api/analytics/funnel", () => {
       steps: [{ eventType: "pageview", conditions: { plan: "enterprise" } }, { eventType: "signup" }],
     });
     expect(none.body.steps.map((s) => s.count)).toEqual([0, 0]);
+  });
+
+  it("breaks down by the entry session's values (hand-computed)", async () => {
+    type Broken = Result & { breakdown: { by: string; groups: { key: string; steps: Result["steps"] }[] } };
+    const res = await a.post<Broken>("/api/analytics/funnel", {
+      steps: STEPS,
+      period: "30d",
+      breakdownBy: "channel",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.steps.map((s) => s.count)).toEqual([4, 3, 2]);
+    // direct: bob (2 steps), carol (3), erin (1); email: alice (3).
+    const groups = res.body.breakdown.groups.map((g) => ({
+      key: g.key,
+      counts: g.steps.map((s) => s.count),
+      medians: g.steps.map((s) => s.medianSecondsFromPrevious),
+    }));
+    expect(res.body.breakdown.by).toBe("channel");
+    expect(groups).toEqual([
+      { key: "direct", counts: [3, 2, 1], medians: [null, 1500, 5400] },
+      { key: "email", counts: [1, 1, 1], medians: [null, 600, 3000] },
+    ]);
+    const bySource = await a.post<Broken>("/api/analytics/funnel", {
+      steps: STEPS,
+      period: "30d",
+      breakdownBy: "source",
+    });
+    expect(bySource.body.breakdown.groups.map((g) => [g.key, g.steps[0]!.count])).toEqual([
+      ["(none)", 3],
+      ["newsletter", 1],
+    ]);
+    const plain = await a.post<Result & { breakdown?: unknown }>("/api/analytics/funnel", { steps: STEPS });
+    expect(plain.body.breakdown).toBeUndefined();
+    const bad = await a.post("/api/analytics/funnel", { steps: STEPS, breakdownBy: "event_type" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/breakdownBy must be one of/);
   });
 
   it("URL patterns take ?, [, % and _ literally, on both databases", async () => {

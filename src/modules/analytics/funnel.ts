@@ -1,6 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { stepEventPages } from "../events/service.js";
+import { NONE_KEY, type FunnelBreakdown } from "./dimensions.js";
 import { leadsOfVisitors, personKey } from "./people.js";
 import type { Period } from "./period.js";
 import { DAY_MS } from "./rollup-store.js";
@@ -27,6 +28,8 @@ export interface FunnelStepResult {
 export interface StepHit {
   ts: number;
   mask: number;
+  /** the event's session (only read for a breakdown) */
+  session?: string;
 }
 
 /**
@@ -131,7 +134,8 @@ export async function analyticsFunnel(
   steps: FunnelStep[],
   windowDays: number,
   period: Period,
-): Promise<{ steps: FunnelStepResult[]; windowDays: number; period: { from: string; to: string } }> {
+  breakdownBy?: FunnelBreakdown,
+): Promise<FunnelAnswer> {
   const windowMs = windowDays * DAY_MS;
   const entryFrom = period.fromDay * DAY_MS;
   const entryTo = (period.toDay + 1) * DAY_MS;
@@ -143,6 +147,7 @@ export async function analyticsFunnel(
     project,
     { from: entryFrom, to: entryTo + windowMs },
     filters,
+    { withSession: breakdownBy !== undefined },
   )) {
     for (const e of page) {
       const mask = match(e.type, e.url, e.data);
@@ -152,7 +157,9 @@ export async function analyticsFunnel(
         list = [];
         byVisitor.set(e.visitor_id, list);
       }
-      list.push({ ts: Number(e.ts), mask });
+      list.push(
+        breakdownBy ? { ts: Number(e.ts), mask, session: e.session_id } : { ts: Number(e.ts), mask },
+      );
     }
   }
   // A lead's visitors are one person (analytics' own visitor → lead map).
@@ -165,10 +172,71 @@ export async function analyticsFunnel(
     else byPerson.set(key, hits);
   }
   const progress: number[][] = [];
+  /** per person who entered: the session of the entry event */
+  const entrySessions: string[] = [];
   for (const hits of byPerson.values()) {
     // Events of one millisecond: the one matching an earlier step first.
     hits.sort((a, b) => a.ts - b.ts || lowestBit(a.mask) - lowestBit(b.mask));
-    progress.push(personProgress(hits, steps.length, windowMs, entryFrom, entryTo));
+    const times = personProgress(hits, steps.length, windowMs, entryFrom, entryTo);
+    progress.push(times);
+    // The greedy match enters at the first first-step event of its time.
+    if (breakdownBy && times.length > 0)
+      entrySessions.push(hits.find((h) => h.mask & 1 && h.ts === times[0])!.session ?? "");
   }
-  return { steps: funnelResult(steps, progress), windowDays, period: { from: period.from, to: period.to } };
+  const answer: FunnelAnswer = {
+    steps: funnelResult(steps, progress),
+    windowDays,
+    period: { from: period.from, to: period.to },
+  };
+  if (!breakdownBy) return answer;
+  const values = await sessionValues(db, project.id, entrySessions, breakdownBy);
+  const groups = new Map<string, number[][]>();
+  let k = 0;
+  for (const times of progress) {
+    if (times.length === 0) continue;
+    const key = values.get(entrySessions[k++]!) ?? NONE_KEY;
+    const list = groups.get(key);
+    if (list) list.push(times);
+    else groups.set(key, [times]);
+  }
+  answer.breakdown = {
+    by: breakdownBy,
+    groups: [...groups]
+      .sort(([ka, a], [kb, b]) => b.length - a.length || ka.localeCompare(kb))
+      .slice(0, BREAKDOWN_GROUPS)
+      .map(([key, list]) => ({ key, steps: funnelResult(steps, list) })),
+  };
+  return answer;
+}
+
+export interface FunnelAnswer {
+  steps: FunnelStepResult[];
+  windowDays: number;
+  period: { from: string; to: string };
+  breakdown?: { by: FunnelBreakdown; groups: { key: string; steps: FunnelStepResult[] }[] };
+}
+
+/** A funnel broken down shows the groups with the most entrants. */
+const BREAKDOWN_GROUPS = 20;
+const CHUNK = 400;
+
+/** Each session's value of `dimension`, from its touchpoint (missing for server events: none). */
+async function sessionValues(
+  db: DbOrTrx,
+  projectId: string,
+  sessionIds: string[],
+  dimension: FunnelBreakdown,
+): Promise<Map<string, string>> {
+  const ids = [...new Set(sessionIds.filter((s) => s !== ""))];
+  const out = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom("analytics_touchpoints")
+      .select(["session_id", `${dimension} as value`])
+      .where("project_id", "=", projectId)
+      .where("session_id", "in", ids.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) if (r.value !== null) out.set(r.session_id, r.value);
+  }
+  return out;
 }

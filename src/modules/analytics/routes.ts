@@ -90,13 +90,14 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) => {
-      const { steps, windowDays, period, from, to } = req.body;
+      const { steps, windowDays, period, from, to, breakdownBy } = req.body;
       return analyticsFunnel(
         app.db,
         projectOf(req),
         steps,
         windowDays ?? 14,
         resolvePeriod({ period, from, to }),
+        breakdownBy,
       );
     },
   );

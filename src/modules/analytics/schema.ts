@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { BREAKDOWN_DIMENSIONS } from "./dimensions.js";
+import { BREAKDOWN_DIMENSIONS, FUNNEL_BREAKDOWNS } from "./dimensions.js";
 import { ATTRIBUTION_MODELS } from "./models.js";
 
 export const SummaryQuery = Type.Object({
@@ -116,25 +116,45 @@ export const FunnelBody = Type.Object(
     ),
     from: Type.Optional(Type.String({ maxLength: 40 })),
     to: Type.Optional(Type.String({ maxLength: 40 })),
+    breakdownBy: Type.Optional(
+      Type.Union(
+        FUNNEL_BREAKDOWNS.map((d) => Type.Literal(d)),
+        {
+          description:
+            "also count the funnel per value of the session a person entered in (the breakdown's dimensions; a server event's entry is \"(none)\"): the 20 largest groups",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 export type FunnelBodyT = Static<typeof FunnelBody>;
 
+const FunnelSteps = Type.Array(
+  Type.Object({
+    index: Type.Integer(),
+    label: Type.String(),
+    count: Type.Integer({
+      description: "people (a lead's visitors together) who reached this step in order",
+    }),
+    conversionFromPrevious: Type.Number(),
+    conversionFromStart: Type.Number(),
+    medianSecondsFromPrevious: Type.Union([Type.Number(), Type.Null()]),
+  }),
+);
+
 export const Funnel = Type.Object({
   windowDays: Type.Integer(),
   period: Type.Object({ from: Type.String(), to: Type.String() }),
-  steps: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      label: Type.String(),
-      count: Type.Integer({
-        description: "people (a lead's visitors together) who reached this step in order",
-      }),
-      conversionFromPrevious: Type.Number(),
-      conversionFromStart: Type.Number(),
-      medianSecondsFromPrevious: Type.Union([Type.Number(), Type.Null()]),
-    }),
+  steps: FunnelSteps,
+  breakdown: Type.Optional(
+    Type.Object(
+      {
+        by: Type.String(),
+        groups: Type.Array(Type.Object({ key: Type.String(), steps: FunnelSteps })),
+      },
+      { description: "with breakdownBy: the funnel per value, most entrants first" },
+    ),
   ),
 });
 

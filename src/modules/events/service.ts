@@ -218,7 +218,15 @@ function urlPredicate(pattern: string, postgres: boolean) {
   return sql`url glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`;
 }
 
-type StepEventRow = { visitor_id: string; type: string; url: string; data: string; ts: number | string };
+type StepEventRow = {
+  visitor_id: string;
+  type: string;
+  url: string;
+  data: string;
+  ts: number | string;
+  /** with `withSession` only */
+  session_id?: string;
+};
 
 /**
  * The non-bot events of a project in [from, to) that may satisfy one of `steps`, page by page in
@@ -231,7 +239,7 @@ export function stepEventPages(
   project: ProjectRef,
   range: ExportRange,
   steps: StepFilter[],
-  pageRows = 20_000,
+  opts: { pageRows?: number; withSession?: boolean } = {},
 ): AsyncGenerator<StepEventRow[]> {
   const postgres = isPostgresDb(db);
   const any = sql.join(
@@ -244,9 +252,9 @@ export function stepEventPages(
   );
   return keysetPages<StepEventRow>(
     db,
-    sql`visitor_id, type, url, data, ts`,
+    opts.withSession ? sql`visitor_id, type, url, data, ts, session_id` : sql`visitor_id, type, url, data, ts`,
     sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})`,
-    pageRows,
+    opts.pageRows ?? 20_000,
   );
 }
 

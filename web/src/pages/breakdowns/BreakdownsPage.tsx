@@ -2,24 +2,12 @@ import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
+import { DIMENSIONS, type Dimension } from "../../components/dimensions";
 import { SelectField } from "../../components/Field";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 
-/** The dimensions the API groups by (GET /api/analytics/breakdown?by=…). */
-const DIMENSIONS = [
-  { value: "channel", label: "Channel" },
-  { value: "source", label: "Source" },
-  { value: "campaign", label: "Campaign" },
-  { value: "landing_page", label: "Landing page" },
-  { value: "referrer_domain", label: "Referrer domain" },
-  { value: "device", label: "Device" },
-  { value: "browser", label: "Browser" },
-  { value: "os", label: "Operating system" },
-  { value: "event_type", label: "Event type" },
-] as const;
-type Dimension = (typeof DIMENSIONS)[number]["value"];
 const LIMIT = 50;
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;

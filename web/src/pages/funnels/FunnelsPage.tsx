@@ -2,10 +2,12 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
-import { Field } from "../../components/Field";
+import { Field, SelectField } from "../../components/Field";
+import { FUNNEL_DIMENSIONS, type FunnelDimension } from "../../components/dimensions";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { FunnelBreakdown } from "./FunnelBreakdown";
 import { StepsEditor, type StepDraft } from "./StepsEditor";
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
@@ -29,8 +31,13 @@ export default function FunnelsPage() {
   const [period, setPeriod] = usePeriod();
   const [draft, setDraft] = useState<StepDraft[]>(START);
   const [windowDays, setWindowDays] = useState("14");
+  const [breakdownBy, setBreakdownBy] = useState<FunnelDimension | "">("");
   // The funnel shown: set when the form is submitted, so typing does not query on every key.
-  const [shown, setShown] = useState<{ steps: StepDraft[]; windowDays: number } | null>(null);
+  const [shown, setShown] = useState<{
+    steps: StepDraft[];
+    windowDays: number;
+    breakdownBy: FunnelDimension | "";
+  } | null>(null);
   const funnel = useQuery({
     queryKey: ["analytics", "funnel", shown, period],
     enabled: shown !== null,
@@ -40,6 +47,7 @@ export default function FunnelsPage() {
           body: {
             ...period,
             windowDays: shown!.windowDays,
+            ...(shown!.breakdownBy ? { breakdownBy: shown!.breakdownBy } : {}),
             steps: shown!.steps.map((s) => ({
               eventType: s.eventType.trim(),
               ...(s.urlPattern.trim() ? { urlPattern: s.urlPattern.trim() } : {}),
@@ -50,7 +58,7 @@ export default function FunnelsPage() {
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setShown({ steps: draft, windowDays: Number(windowDays) });
+    setShown({ steps: draft, windowDays: Number(windowDays), breakdownBy });
   };
 
   return (
@@ -71,6 +79,12 @@ export default function FunnelsPage() {
               value={windowDays}
               onChange={(e) => setWindowDays(e.target.value)}
               hint="Each step must follow the first within this many days."
+            />
+            <SelectField
+              label="Break down by"
+              value={breakdownBy}
+              onChange={(e) => setBreakdownBy(e.target.value as FunnelDimension | "")}
+              options={[{ value: "", label: "Nothing" }, ...FUNNEL_DIMENSIONS]}
             />
           </div>
           <button type="submit" className="button">
@@ -104,6 +118,19 @@ export default function FunnelsPage() {
           />
         )}
       </Card>
+      {funnel.data?.breakdown && (
+        <Card title="By the session people entered in">
+          {funnel.data.breakdown.groups.length === 0 ? (
+            <EmptyState title="Nobody entered">No one took the first step in this period.</EmptyState>
+          ) : (
+            <FunnelBreakdown
+              label={FUNNEL_DIMENSIONS.find((d) => d.value === funnel.data.breakdown!.by)?.label ?? "Value"}
+              steps={funnel.data.steps}
+              groups={funnel.data.breakdown.groups}
+            />
+          )}
+        </Card>
+      )}
     </>
   );
 }

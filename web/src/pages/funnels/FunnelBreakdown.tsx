@@ -1,0 +1,42 @@
+import { DataTable } from "../../components/DataTable";
+
+const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
+
+interface Step {
+  index: number;
+  label: string;
+  count: number;
+  conversionFromStart: number;
+}
+
+/** The funnel per value of a dimension: a row per value, people at each step and the share of entrants. */
+export function FunnelBreakdown({
+  label,
+  steps,
+  groups,
+}: {
+  label: string;
+  steps: Step[];
+  groups: { key: string; steps: Step[] }[];
+}) {
+  return (
+    <DataTable
+      caption={`Funnel by ${label.toLowerCase()}`}
+      rows={groups}
+      rowKey={(g) => g.key}
+      columns={[
+        { header: label, cell: (g) => <span className="break-all">{g.key}</span> },
+        ...steps.map((s) => ({
+          header: `${s.index + 1}. ${s.label}`,
+          numeric: true,
+          cell: (g: { steps: Step[] }) => {
+            const at = g.steps[s.index]!;
+            return s.index === 0
+              ? at.count.toLocaleString()
+              : `${at.count.toLocaleString()} (${percent(at.conversionFromStart)})`;
+          },
+        })),
+      ]}
+    />
+  );
+}
