@@ -142,13 +142,9 @@ export async function analyticsFunnel(
   const match = stepMatcher(steps);
   const byVisitor = new Map<string, StepHit[]>();
   const filters = steps.map((s) => ({ type: s.eventType, urlPattern: s.urlPattern }));
-  for await (const page of stepEventPages(
-    db,
-    project,
-    { from: entryFrom, to: entryTo + windowMs },
-    filters,
-    { withSession: breakdownBy !== undefined },
-  )) {
+  for await (const page of stepEventPages(db, project, { from: entryFrom, to: entryTo + windowMs }, filters, {
+    withSession: breakdownBy !== undefined,
+  })) {
     for (const e of page) {
       const mask = match(e.type, e.url, e.data);
       if (mask === 0 || e.visitor_id === "") continue;
@@ -157,9 +153,7 @@ export async function analyticsFunnel(
         list = [];
         byVisitor.set(e.visitor_id, list);
       }
-      list.push(
-        breakdownBy ? { ts: Number(e.ts), mask, session: e.session_id } : { ts: Number(e.ts), mask },
-      );
+      list.push(breakdownBy ? { ts: Number(e.ts), mask, session: e.session_id } : { ts: Number(e.ts), mask });
     }
   }
   // A lead's visitors are one person (analytics' own visitor → lead map).

@@ -252,7 +252,9 @@ export function stepEventPages(
   );
   return keysetPages<StepEventRow>(
     db,
-    opts.withSession ? sql`visitor_id, type, url, data, ts, session_id` : sql`visitor_id, type, url, data, ts`,
+    opts.withSession
+      ? sql`visitor_id, type, url, data, ts, session_id`
+      : sql`visitor_id, type, url, data, ts`,
     sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})`,
     opts.pageRows ?? 20_000,
   );
