@@ -12,8 +12,9 @@ import {
   upsertLead,
 } from "./leads.js";
 import { firstTouchForVisitors } from "../events/service.js";
-import type { IdentityVisitorTable } from "./tables.js";
+import { mergeVisitorProperties } from "./profile.js";
 import "./tables.js";
+import { ensureVisitor, findVisitor } from "./visitors.js";
 
 export interface LinkResult {
   visitorId: string;
@@ -34,46 +35,6 @@ export async function visitorFirstTouch(
   return t
     ? { firstSeen: t.firstSeen, channel: t.channel, source: t.source, landingPage: t.landingPage }
     : null;
-}
-
-async function findVisitor(trx: Trx, project: ProjectRef, visitorId: string) {
-  return trx
-    .selectFrom("identity_visitors")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .where("visitor_id", "=", visitorId)
-    .executeTakeFirst();
-}
-
-/**
- * Identity's visitor row holds the link (lead, source, time); it is created on the first link or
- * stitch. Its first/last seen and first touch columns are not maintained (the events module's
- * per-visitor state is read instead) and only record when identity first heard of the visitor.
- */
-async function ensureVisitor(
-  trx: Trx,
-  project: ProjectRef,
-  visitorId: string,
-): Promise<IdentityVisitorTable> {
-  const now = Date.now();
-  await trx
-    .insertInto("identity_visitors")
-    .values({
-      project_id: project.id,
-      visitor_id: visitorId,
-      workspace_id: project.workspaceId,
-      lead_id: null,
-      link_source: null,
-      linked_at: null,
-      first_seen: now,
-      last_seen: now,
-      channel: null,
-      source: null,
-      landing_page: null,
-    })
-    .onConflict((oc) => oc.columns(["project_id", "visitor_id"]).doNothing())
-    .execute();
-  return (await findVisitor(trx, project, visitorId))!;
 }
 
 const conflict = (visitorId: string) =>
@@ -133,6 +94,8 @@ export async function linkVisitor(
     throw conflict(visitorId);
   }
   await recordVisitorLinked(trx, project, visitorId, leadId);
+  if (visitor.properties !== null)
+    await mergeVisitorProperties(trx, project, visitorId, leadId, visitor.properties);
   const touch = await visitorFirstTouch(trx, project, visitorId);
   if (touch) await adoptFirstTouch(trx, project, leadId, touch);
   return { visitorId, leadId, source, linkedAt, linked: true };

@@ -75,7 +75,7 @@ describe("lead profiles", () => {
         },
       ],
     });
-    // An anonymous visitor's $set is not kept anywhere (properties belong to leads).
+    // An anonymous visitor's $set stays with it: no lead gets it until the visitor is linked.
     await track(a, {
       type: "pageview",
       visitorId: "stranger",
@@ -119,6 +119,60 @@ describe("lead profiles", () => {
       email: "ada@example.com",
       properties: { name: "Ada", seats: 3 },
       visitors: [{ visitorId: "phone", source: "stitch" }],
+    });
+  });
+
+  it("an anonymous visitor's $set is kept and merged on identify; the lead's own values win", async () => {
+    const a = await t.tenant();
+    expect(
+      (await a.post("/api/identity", { visitorId: "desk", leadId: "u1", traits: { plan: "pro" } })).status,
+    ).toBe(200);
+    await track(a, {
+      type: "pageview",
+      visitorId: "anon",
+      url: "https://shop.example.com/",
+      data: { $set: { plan: "free", company: "Acme" }, $set_once: { firstPage: "/" } },
+      timestamp: at(1),
+    });
+    await track(a, {
+      type: "pageview",
+      visitorId: "anon",
+      url: "https://shop.example.com/p",
+      data: { $set: { company: "Acme Inc" }, $set_once: { firstPage: "/p" } },
+      timestamp: at(2),
+    });
+    expect((await a.get<Profile>("/api/leads/u1")).body.properties).toEqual({ plan: "pro" });
+    expect((await a.post("/api/identity", { visitorId: "anon", leadId: "u1" })).status).toBe(200);
+    expect((await a.get<Profile>("/api/leads/u1")).body.properties).toEqual({
+      plan: "pro",
+      company: "Acme Inc",
+      firstPage: "/",
+    });
+    const row = await t.app.db
+      .selectFrom("identity_visitors")
+      .select("properties")
+      .where("project_id", "=", a.projectId)
+      .where("visitor_id", "=", "anon")
+      .executeTakeFirstOrThrow();
+    expect(row.properties).toBeNull();
+
+    // A stitch merges too; its traits are applied after, so they overwrite.
+    await track(a, {
+      type: "pageview",
+      visitorId: "tablet",
+      url: "https://shop.example.com/",
+      data: { $set: { role: "cto", size: "s" } },
+      timestamp: at(3),
+    });
+    const stitch = await a.post(
+      "/api/identity/stitch",
+      { projectKey: a.publicKey, visitorId: "tablet", email: "lin@example.com", traits: { size: "m" } },
+      { as: "none" },
+    );
+    expect(stitch.status).toBe(200);
+    expect((await a.get<Profile>(`/api/leads/${stitch.body.leadId}`)).body.properties).toEqual({
+      role: "cto",
+      size: "m",
     });
   });
 

@@ -5,6 +5,7 @@ import type { CommittedEvent } from "../../platform/event-bus.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
 import { conversionTotalsOfLeads } from "../analytics/service.js";
 import { type Lead, findLead, getLead, toLead } from "./leads.js";
+import { ensureVisitor } from "./visitors.js";
 import "./tables.js";
 
 /** A lead's properties, serialized, hold at most this many bytes (as an event's `data`). */
@@ -53,13 +54,58 @@ export async function updateLeadProperties(
   return true;
 }
 
+/**
+ * An anonymous visitor's properties, kept on its identity row (created here if the visitor has
+ * none yet) with the same rules and limit as a lead's; an event's change over the limit is skipped.
+ */
+async function updateVisitorProperties(
+  trx: Trx,
+  project: ProjectRef,
+  visitorId: string,
+  change: PropertyChange,
+): Promise<void> {
+  const row = await ensureVisitor(trx, project, visitorId);
+  const current = JSON.parse(row.properties ?? "{}") as Record<string, unknown>;
+  const next = { ...current };
+  for (const [k, v] of Object.entries(change.setOnce ?? {})) if (!(k in next)) next[k] = v;
+  Object.assign(next, change.set ?? {});
+  const text = JSON.stringify(next);
+  if (text === (row.properties ?? "{}") || Buffer.byteLength(text) > MAX_PROPERTIES_BYTES) return;
+  await trx
+    .updateTable("identity_visitors")
+    .set({ properties: text })
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "=", visitorId)
+    .execute();
+}
+
+/**
+ * On link: the visitor's anonymous properties join the lead's where the lead has no value yet (a
+ * merged person keeps the identified one's values, as in PostHog), and leave the visitor's row.
+ */
+export async function mergeVisitorProperties(
+  trx: Trx,
+  project: ProjectRef,
+  visitorId: string,
+  leadId: string,
+  propertiesJson: string,
+): Promise<void> {
+  await updateLeadProperties(trx, project, leadId, { setOnce: JSON.parse(propertiesJson) }, "skip");
+  await trx
+    .updateTable("identity_visitors")
+    .set({ properties: null })
+    .where("project_id", "=", project.id)
+    .where("visitor_id", "=", visitorId)
+    .execute();
+}
+
 const objectOrNull = (v: unknown): Record<string, unknown> | null =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 
 /**
  * `$set` / `$set_once` objects inside events' `data` (PostHog's person properties), applied to the
  * event's lead — its batch `userId`, or the lead its visitor is linked to — in event time order.
- * An anonymous visitor's properties are not kept: properties belong to leads.
+ * An anonymous visitor keeps them until it is linked (`mergeVisitorProperties`).
  */
 export async function applyEventProperties(trx: Trx, events: CommittedEvent[]): Promise<void> {
   const withProps = events.filter(
@@ -81,14 +127,13 @@ export async function applyEventProperties(trx: Trx, events: CommittedEvent[]): 
       leadId = row?.lead_id ?? null;
       leadOf.set(key, leadId);
     }
-    if (leadId === null) continue;
-    await updateLeadProperties(
-      trx,
-      { id: e.projectId, workspaceId: e.workspaceId },
-      leadId,
-      { set: objectOrNull(e.data.$set) ?? undefined, setOnce: objectOrNull(e.data.$set_once) ?? undefined },
-      "skip",
-    );
+    const project = { id: e.projectId, workspaceId: e.workspaceId };
+    const change = {
+      set: objectOrNull(e.data.$set) ?? undefined,
+      setOnce: objectOrNull(e.data.$set_once) ?? undefined,
+    };
+    if (leadId === null) await updateVisitorProperties(trx, project, e.visitorId, change);
+    else await updateLeadProperties(trx, project, leadId, change, "skip");
   }
 }
 

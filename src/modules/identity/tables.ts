@@ -11,6 +11,8 @@ export interface IdentityVisitorTable {
   channel: string | null;
   source: string | null;
   landing_page: string | null;
+  /** an anonymous visitor's properties (JSON object; migration 0354), merged into its lead on link */
+  properties: string | null;
 }
 
 export interface IdentityLeadTable {
