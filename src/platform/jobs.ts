@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { sql } from "kysely";
 import type { Config } from "../config.js";
 import { newId } from "./crypto.js";
-import type { DbHandle, DbOrTrx } from "./db/index.js";
+import { type DbHandle, type DbOrTrx, isPostgresDb } from "./db/index.js";
 import type { JobTable } from "./tables.js";
 import "./tables.js";
 import { compileSchema, firstSchemaError, type SchemaCheck } from "./validation.js";
@@ -238,6 +238,34 @@ export async function emitServiceEvent(
     .execute();
   await enqueueJob(db, DISPATCH_JOB, { eventId: id });
   return id;
+}
+
+/**
+ * Erasure: deletes the project's service events about one subject (`data.id`, e.g. a lead's
+ * lead.created / lead.updated, which carry its email and properties) and returns their ids. A
+ * dispatch still queued for one of them finds nothing and stops.
+ */
+export async function eraseServiceEventsAbout(
+  db: DbOrTrx,
+  projectId: string,
+  typePrefix: string,
+  subjectId: string,
+): Promise<string[]> {
+  const idOf = isPostgresDb(db) ? sql`(data::jsonb ->> 'id')` : sql`json_extract(data, '$.id')`;
+  const rows = await db
+    .selectFrom("service_events")
+    .select("id")
+    .where("project_id", "=", projectId)
+    .where("type", "like", `${typePrefix}%`)
+    .where(sql<boolean>`${idOf} = ${subjectId}`)
+    .execute();
+  const ids = rows.map((r) => r.id);
+  for (let i = 0; i < ids.length; i += 400)
+    await db
+      .deleteFrom("service_events")
+      .where("id", "in", ids.slice(i, i + 400))
+      .execute();
+  return ids;
 }
 
 const DISPATCH_JOB = jobKind("service-event.dispatch", Type.Object({ eventId: Type.String() }));

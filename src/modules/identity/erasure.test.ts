@@ -5,7 +5,7 @@ import { BROWSER_UA } from "../analytics/testing.js";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ allowPrivateWebhookTargets: true });
 });
 afterAll(async () => t.close());
 
@@ -39,6 +39,12 @@ const breakdown = async (a: Tenant, by: string) =>
  */
 async function seed(a: Tenant): Promise<string> {
   await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" });
+  // Nothing listens there: deliveries are made (and fail), which is all this needs.
+  const hook = await a.post("/api/webhooks", {
+    url: "https://localhost:9/hook",
+    events: ["lead.created", "lead.updated"],
+  });
+  expect(hook.status).toBe(201);
   const exp = await a.post("/api/experiments", {
     name: "Button",
     targetUrl: "/pricing",
@@ -93,6 +99,19 @@ describe("erasure", () => {
   it("DELETE /api/leads/:id removes the lead everywhere and the summary no longer counts it (hand-computed)", async () => {
     expect(await summary(a)).toMatchObject({ visitors: 3, leads: 1, conversions: 1 });
     expect(await breakdown(a, "source")).toMatchObject({ newsletter: [1, 1, 40], google: [1, 0, 0] });
+    await t.app.worker.drain();
+    const mentions = async () => {
+      const events = await t.app.db
+        .selectFrom("service_events")
+        .select("data")
+        .where("project_id", "=", a.projectId)
+        .execute();
+      const deliveries = await t.app.db.selectFrom("webhook_deliveries").select("payload").execute();
+      return [...events.map((e) => e.data), ...deliveries.map((d) => d.payload)].filter((x) =>
+        x.includes('"alice"'),
+      ).length;
+    };
+    expect(await mentions()).toBeGreaterThanOrEqual(4); // lead.created, lead.updated, their deliveries
 
     const res = await a.del("/api/leads/alice");
     expect(res.status).toBe(200);
@@ -102,6 +121,9 @@ describe("erasure", () => {
       removed: { events: 4, visitors: 2, sessions: 2, conversions: 1, exposures: 1 },
       repeated: false,
     });
+    expect(res.body.removed.notifications).toBeGreaterThanOrEqual(2);
+    expect(res.body.removed.webhookDeliveries).toBe(res.body.removed.notifications);
+    expect(await mentions()).toBe(0);
 
     expect(await summary(a)).toMatchObject({ visitors: 1, leads: 0, conversions: 0 });
     const sources = await breakdown(a, "source");

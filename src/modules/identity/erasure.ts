@@ -8,6 +8,8 @@ import { notFound } from "../../platform/errors.js";
 import { eraseAnalyticsOf, rebuildVisitorSketches, takeBackLeadCreated } from "../analytics/service.js";
 import { withIngestPaused } from "../events/service.js";
 import { eraseExposuresOf } from "../experiments/service.js";
+import { eraseDeliveriesOf } from "../webhooks/service.js";
+import { eraseServiceEventsAbout } from "../../platform/jobs.js";
 import { decodeCursor, encodeCursor } from "./lead-list.js";
 import type { Erasure, ErasureList, ErasureListQuery } from "./schema.js";
 import type { IdentityErasureTable } from "./tables.js";
@@ -96,6 +98,11 @@ export async function erasePerson(
         createdAt: Date.parse(lead.created_at),
       });
     }
+    // lead.created / lead.updated carried the lead's email and properties, and so did the webhook
+    // bodies made from them.
+    const notices =
+      leadId === undefined ? [] : await eraseServiceEventsAbout(trx, project.id, "lead.", leadId);
+    const deliveries = await eraseDeliveriesOf(trx, notices);
     const row: IdentityErasureTable = {
       id: newId("era"),
       project_id: project.id,
@@ -109,6 +116,8 @@ export async function erasePerson(
         sessions: analytics.sessions,
         conversions: analytics.conversions,
         exposures,
+        notifications: notices.length,
+        webhookDeliveries: deliveries,
       }),
       created_at: new Date().toISOString(),
     };

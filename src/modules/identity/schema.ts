@@ -133,6 +133,14 @@ export const Erasure = Type.Object({
     sessions: Count,
     conversions: Count,
     exposures: Count,
+    notifications: Type.Integer({
+      minimum: 0,
+      description: "lead.created / lead.updated service events about the lead",
+    }),
+    webhookDeliveries: Type.Integer({
+      minimum: 0,
+      description: "webhook deliveries (and attempts) of those",
+    }),
   }),
   repeated: Type.Boolean({
     description: "true when the subject had already been erased: this is that erasure's record",

@@ -1,4 +1,4 @@
-import { withTransaction, type Db } from "../../platform/db/index.js";
+import { withTransaction, type Db, type Trx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { newId } from "../../platform/crypto.js";
@@ -180,4 +180,23 @@ export async function listDeliveries(
   }));
   const last = page[page.length - 1];
   return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
+}
+
+/**
+ * Erasure: deliveries of the given service events (their bodies hold the erased person's data) and
+ * their attempts go; a delivery job still queued finds no row and stops. Returns how many went.
+ */
+export async function eraseDeliveriesOf(trx: Trx, eventIds: string[]): Promise<number> {
+  let n = 0;
+  for (let i = 0; i < eventIds.length; i += 400) {
+    const chunk = eventIds.slice(i, i + 400);
+    const ids = (
+      await trx.selectFrom("webhook_deliveries").select("id").where("event_id", "in", chunk).execute()
+    ).map((r) => r.id);
+    if (ids.length === 0) continue;
+    await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
+    await trx.deleteFrom("webhook_deliveries").where("id", "in", ids).execute();
+    n += ids.length;
+  }
+  return n;
 }
