@@ -6,12 +6,14 @@ import { benchConfig } from "../lib/config.js";
  * visitors sign up, a third of those buy), 20% of visitors paired into leads (analytics_links).
  * Baseline in the same run: one SQL pass over the same rows (distinct visitors per step type in
  * the period), the least a scan-based funnel must read.
- * Run: npx tsx bench/analytics/funnel.bench.ts            (BENCH_EVENTS=1000000 by default)
+ * Run: npx tsx bench/analytics/funnel.bench.ts            (BENCH_EVENTS=1000000 by default;
+ *      BENCH_ONLY=retention for the retention lines alone)
  *      BENCH_EVENTS=10000000 npx tsx bench/analytics/funnel.bench.ts
  */
 import { rmSync } from "node:fs";
 import { buildApp } from "../../src/app.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
+import { seedStoredEvents } from "./seed-events.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
@@ -25,42 +27,7 @@ try {
   const sqlite = app.dbHandle.sqlite!;
   const now = Date.now();
   const t0 = performance.now();
-  const insert = sqlite.prepare(
-    "insert into events (id, project_id, visitor_id, lead_id, type, url, referrer, data, ts, received_at, session_id, channel, source, is_bot, is_server) values (?, ?, ?, null, ?, ?, null, '{}', ?, ?, ?, 'direct', null, 0, 0)",
-  );
-  const link = sqlite.prepare(
-    "insert into analytics_links (project_id, visitor_id, lead_id) values (?, ?, ?)",
-  );
-  let seq = 0;
-  sqlite.transaction(() => {
-    const visitors = Math.floor(EVENTS / 10);
-    for (let v = 0; v < visitors; v++) {
-      if (v % 10 === 0 && v + 1 < visitors) {
-        link.run(p.project.id, `v${v}`, `lead${v}`);
-        link.run(p.project.id, `v${v + 1}`, `lead${v}`);
-      }
-      const start = now - ((v * 7919) % 120) * DAY - (v % 3600) * 1000;
-      for (let i = 0; i < 10; i++) {
-        const ts = start + i * 5 * 60_000;
-        let type = "pageview";
-        let url = `https://shop.example.com/p/${(v + i) % 50}`;
-        if (i === 2) url = "https://shop.example.com/pricing";
-        if (i === 6 && v % 10 < 3) type = "signup";
-        if (i === 9 && v % 10 === 0) type = "purchase";
-        const n = seq++;
-        insert.run(
-          `ev_${n.toString(36).padStart(8, "0")}`,
-          p.project.id,
-          `v${v}`,
-          type,
-          url,
-          ts,
-          ts,
-          `s${v}`,
-        );
-      }
-    }
-  })();
+  seedStoredEvents(sqlite, p.project.id, EVENTS, now);
   sqlite.exec("analyze");
   console.log(
     `seeded ${EVENTS.toLocaleString("en")} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
@@ -81,35 +48,38 @@ try {
     );
     return q(0.5);
   };
-  const since30 = now - 30 * DAY;
-  const baseline = sqlite.prepare(
-    "select type, count(distinct visitor_id) n from events where project_id = ? and ts >= ? and type in ('pageview', 'signup', 'purchase') and is_bot = 0 group by type",
-  );
-  const base = await measure("baseline: distinct visitors per step type, 30d", async () =>
-    baseline.all(p.project.id, since30),
-  );
-  let counts: number[] = [];
-  const funnel = (period: string) => async () => {
-    const res = await app.inject({
-      method: "POST",
-      url: "/api/analytics/funnel",
-      headers: { "x-api-key": p.key.rawKey },
-      payload: {
-        period,
-        steps: [
-          { eventType: "pageview", urlPattern: "*/pricing" },
-          { eventType: "signup" },
-          { eventType: "purchase" },
-        ],
-      },
-    });
-    if (res.statusCode !== 200) throw new Error(`funnel: ${res.statusCode} ${res.body}`);
-    counts = (JSON.parse(res.body) as { steps: { count: number }[] }).steps.map((s) => s.count);
-  };
-  const f30 = await measure("POST /api/analytics/funnel (3 steps, 30d)", funnel("30d"));
-  console.log(`  counts ${counts.join(" → ")}`);
-  await measure("POST /api/analytics/funnel (3 steps, 7d)", funnel("7d"));
-  console.log(`ratio funnel 30d / baseline (p50): ${(f30 / base).toFixed(2)}`);
+  // BENCH_ONLY=retention skips the funnel lines (and their baseline).
+  if (process.env.BENCH_ONLY !== "retention") {
+    const since30 = now - 30 * DAY;
+    const baseline = sqlite.prepare(
+      "select type, count(distinct visitor_id) n from events where project_id = ? and ts >= ? and type in ('pageview', 'signup', 'purchase') and is_bot = 0 group by type",
+    );
+    const base = await measure("baseline: distinct visitors per step type, 30d", async () =>
+      baseline.all(p.project.id, since30),
+    );
+    let counts: number[] = [];
+    const funnel = (period: string) => async () => {
+      const res = await app.inject({
+        method: "POST",
+        url: "/api/analytics/funnel",
+        headers: { "x-api-key": p.key.rawKey },
+        payload: {
+          period,
+          steps: [
+            { eventType: "pageview", urlPattern: "*/pricing" },
+            { eventType: "signup" },
+            { eventType: "purchase" },
+          ],
+        },
+      });
+      if (res.statusCode !== 200) throw new Error(`funnel: ${res.statusCode} ${res.body}`);
+      counts = (JSON.parse(res.body) as { steps: { count: number }[] }).steps.map((s) => s.count);
+    };
+    const f30 = await measure("POST /api/analytics/funnel (3 steps, 30d)", funnel("30d"));
+    console.log(`  counts ${counts.join(" → ")}`);
+    await measure("POST /api/analytics/funnel (3 steps, 7d)", funnel("7d"));
+    console.log(`ratio funnel 30d / baseline (p50): ${(f30 / base).toFixed(2)}`);
+  }
   let cohorts = 0;
   await measure("GET /api/analytics/retention (weekly, 90d)", async () => {
     const res = await app.inject({

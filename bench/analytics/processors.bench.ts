@@ -102,7 +102,10 @@ try {
   for (const b of batches) store(b);
   const baseMs = performance.now() - t0;
   t0 = performance.now();
-  for (const b of batches) await app.db.transaction().execute((trx) => bus.process(trx, b));
+  for (const b of batches) {
+    const committed = await app.db.transaction().execute((trx) => bus.process(trx, b));
+    for (const fn of committed) fn();
+  }
   const procMs = performance.now() - t0;
   const total = BATCHES * BATCH;
   const conv = await app.db

@@ -51,6 +51,11 @@ export interface FlushContext {
    * (platform/config-version.ts), so no stale copy decides what is stored.
    */
   configVersion(projectId: string): number;
+  /**
+   * Runs `fn` once the transaction has committed (not at all if it rolls back): a processor's
+   * memory of what it wrote must not outlive a rollback.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 /**
@@ -95,8 +100,10 @@ export class EventBus {
     return this.processors.map((p) => p.name);
   }
 
-  async process(trx: Trx, events: CommittedEvent[]): Promise<void> {
-    if (this.processors.length === 0 || events.length === 0) return;
+  /** Runs the processors in the caller's transaction; returns what to run once it commits. */
+  async process(trx: Trx, events: CommittedEvent[]): Promise<(() => void)[]> {
+    const committed: (() => void)[] = [];
+    if (this.processors.length === 0 || events.length === 0) return committed;
     // One read per project per transaction: events of one request share a project, so this is
     // mostly a comparison per event.
     const projects = new Set<string>();
@@ -113,7 +120,9 @@ export class EventBus {
         if (v === undefined) throw new Error(`project ${projectId} has no event in this transaction`);
         return v;
       },
+      afterCommit: (fn) => committed.push(fn),
     };
     for (const p of this.processors) await p.fn(trx, events, flush);
+    return committed;
   }
 }

@@ -9,6 +9,7 @@ import { up as createEvents } from "../../src/platform/db/migrations/0300_events
 import { up as eventsOrigin } from "../../src/platform/db/migrations/0303_events_origin.js";
 import { up as createIdentity } from "../../src/platform/db/migrations/0350_identity.js";
 import { up as leadIds } from "../../src/platform/db/migrations/0351_identity_lead_ids.js";
+import { up as activity } from "../../src/platform/db/migrations/0392_analytics_activity.js";
 import { testSchemaPrefix } from "../global-setup.js";
 
 // On the database DATABASE_URL selects: a schema of its own on PostgreSQL, in memory on SQLite.
@@ -65,6 +66,52 @@ describe("migration 0303 (event origin) on a database that already holds events"
       ["ev_1", 0],
       ["ev_2", 1],
       ["ev_3", 0],
+    ]);
+  });
+});
+
+describe("migration 0392 (analytics activity) on a database that already holds events", () => {
+  it("folds the stored events in: one row per visitor, day and type; bots and anonymous ones left out", async () => {
+    const row = (id: string, visitor: string, ts: number, type = "pageview", bot = 0) => ({
+      id,
+      project_id: "p1",
+      visitor_id: visitor,
+      lead_id: null,
+      type,
+      url: "https://a.example/",
+      referrer: null,
+      data: "{}",
+      ts,
+      received_at: ts,
+      session_id: "s",
+      channel: "direct",
+      source: null,
+      is_bot: bot,
+      is_server: 0,
+    });
+    const day2 = 2 * 86_400_000;
+    await db
+      .insertInto("events")
+      .values([
+        row("ev_4", "v1", 2000),
+        row("ev_5", "v1", day2 + 5, "signup"),
+        row("ev_6", "v1", day2 + 9, "signup"),
+        row("ev_7", "crawler", 3000, "pageview", 1),
+        row("ev_8", "", 3000, "$revenue"),
+      ])
+      .execute();
+    await activity(db, dialect);
+    const rows = await db
+      .selectFrom("analytics_activity")
+      .select(["visitor_id", "day", "type"])
+      .orderBy("visitor_id")
+      .orderBy("day")
+      .execute();
+    expect(rows.map((r) => [r.visitor_id, Number(r.day), r.type])).toEqual([
+      ["lead:cus_1", 0, "pageview"],
+      ["payments:ch_1", 0, "pageview"],
+      ["v1", 0, "pageview"],
+      ["v1", 2, "signup"],
     ]);
   });
 });

@@ -90,6 +90,12 @@ export async function eraseAnalyticsOf(
       .where("project_id", "=", project.id)
       .where("visitor_id", "in", chunk)
       .execute();
+    // No index leads there by visitor: a scan of the project's activity per 400 visitors.
+    await trx
+      .deleteFrom("analytics_activity")
+      .where("project_id", "=", project.id)
+      .where("visitor_id", "in", chunk)
+      .execute();
   }
   if (leadId !== undefined)
     await trx

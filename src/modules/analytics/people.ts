@@ -14,6 +14,9 @@ const CHUNK = 400;
 export const personKey = (visitorId: string, leadId: string | null | undefined): string =>
   leadId ? `l:${leadId}` : `v:${visitorId}`;
 
+/** Past this many visitors, reading every link of the project is cheaper than looking them up. */
+const LOOKUPS_MAX = 4000;
+
 /** Visitor → lead for the given visitors (analytics' own copy of identity's links). */
 export async function leadsOfVisitors(
   trx: DbOrTrx,
@@ -21,6 +24,13 @@ export async function leadsOfVisitors(
   visitorIds: string[],
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
+  if (visitorIds.length > LOOKUPS_MAX) {
+    // A report over many visitors (funnels): one read instead of one per 400.
+    const wanted = new Set(visitorIds);
+    for (const r of await linksOfProject(trx, projectId))
+      if (wanted.has(r.visitor_id)) out.set(r.visitor_id, r.lead_id);
+    return out;
+  }
   for (let i = 0; i < visitorIds.length; i += CHUNK) {
     const rows = await trx
       .selectFrom("analytics_links")
@@ -31,6 +41,15 @@ export async function leadsOfVisitors(
     for (const r of rows) out.set(r.visitor_id, r.lead_id);
   }
   return out;
+}
+
+/** Every visitor → lead link of the project (a report over most of its visitors). */
+export function linksOfProject(trx: DbOrTrx, projectId: string) {
+  return trx
+    .selectFrom("analytics_links")
+    .select(["visitor_id", "lead_id"])
+    .where("project_id", "=", projectId)
+    .execute();
 }
 
 /** The visitors of each person: all visitors of a lead, or the visitor alone. */

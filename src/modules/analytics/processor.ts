@@ -14,6 +14,7 @@ import { NONE_KEY, SESSION_DIMENSIONS, type SessionDimensions, sessionDimensions
 import { visitorHash } from "./hll.js";
 import { type SessionTouch, leadsOfVisitors, personKey, sessionsOf, visitorsOfPeople } from "./people.js";
 import { statement } from "./raw.js";
+import { ActivityLog } from "./activity.js";
 import { ALL_CHANNELS, RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
 import type { ConversionTable } from "./tables.js";
 import "./tables.js";
@@ -42,6 +43,7 @@ export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): 
     goals: conversionGoalsCache(),
     seenSessions: new Map(),
     seenCount: 0,
+    activity: new ActivityLog(),
   };
   return (trx, events, flush) => processAnalyticsEvents(trx, events, flush, ctx);
 }
@@ -62,6 +64,7 @@ interface ProcessorContext {
   seenSessions: Map<string, Set<string>>;
   /** sessions held in `seenSessions` over all projects */
   seenCount: number;
+  activity: ActivityLog;
 }
 const SEEN_SESSIONS_MAX = 200_000;
 
@@ -80,6 +83,7 @@ async function processAnalyticsEvents(
   }
   const deltas = new RollupDeltas();
   const breakdowns = new BreakdownDeltas();
+  ctx.activity.begin();
   for (const [projectId, list] of byProject) {
     const project = { id: projectId, workspaceId: list[0]!.workspaceId };
     // Server events (batch format, webhooks in, connectors) are not website visits: they convert,
@@ -107,14 +111,17 @@ async function processAnalyticsEvents(
     }
     // Event types count every person who sent one, server events included (not anonymous ones).
     for (const e of list)
-      if (e.visitorId !== "")
+      if (e.visitorId !== "") {
         breakdowns.get(projectId, "event_type", e.timestamp, e.type).visitorHashes.add(hashOf(e.visitorId));
+        ctx.activity.note(projectId, e);
+      }
     const goals = await ctx.goals(trx, project, flush.configVersion(projectId));
     const recorded = await recordConversions(trx, project, list, goals, deltas, breakdowns);
     if (recorded) await scheduleGoalRecompute(trx, project);
   }
   await applyRollupDeltas(trx, deltas, ctx.raw);
   await applyBreakdownDeltas(trx, breakdowns, ctx.raw);
+  await ctx.activity.write(trx, ctx.raw, flush);
 }
 
 /**

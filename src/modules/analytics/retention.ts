@@ -1,9 +1,9 @@
+import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { activityPages } from "../events/service.js";
-import { leadsOfVisitors, personKey } from "./people.js";
+import { linksOfProject } from "./people.js";
 import type { Period } from "./period.js";
-import { DAY_MS, dayOf } from "./rollup-store.js";
+import { DAY_MS } from "./rollup-store.js";
 import { weekOf, weekStart } from "./sketches.js";
 
 export type RetentionInterval = "day" | "week";
@@ -16,11 +16,57 @@ export interface Cohort {
   returned: number[];
 }
 
-interface Activity {
-  /** the person's first start event, epoch ms */
-  first: number;
-  /** intervals with a return event */
-  active: Set<number>;
+/**
+ * Per visitor: the day of its first start event and a bit per active interval of the period, in
+ * flat arrays. A million visitors would otherwise be a million objects and sets, and their garbage
+ * collection cost more than reading the rows.
+ */
+class VisitorSlots {
+  readonly ids = new Map<string, number>();
+  readonly first: number[] = [];
+  private bits: Uint32Array;
+
+  constructor(private readonly words: number) {
+    this.bits = new Uint32Array(words * 4096);
+  }
+
+  indexOf(visitorId: string): number {
+    let i = this.ids.get(visitorId);
+    if (i !== undefined) return i;
+    i = this.first.length;
+    this.ids.set(visitorId, i);
+    this.first.push(Number.POSITIVE_INFINITY);
+    if ((i + 1) * this.words > this.bits.length) {
+      const grown = new Uint32Array(this.bits.length * 2);
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    return i;
+  }
+
+  mark(i: number, slot: number): void {
+    this.bits[i * this.words + (slot >>> 5)]! |= 1 << (slot & 31);
+  }
+
+  /** Visitor `from`'s first day and intervals join visitor `into`'s (a lead's visitors). */
+  merge(into: number, from: number): void {
+    this.first[into] = Math.min(this.first[into]!, this.first[from]!);
+    for (let w = 0; w < this.words; w++)
+      this.bits[into * this.words + w]! |= this.bits[from * this.words + w]!;
+  }
+
+  /** The marked intervals of visitor `i` after `after`, in order. */
+  *marked(i: number, after: number): Generator<number> {
+    for (let w = after >>> 5; w < this.words; w++) {
+      let word = this.bits[i * this.words + w]!;
+      while (word !== 0) {
+        const bit = 31 - Math.clz32(word & -word);
+        word &= word - 1;
+        const slot = w * 32 + bit;
+        if (slot > after) yield slot;
+      }
+    }
+  }
 }
 
 const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
@@ -29,7 +75,8 @@ const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().sli
  * Retention cohorts over the period: a person (a lead's visitors together) joins the cohort of the
  * interval of their first `startEvent` ever, when it falls inside the period; `returned[k]` counts
  * those with a `returnEvent` (any event by default) k intervals later, up to the period's end.
- * Bots are left out. Reads events in one pass (events/service.ts `activityPages`).
+ * Bots are left out. Reads who did what on which day (`analytics_activity`, written at ingest),
+ * a few weeks per query, not the events themselves.
  */
 export async function analyticsRetention(
   db: DbOrTrx,
@@ -39,41 +86,32 @@ export async function analyticsRetention(
   startEvent: string,
   returnEvent: string | null,
 ): Promise<{ interval: RetentionInterval; period: { from: string; to: string }; cohorts: Cohort[] }> {
-  const slot = (ts: number): number => (interval === "day" ? dayOf(ts) : weekOf(dayOf(ts)));
-  const from = period.fromDay * DAY_MS;
-  const to = (period.toDay + 1) * DAY_MS;
-  const byVisitor = new Map<string, Activity>();
-  for await (const page of activityPages(db, project, {
-    from,
-    to,
-    startType: startEvent,
-    returnType: returnEvent,
-  })) {
-    for (const e of page) {
-      if (e.visitor_id === "") continue;
-      const ts = Number(e.ts);
-      let a = byVisitor.get(e.visitor_id);
-      if (!a) {
-        a = { first: Number.POSITIVE_INFINITY, active: new Set() };
-        byVisitor.set(e.visitor_id, a);
-      }
-      if (e.type === startEvent && ts < a.first) a.first = ts;
-      if (ts >= from && (returnEvent === null || e.type === returnEvent)) a.active.add(slot(ts));
+  const slotOfDay = (day: number): number => (interval === "day" ? day : weekOf(day));
+  const firstSlot = slotOfDay(period.fromDay);
+  const lastSlot = slotOfDay(period.toDay);
+  // Intervals are numbered from the period's first: 0 … lastSlot - firstSlot.
+  const visitors = new VisitorSlots(Math.ceil((lastSlot - firstSlot + 1) / 32));
+  for await (const rows of activityByDays(db, project.id, period, startEvent, returnEvent)) {
+    for (const r of rows) {
+      const day = Number(r.day);
+      const i = visitors.indexOf(r.visitor_id);
+      if (r.f & STARTS && day < visitors.first[i]!) visitors.first[i] = day;
+      if (r.f & RETURNS && day >= period.fromDay) visitors.mark(i, slotOfDay(day) - firstSlot);
     }
   }
-  const leads = await leadsOfVisitors(db, project.id, [...byVisitor.keys()]);
-  const people = new Map<string, Activity>();
-  for (const [visitorId, a] of byVisitor) {
-    const key = personKey(visitorId, leads.get(visitorId));
-    const p = people.get(key);
-    if (!p) people.set(key, a);
+  // A lead's visitors are one person: the first of them holds the person's days.
+  const heads = new Map<string, number>();
+  const merged = new Set<number>();
+  for (const { visitor_id, lead_id: leadId } of await linksOfProject(db, project.id)) {
+    const i = visitors.ids.get(visitor_id);
+    if (i === undefined) continue;
+    const head = heads.get(leadId);
+    if (head === undefined) heads.set(leadId, i);
     else {
-      p.first = Math.min(p.first, a.first);
-      for (const s of a.active) p.active.add(s);
+      visitors.merge(head, i);
+      merged.add(i);
     }
   }
-  const firstSlot = slot(from);
-  const lastSlot = slot(to - 1);
   const cohorts: Cohort[] = [];
   for (let s = firstSlot; s <= lastSlot; s++)
     cohorts.push({
@@ -81,13 +119,57 @@ export async function analyticsRetention(
       size: 0,
       returned: Array.from({ length: lastSlot - s + 1 }, () => 0),
     });
-  for (const p of people.values()) {
-    if (p.first < from || p.first >= to) continue;
-    const c = slot(p.first);
-    const cohort = cohorts[c - firstSlot]!;
+  for (let i = 0; i < visitors.first.length; i++) {
+    const first = visitors.first[i]!;
+    if (merged.has(i) || first < period.fromDay || first > period.toDay) continue;
+    const c = slotOfDay(first) - firstSlot;
+    const cohort = cohorts[c]!;
     cohort.size++;
     cohort.returned[0]!++;
-    for (const s of p.active) if (s > c && s <= lastSlot) cohort.returned[s - c]!++;
+    for (const s of visitors.marked(i, c)) cohort.returned[s - c]!++;
   }
   return { interval, period: { from: period.from, to: period.to }, cohorts };
+}
+
+/** Days per query: a page of activity rows, bounded by time rather than by count. */
+const DAYS_PER_PAGE = 14;
+
+/** Bits of an activity row's `f`: its type is the start event's, the return event's. */
+const STARTS = 1;
+const RETURNS = 2;
+
+/**
+ * The project's activity rows up to the period's end, oldest days first, a few days per query
+ * (the (project, day) index), with what their type means here as bits rather than the type itself
+ * (a string per row less). Before the period only start events matter; with a return event, rows
+ * of other types are left out.
+ */
+async function* activityByDays(
+  db: DbOrTrx,
+  projectId: string,
+  period: Period,
+  startType: string,
+  returnType: string | null,
+) {
+  const first = await db
+    .selectFrom("analytics_activity")
+    .select((eb) => eb.fn.min<number>("day").as("day"))
+    .where("project_id", "=", projectId)
+    .executeTakeFirst();
+  if (first?.day === null || first?.day === undefined) return;
+  const returns =
+    returnType === null ? sql`${RETURNS}` : sql`case when type = ${returnType} then ${RETURNS} else 0 end`;
+  const f = sql<number>`(case when type = ${startType} then ${STARTS} else 0 end) + ${returns}`;
+  for (let d = Number(first.day); d <= period.toDay; d += DAYS_PER_PAGE) {
+    const end = Math.min(d + DAYS_PER_PAGE, period.toDay + 1);
+    let q = db
+      .selectFrom("analytics_activity")
+      .select(["visitor_id", "day", f.as("f")])
+      .where("project_id", "=", projectId)
+      .where("day", ">=", d)
+      .where("day", "<", end);
+    if (end <= period.fromDay) q = q.where("type", "=", startType);
+    else if (returnType !== null) q = q.where("type", "in", [startType, returnType]);
+    yield await q.execute();
+  }
 }

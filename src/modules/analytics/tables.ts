@@ -87,6 +87,14 @@ export interface WeeklySketchTable {
   visitors_sketch: string;
 }
 
+/** Who sent which event type on which UTC day (migration 0392): retention's input. */
+export interface ActivityTable {
+  project_id: string;
+  day: number;
+  type: string;
+  visitor_id: string;
+}
+
 export interface AnalyticsLinkTable {
   project_id: string;
   visitor_id: string;
@@ -101,6 +109,7 @@ declare module "../../platform/db/types.js" {
     analytics_daily: DailyRollupTable;
     analytics_weekly: WeeklySketchTable;
     analytics_links: AnalyticsLinkTable;
+    analytics_activity: ActivityTable;
     analytics_attribution_daily: AttributionDailyTable;
     analytics_breakdown_daily: BreakdownDailyTable;
     analytics_breakdown_weekly: BreakdownWeeklyTable;

@@ -40,7 +40,8 @@ export async function commitEvents(
   deps: Pick<ServiceDeps, "db" | "eventBus">,
   events: CommittedEvent[],
 ): Promise<void> {
-  await withTransaction(deps.db, (trx) => deps.eventBus.process(trx, events));
+  const committed = await withTransaction(deps.db, (trx) => deps.eventBus.process(trx, events));
+  for (const fn of committed) fn();
 }
 
 // inject's default user agent (lightMyRequest) is a bot to isbot: tracked test traffic sends a browser's.

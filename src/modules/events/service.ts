@@ -261,27 +261,6 @@ export function stepEventPages(
 }
 
 /**
- * For retention: the project's non-bot events before `to` that are either of `startType` (any
- * time: a person's first one decides the cohort) or, from `from` on, of `returnType` (any type
- * when null). Only visitor, type and time; one keyset pass over the table.
- */
-export function activityPages(
-  db: DbOrTrx,
-  project: ProjectRef,
-  q: { from: number; to: number; startType: string; returnType: string | null },
-  pageRows = 50_000,
-): AsyncGenerator<{ visitor_id: string; type: string; ts: number | string }[]> {
-  const returns =
-    q.returnType === null ? sql`ts >= ${q.from}` : sql`(ts >= ${q.from} and type = ${q.returnType})`;
-  return keysetPages<{ visitor_id: string; type: string; ts: number | string }>(
-    db,
-    sql`visitor_id, type, ts`,
-    sql`project_id = ${project.id} and ts < ${q.to} and is_bot = 0 and (type = ${q.startType} or ${returns})`,
-    pageRows,
-  );
-}
-
-/**
  * Runs `work` in one transaction while no events are written: this process's writer waits for it,
  * and on PostgreSQL every process's flush waits at its insert (a lock on `events` that conflicts
  * only with writes). `eraseEvents` deletes a person's events inside it (erasure.ts).

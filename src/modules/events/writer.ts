@@ -247,6 +247,7 @@ export class EventWriter {
   }
 
   private async commit(items: Item[]): Promise<void> {
+    let afterCommit: (() => void)[] = [];
     try {
       // attempts 1: processors update in-memory caches as they go; a failed flush is answered as failed.
       await withTransaction(
@@ -308,7 +309,7 @@ export class EventWriter {
           }
           await this.insert(trx, values);
           await this.sessions.persist(trx);
-          await this.bus.process(trx, committed);
+          afterCommit = await this.bus.process(trx, committed);
         },
         { attempts: 1 },
       );
@@ -319,6 +320,7 @@ export class EventWriter {
     }
     this.sessions.commit();
     this.visitorIndex?.commit();
+    for (const fn of afterCommit) fn();
   }
 
   private async insert(trx: Trx, values: unknown[]): Promise<void> {

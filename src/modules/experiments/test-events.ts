@@ -34,7 +34,8 @@ export async function processEvents(
   deps: Pick<ServiceDeps, "db" | "eventBus">,
   events: CommittedEvent[],
 ): Promise<void> {
-  await withTransaction(deps.db, (trx) => deps.eventBus.process(trx, events));
+  const committed = await withTransaction(deps.db, (trx) => deps.eventBus.process(trx, events));
+  for (const fn of committed) fn();
 }
 
 export const exposure = (experimentId: string, variant: string) => ({

@@ -124,6 +124,15 @@ describe("erasure", () => {
     expect(res.body.removed.notifications).toBeGreaterThanOrEqual(2);
     expect(res.body.removed.webhookDeliveries).toBe(res.body.removed.notifications);
     expect(await mentions()).toBe(0);
+    const activity = await t.app.db
+      .selectFrom("analytics_activity")
+      .select("visitor_id")
+      .distinct()
+      .where("project_id", "=", a.projectId)
+      .execute();
+    expect(activity.map((r) => r.visitor_id)).toEqual(["bob"]);
+    const retention = (await a.get("/api/analytics/retention?period=7d&interval=day")).body;
+    expect(retention.cohorts.reduce((n: number, c: { size: number }) => n + c.size, 0)).toBe(1);
 
     expect(await summary(a)).toMatchObject({ visitors: 1, leads: 0, conversions: 0 });
     const sources = await breakdown(a, "source");
