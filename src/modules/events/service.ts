@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { EventOrigin } from "../../platform/event-bus.js";
 import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js";
@@ -157,109 +157,6 @@ export async function firstTouchForVisitors(
   }));
 }
 
-export const EVENT_PAGE_ROWS = 2000;
-
-/** [from, to) in epoch ms. */
-export interface ExportRange {
-  from: number;
-  to: number;
-}
-
-/**
- * Rows of `events` matching `where`, in storage order, one page at a time: each page is its own
- * short read (keyset on the table's key: `seq` on SQLite, the time-ordered `id` on PostgreSQL), so
- * memory stays one page however many rows match and no read transaction stays open. Each row
- * carries its key as `k`.
- */
-async function* keysetPages<R>(
-  db: DbOrTrx,
-  columns: RawBuilder<unknown>,
-  where: RawBuilder<unknown>,
-  pageRows: number,
-): AsyncGenerator<(R & { k: string | number })[]> {
-  const postgres = isPostgresDb(db);
-  const key = sql.ref(postgres ? "id" : "seq");
-  let after: string | number = postgres ? "" : 0;
-  for (;;) {
-    const { rows } = await sql<R & { k: string | number }>`select ${key} as k, ${columns} from events
-      where ${key} > ${after} and ${where} order by ${key} limit ${pageRows}`.execute(db);
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]!.k;
-  }
-}
-
-/** A project's events in [from, to), every column, in storage order, page by page (the export). */
-export function eventPages(
-  db: DbOrTrx,
-  project: ProjectRef,
-  range: ExportRange,
-  opts: { pageRows?: number } = {},
-): AsyncGenerator<EventTable[]> {
-  return keysetPages<EventTable>(
-    db,
-    sql`*`,
-    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to}`,
-    opts.pageRows ?? EVENT_PAGE_ROWS,
-  );
-}
-
-/** A step of a funnel as the events table can pre-filter it: a type and an optional URL pattern. */
-export interface StepFilter {
-  type: string;
-  /** `*` matches any run of characters; everything else literally */
-  urlPattern?: string;
-}
-
-/** The pattern as SQLite GLOB (`?` and `[` made literal) or PostgreSQL LIKE (`%`, `_`, `\` escaped). */
-function urlPredicate(pattern: string, postgres: boolean) {
-  if (postgres)
-    return sql`url like ${pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll("*", "%")} escape '\\'`;
-  return sql`url glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`;
-}
-
-type StepEventRow = {
-  visitor_id: string;
-  type: string;
-  url: string;
-  data: string;
-  ts: number | string;
-  /** with `withSession` only */
-  session_id?: string;
-};
-
-/**
- * The non-bot events of a project in [from, to) that may satisfy one of `steps`, page by page in
- * storage order, with only the columns a funnel reads. The URL patterns are applied in SQL, so a
- * step "a pageview of the pricing page" does not bring every pageview back. One pass over the
- * table: an index on (project, type, time) was measured slower (bench/README.md, issue 16).
- */
-export function stepEventPages(
-  db: DbOrTrx,
-  project: ProjectRef,
-  range: ExportRange,
-  steps: StepFilter[],
-  opts: { pageRows?: number; withSession?: boolean } = {},
-): AsyncGenerator<StepEventRow[]> {
-  const postgres = isPostgresDb(db);
-  const any = sql.join(
-    steps.map((s) =>
-      s.urlPattern
-        ? sql`(type = ${s.type} and ${urlPredicate(s.urlPattern, postgres)})`
-        : sql`type = ${s.type}`,
-    ),
-    sql` or `,
-  );
-  return keysetPages<StepEventRow>(
-    db,
-    opts.withSession
-      ? sql`visitor_id, type, url, data, ts, session_id`
-      : sql`visitor_id, type, url, data, ts`,
-    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})`,
-    opts.pageRows ?? 20_000,
-  );
-}
-
 /**
  * Runs `work` in one transaction while no events are written: this process's writer waits for it,
  * and on PostgreSQL every process's flush waits at its insert (a lock on `events` that conflicts
@@ -281,21 +178,12 @@ export function withIngestPaused<T>(
   });
 }
 
-/**
- * A project's non-bot events that have a visitor, in [from, to), page by page, with what visitor
- * counts are built from (rebuilding sketches after an erasure).
- */
-export function visitorEventPages(
-  db: DbOrTrx,
-  projectId: string,
-  range: ExportRange,
-): AsyncGenerator<
-  { visitor_id: string; channel: string; type: string; ts: number | string; is_server: number }[]
-> {
-  return keysetPages(
-    db,
-    sql`visitor_id, channel, type, ts, is_server`,
-    sql`project_id = ${projectId} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and visitor_id <> ''`,
-    20_000,
-  );
-}
+/** Reads of many events, page by page (export, funnels, sketch rebuilds). */
+export {
+  EVENT_PAGE_ROWS,
+  type ExportRange,
+  type StepFilter,
+  eventPages,
+  stepEventPages,
+  visitorEventPages,
+} from "./pages.js";

@@ -63,6 +63,12 @@ export class EventWriter {
       this.visitorIndex = new VisitorIndex(handle.sqlite, opts.indexMergeRows, opts.indexMergeStep);
     }
     this.sessions = new SessionTracker(handle.sqlite);
+    // SQLite: continue from the newest stored row's receipt time (a restart after a clock change).
+    const newest = handle.sqlite
+      ?.prepare("select received_at from events order by seq desc limit 1")
+      .pluck()
+      .get() as number | undefined;
+    if (newest !== undefined) this.lastReceived = Number(newest);
   }
 
   /** Queues events of one request; resolves with their count once they are committed. */
@@ -72,10 +78,22 @@ export class EventWriter {
     if (origin === "web" && events.some((e, i) => i > 0 && e.ts < events[i - 1]!.ts))
       events = [...events].sort((a, b) => a.ts - b.ts);
     return new Promise((resolve, reject) => {
-      this.queue.push({ project, events, origin, receivedAt: Date.now(), resolve, reject });
+      this.queue.push({ project, events, origin, receivedAt: this.receivedNow(), resolve, reject });
       this.queued += events.length;
       this.schedule();
     });
+  }
+
+  /** the latest receipt time given (epoch ms) */
+  private lastReceived = 0;
+
+  /**
+   * A request's receipt time: now, but never before the previous one's, so receipt times rise
+   * with storage order even if the clock is set back (reads bound their scans by it: pages.ts).
+   */
+  private receivedNow(): number {
+    this.lastReceived = Math.max(Date.now(), this.lastReceived);
+    return this.lastReceived;
   }
 
   /** Flushes what is queued and waits for it, and for an index merge that follows. */

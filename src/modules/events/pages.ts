@@ -1,0 +1,169 @@
+import { type RawBuilder, sql } from "kysely";
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
+import type { EventTable } from "./tables.js";
+import "./tables.js";
+
+export const EVENT_PAGE_ROWS = 2000;
+
+/** [from, to) in epoch ms. */
+export interface ExportRange {
+  from: number;
+  to: number;
+}
+
+/**
+ * Rows of `events` matching `where`, in storage order, one page at a time: each page is its own
+ * short read (keyset on the table's key: `seq` on SQLite, the time-ordered `id` on PostgreSQL), so
+ * memory stays one page however many rows match and no read transaction stays open. Each row
+ * carries its key as `k`.
+ */
+async function* keysetPages<R>(
+  db: DbOrTrx,
+  columns: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+  pageRows: number,
+  /** rows with an event time from here on: storage before the bound (`firstKeyFor`) is skipped */
+  eventsFrom?: number,
+): AsyncGenerator<(R & { k: string | number })[]> {
+  const postgres = isPostgresDb(db);
+  const key = sql.ref(postgres ? "id" : "seq");
+  let after: string | number =
+    eventsFrom === undefined ? (postgres ? "" : 0) : await keyBefore(db, eventsFrom - TIME_BOUND_MS);
+  for (;;) {
+    const { rows } = await sql<R & { k: string | number }>`select ${key} as k, ${columns} from events
+      where ${key} > ${after} and ${where} order by ${key} limit ${pageRows}`.execute(db);
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]!.k;
+  }
+}
+
+/**
+ * An event's time is at most a day after its arrival (validate.ts: "now + 1 day"), and storage
+ * order is arrival order: the writer gives each request a receipt time that never goes back
+ * (writer.ts `receivedNow`), keys in commit order on SQLite, and time-ordered ids from that receipt
+ * time on PostgreSQL. So no row stored before the first one received at `from - 1 day` has an
+ * event time from `from` on. One more day of margin covers ids from other processes' clocks.
+ */
+const TIME_BOUND_MS = 2 * 86_400_000;
+
+/**
+ * The keyset start (exclusive) for rows received from `since` on: a binary search over `seq` on
+ * SQLite (a rowid seek per probe; receipt times rise with `seq`), the id of that time's prefix on
+ * PostgreSQL. Rows before it are not read.
+ */
+async function keyBefore(db: DbOrTrx, since: number): Promise<string | number> {
+  if (isPostgresDb(db)) return `ev_${Math.max(0, since).toString(36).padStart(9, "0")}`;
+  const probe = async (seq: number) =>
+    (
+      await sql<{ seq: number; received_at: number }>`select seq, received_at from events
+        where seq >= ${seq} order by seq limit 1`.execute(db)
+    ).rows[0];
+  const last = (await sql<{ seq: number | null }>`select max(seq) as seq from events`.execute(db)).rows[0]
+    ?.seq;
+  if (last === null || last === undefined) return 0;
+  // The first row received at `since` or later lies in (lo, hi].
+  let lo = 0;
+  let hi = Number(last) + 1;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    const row = await probe(mid);
+    if (!row || Number(row.received_at) >= since) hi = mid;
+    else lo = Number(row.seq);
+  }
+  return lo;
+}
+
+/** A project's events in [from, to), every column, in storage order, page by page (the export). */
+export function eventPages(
+  db: DbOrTrx,
+  project: ProjectRef,
+  range: ExportRange,
+  opts: { pageRows?: number } = {},
+): AsyncGenerator<EventTable[]> {
+  return keysetPages<EventTable>(
+    db,
+    sql`*`,
+    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to}`,
+    opts.pageRows ?? EVENT_PAGE_ROWS,
+    range.from,
+  );
+}
+
+/** A step of a funnel as the events table can pre-filter it: a type and an optional URL pattern. */
+export interface StepFilter {
+  type: string;
+  /** `*` matches any run of characters; everything else literally */
+  urlPattern?: string;
+}
+
+/** The pattern as SQLite GLOB (`?` and `[` made literal) or PostgreSQL LIKE (`%`, `_`, `\` escaped). */
+function urlPredicate(pattern: string, postgres: boolean) {
+  if (postgres)
+    return sql`url like ${pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll("*", "%")} escape '\\'`;
+  return sql`url glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`;
+}
+
+type StepEventRow = {
+  visitor_id: string;
+  type: string;
+  url: string;
+  data: string;
+  ts: number | string;
+  /** with `withSession` only */
+  session_id?: string;
+};
+
+/**
+ * The non-bot events of a project in [from, to) that may satisfy one of `steps`, page by page in
+ * storage order, with only the columns a funnel reads. The URL patterns are applied in SQL, so a
+ * step "a pageview of the pricing page" does not bring every pageview back. One pass over the
+ * table: an index on (project, type, time) was measured slower (bench/README.md, issue 16).
+ */
+export function stepEventPages(
+  db: DbOrTrx,
+  project: ProjectRef,
+  range: ExportRange,
+  steps: StepFilter[],
+  opts: { pageRows?: number; withSession?: boolean } = {},
+): AsyncGenerator<StepEventRow[]> {
+  const postgres = isPostgresDb(db);
+  const any = sql.join(
+    steps.map((s) =>
+      s.urlPattern
+        ? sql`(type = ${s.type} and ${urlPredicate(s.urlPattern, postgres)})`
+        : sql`type = ${s.type}`,
+    ),
+    sql` or `,
+  );
+  return keysetPages<StepEventRow>(
+    db,
+    opts.withSession
+      ? sql`visitor_id, type, url, data, ts, session_id`
+      : sql`visitor_id, type, url, data, ts`,
+    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})`,
+    opts.pageRows ?? 20_000,
+    range.from,
+  );
+}
+
+/**
+ * A project's non-bot events that have a visitor, in [from, to), page by page, with what visitor
+ * counts are built from (rebuilding sketches after an erasure).
+ */
+export function visitorEventPages(
+  db: DbOrTrx,
+  projectId: string,
+  range: ExportRange,
+): AsyncGenerator<
+  { visitor_id: string; channel: string; type: string; ts: number | string; is_server: number }[]
+> {
+  return keysetPages(
+    db,
+    sql`visitor_id, channel, type, ts, is_server`,
+    sql`project_id = ${projectId} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and visitor_id <> ''`,
+    20_000,
+    range.from,
+  );
+}
