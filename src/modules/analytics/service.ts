@@ -79,4 +79,5 @@ export async function conversionTotalsOfLeads(
 }
 
 /** Erasure (identity's, in its transaction): analytics' records of a person, and the sketches to rebuild. */
-export { eraseAnalyticsOf, rebuildVisitorSketches, takeBackLeadCreated } from "./erasure.js";
+export { eraseAnalyticsOf, takeBackLeadCreated } from "./erasure.js";
+export { rebuildVisitorSketches } from "./sketch-rebuild.js";
