@@ -128,6 +128,16 @@ describe("visitors & leads area in Chromium", () => {
     expect((await a.get("/api/analytics/summary?period=7d")).body).toMatchObject({ visitors: 1, leads: 0 });
     const record = (await a.get("/api/erasures")).body.items[0];
     expect(record).toMatchObject({ subject: "lead", erasedBy: { kind: "user", id: a.admin.id } });
+
+    // The record, in Settings: no email, the admin who asked.
+    await page.goto(`${d.base}/settings`);
+    const rows = page.getByRole("region", { name: "Erasures", exact: true }).getByRole("row");
+    await rows.nth(1).waitFor();
+    expect(await rows.count()).toBe(2);
+    const cells = await rows.nth(1).getByRole("cell").allTextContents();
+    expect(cells.slice(1)).toEqual(["lead", `user ${a.admin.id}`, "1", "1", "0"]);
+    expect(await page.getByText("grace@example.com").count()).toBe(0);
+    await checkPage(page, "settings-erasures");
     expect(problems).toEqual([]);
   }, 60_000);
 });

@@ -1,10 +1,11 @@
 import { useMe } from "../../api/session";
 import { PageHeader } from "../../components/states";
+import { ErasuresSection } from "./ErasuresSection";
 import { MembersSection } from "./MembersSection";
 import { ProjectsSection } from "./ProjectsSection";
 import { WorkspaceSection } from "./WorkspaceSection";
 
-/** Settings: workspace, members, projects and their keys, the snippet. Admin-only parts are hidden for members. */
+/** Settings: workspace, members, projects and their keys, the snippet, erasures. Admin-only parts are hidden for members. */
 export default function SettingsPage() {
   const me = useMe();
   const isAdmin = me.data?.user.role === "admin";
@@ -16,6 +17,7 @@ export default function SettingsPage() {
         <>
           <MembersSection selfId={me.data!.user.id} />
           <ProjectsSection />
+          <ErasuresSection />
         </>
       ) : (
         <p className="muted">
