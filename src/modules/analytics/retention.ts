@@ -91,12 +91,13 @@ export async function analyticsRetention(
   const lastSlot = slotOfDay(period.toDay);
   // Intervals are numbered from the period's first: 0 … lastSlot - firstSlot.
   const visitors = new VisitorSlots(Math.ceil((lastSlot - firstSlot + 1) / 32));
-  for await (const rows of activityByDays(db, project.id, period, startEvent, returnEvent)) {
+  for await (const { day, rows } of activityByDay(db, project.id, period, startEvent, returnEvent)) {
+    const slot = slotOfDay(day) - firstSlot;
     for (const r of rows) {
-      const day = Number(r.day);
       const i = visitors.indexOf(r.visitor_id);
-      if (r.f & STARTS && day < visitors.first[i]!) visitors.first[i] = day;
-      if (r.f & RETURNS && day >= period.fromDay) visitors.mark(i, slotOfDay(day) - firstSlot);
+      const f = r.f ?? STARTS;
+      if (f & STARTS && day < visitors.first[i]!) visitors.first[i] = day;
+      if (f & RETURNS && day >= period.fromDay) visitors.mark(i, slot);
     }
   }
   // A lead's visitors are one person: the first of them holds the person's days.
@@ -131,26 +132,24 @@ export async function analyticsRetention(
   return { interval, period: { from: period.from, to: period.to }, cohorts };
 }
 
-/** Days per query: a page of activity rows, bounded by time rather than by count. */
-const DAYS_PER_PAGE = 14;
-
 /** Bits of an activity row's `f`: its type is the start event's, the return event's. */
 const STARTS = 1;
 const RETURNS = 2;
 
 /**
- * The project's activity rows up to the period's end, oldest days first, a few days per query
- * (the (project, day) index), with what their type means here as bits rather than the type itself
- * (a string per row less). Before the period only start events matter; with a return event, rows
- * of other types are left out.
+ * The project's activity rows up to the period's end, a day per query (the (project, day) index),
+ * oldest first. The day is the query's, and a row's type comes back as bits (start, return), so a
+ * row is a visitor id and a number: fewer columns cost less to fetch (bench/README.md). Before the
+ * period only start events matter, and those rows are the visitor id alone; with a return event,
+ * rows of other types are left out.
  */
-async function* activityByDays(
+async function* activityByDay(
   db: DbOrTrx,
   projectId: string,
   period: Period,
   startType: string,
   returnType: string | null,
-) {
+): AsyncGenerator<{ day: number; rows: { visitor_id: string; f?: number }[] }> {
   const first = await db
     .selectFrom("analytics_activity")
     .select((eb) => eb.fn.min<number>("day").as("day"))
@@ -160,16 +159,18 @@ async function* activityByDays(
   const returns =
     returnType === null ? sql`${RETURNS}` : sql`case when type = ${returnType} then ${RETURNS} else 0 end`;
   const f = sql<number>`(case when type = ${startType} then ${STARTS} else 0 end) + ${returns}`;
-  for (let d = Number(first.day); d <= period.toDay; d += DAYS_PER_PAGE) {
-    const end = Math.min(d + DAYS_PER_PAGE, period.toDay + 1);
-    let q = db
-      .selectFrom("analytics_activity")
-      .select(["visitor_id", "day", f.as("f")])
-      .where("project_id", "=", projectId)
-      .where("day", ">=", d)
-      .where("day", "<", end);
-    if (end <= period.fromDay) q = q.where("type", "=", startType);
-    else if (returnType !== null) q = q.where("type", "in", [startType, returnType]);
-    yield await q.execute();
+  for (let day = Number(first.day); day <= period.toDay; day++) {
+    const q = db.selectFrom("analytics_activity").where("project_id", "=", projectId).where("day", "=", day);
+    if (day < period.fromDay)
+      yield { day, rows: await q.select("visitor_id").where("type", "=", startType).execute() };
+    else if (returnType !== null)
+      yield {
+        day,
+        rows: await q
+          .select(["visitor_id", f.as("f")])
+          .where("type", "in", [startType, returnType])
+          .execute(),
+      };
+    else yield { day, rows: await q.select(["visitor_id", f.as("f")]).execute() };
   }
 }
