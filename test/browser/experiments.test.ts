@@ -142,6 +142,13 @@ describe("experiments area in Chromium", () => {
       variants: [{ name: "a" }, { name: "b" }, { name: "c" }],
     });
     await a.patch("/api/experiments", { id: bandit.body.id, status: "running" });
+    // One exposure per arm (weights stay equal through the burn-in), so the results table shows.
+    for (const variant of ["a", "b", "c"])
+      await sendEvent(d.base, a, {
+        visitorId: `arm-${variant}`,
+        type: "$exposure",
+        data: { experimentId: bandit.body.id, variant },
+      });
 
     const { page, problems } = await d.open();
     await page.goto(`${d.base}/experiments/${ab.body.id}`);
@@ -155,11 +162,15 @@ describe("experiments area in Chromium", () => {
     await page.getByTestId("srm-warning").getByText("Sample ratio mismatch").waitFor();
     await page.getByRole("figure", { name: /Uplift of each variant/ }).waitFor();
     await checkPage(page, "experiment-srm");
+    // One challenger: no adjustment to show.
+    expect(await page.getByRole("columnheader", { name: "p-value, adjusted (Holm)" }).count()).toBe(0);
 
     await page.goto(`${d.base}/experiments/${bandit.body.id}`);
     await page.getByRole("heading", { name: "Arms", level: 1 }).waitFor();
     await page.getByRole("figure", { name: /Share of traffic per variant/ }).waitFor();
     expect(await page.getByText("33.3% now").count()).toBe(3);
+    // Two challengers: their p-values are also shown adjusted for comparing both with control.
+    expect(await page.getByRole("columnheader", { name: "p-value, adjusted (Holm)" }).count()).toBe(1);
     await checkPage(page, "experiment-bandit");
     expect(problems).toEqual([]);
   }, 120_000);

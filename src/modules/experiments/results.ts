@@ -4,6 +4,7 @@ import {
   chanceToBeat,
   differenceInterval,
   mulberry32,
+  holmAdjust,
   srmPValue,
   twoProportionPValue,
 } from "./stats.js";
@@ -24,6 +25,11 @@ export interface VariantResult extends VariantCounts {
   chanceToBeatControl: number | null;
   /** Two-sided p-value of the pooled two-proportion z-test vs control; null for the control. */
   pValue: number | null;
+  /**
+   * `pValue` adjusted for the number of variants compared with control (Holm–Bonferroni); equal
+   * to it with one variant. Null for the control.
+   */
+  adjustedPValue: number | null;
 }
 
 export interface ExperimentResults {
@@ -57,6 +63,7 @@ export function computeResults(
         upliftInterval: null,
         chanceToBeatControl: null,
         pValue: null,
+        adjustedPValue: null,
       };
     const diff = differenceInterval(control.exposures, control.conversions, v.exposures, v.conversions);
     const relative = pA > 0 && control.exposures > 0 && v.exposures > 0;
@@ -67,7 +74,12 @@ export function computeResults(
       upliftInterval: relative && diff ? [diff[0] / pA, diff[1] / pA] : null,
       chanceToBeatControl: chanceToBeat(control, v),
       pValue: twoProportionPValue(control.exposures, control.conversions, v.exposures, v.conversions),
+      adjustedPValue: null,
     };
+  });
+  const adjusted = holmAdjust(variants.map((v) => v.pValue));
+  variants.forEach((v, i) => {
+    v.adjustedPValue = adjusted[i]!;
   });
   const checked = mode !== "bandit";
   const srmP = checked

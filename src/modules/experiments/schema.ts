@@ -73,6 +73,9 @@ export const VariantResult = Type.Object({
   upliftInterval: Interval,
   chanceToBeatControl: NullableNumber,
   pValue: NullableNumber,
+  adjustedPValue: Type.Union([Type.Number(), Type.Null()], {
+    description: "pValue adjusted for the number of variants compared with control (Holm–Bonferroni)",
+  }),
 });
 export const Results = Type.Object({
   control: Type.String(),

@@ -5,6 +5,7 @@ import {
   chanceToBeat,
   chiSquareSurvival,
   differenceInterval,
+  holmAdjust,
   logGamma,
   mulberry32,
   normalCdf,
@@ -141,5 +142,46 @@ describe("Thompson sampling (bandit simulation)", () => {
     expect(weights.reduce((s, w) => s + w, 0)).toBeCloseTo(1, 12);
     const share = counts[2]!.exposures / counts.reduce((s, c) => s + c.exposures, 0);
     expect(share).toBeGreaterThan(0.6);
+  });
+});
+
+describe("Holm–Bonferroni adjustment (more than two arms)", () => {
+  it("multiplies the k-th smallest of m p-values by m − k + 1, keeps them monotone, caps at 1 (hand-computed)", () => {
+    // Sorted: 0.01 ×3 = 0.03; 0.03 ×2 = 0.06; 0.04 ×1 = 0.04 → kept at 0.06.
+    const adjusted = holmAdjust([null, 0.01, 0.04, 0.03]);
+    expect(adjusted[0]).toBeNull();
+    expect(adjusted[1]).toBeCloseTo(0.03, 12);
+    expect(adjusted[2]).toBeCloseTo(0.06, 12);
+    expect(adjusted[3]).toBeCloseTo(0.06, 12);
+    expect(holmAdjust([null, 0.5, 0.6])).toEqual([null, 1, 1]);
+    expect(holmAdjust([null, 0.2])).toEqual([null, 0.2]);
+  });
+
+  it("results carry both: one variant's adjusted value is its raw one; three are adjusted together", () => {
+    const two = computeResults(
+      [
+        { name: "control", exposures: 1000, conversions: 100 },
+        { name: "b", exposures: 1000, conversions: 130 },
+      ],
+      [0.5, 0.5],
+      "ab",
+    ).results.variants;
+    expect(two[1]!.adjustedPValue).toBe(two[1]!.pValue);
+    const four = computeResults(
+      [
+        { name: "control", exposures: 1000, conversions: 100 },
+        { name: "b", exposures: 1000, conversions: 130 },
+        { name: "c", exposures: 1000, conversions: 110 },
+        { name: "d", exposures: 1000, conversions: 125 },
+      ],
+      [0.25, 0.25, 0.25, 0.25],
+      "multivariate",
+    ).results.variants;
+    expect(four[0]!.adjustedPValue).toBeNull();
+    const raw = four.map((v) => v.pValue);
+    expect(four.map((v) => v.adjustedPValue)).toEqual(holmAdjust(raw));
+    // b has the smallest p-value of three: ×3.
+    expect(four[1]!.adjustedPValue).toBeCloseTo(Math.min(1, 3 * raw[1]!), 12);
+    for (const v of four.slice(1)) expect(v.adjustedPValue!).toBeGreaterThanOrEqual(v.pValue!);
   });
 });

@@ -191,3 +191,22 @@ export function betaDraw(a: number, b: number, rand: () => number): number {
   const x = gammaDraw(a, rand);
   return x / (x + gammaDraw(b, rand));
 }
+
+/**
+ * Holm–Bonferroni adjustment of the p-values of several comparisons (nulls are not comparisons and
+ * stay null): sorted ascending, the k-th of m is multiplied by m − k + 1, kept monotone, capped at
+ * 1. It controls the family-wise error rate like Bonferroni and rejects at least as often.
+ */
+export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
+  const order = pValues
+    .map((p, i) => ({ p, i }))
+    .filter((x): x is { p: number; i: number } => x.p !== null)
+    .sort((a, b) => a.p - b.p);
+  const out: (number | null)[] = pValues.map(() => null);
+  let running = 0;
+  order.forEach(({ p, i }, k) => {
+    running = Math.max(running, Math.min(1, (order.length - k) * p));
+    out[i] = running;
+  });
+  return out;
+}

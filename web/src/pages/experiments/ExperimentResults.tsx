@@ -151,17 +151,20 @@ function VariantTable({ variants, control }: { variants: Variant[]; control: str
           numeric: true,
           cell: (v) => (v.name === control ? "—" : percent(v.chanceToBeatControl)),
         },
-        {
-          header: "p-value",
-          numeric: true,
-          cell: (v) =>
-            v.name === control || v.pValue === null
-              ? "—"
-              : v.pValue < 0.001
-                ? "< 0.001"
-                : v.pValue.toFixed(3),
-        },
+        { header: "p-value", numeric: true, cell: (v) => (v.name === control ? "—" : pText(v.pValue)) },
+        // With several challengers, the p-values adjusted for comparing them all (Holm–Bonferroni).
+        ...(variants.length > 2
+          ? [
+              {
+                header: "p-value, adjusted (Holm)",
+                numeric: true,
+                cell: (v: Variant) => (v.name === control ? "—" : pText(v.adjustedPValue)),
+              },
+            ]
+          : []),
       ]}
     />
   );
 }
+
+const pText = (p: number | null) => (p === null ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3));
