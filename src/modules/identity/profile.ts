@@ -18,6 +18,14 @@ export interface PropertyChange {
   setOnce?: Record<string, unknown>;
 }
 
+/** Properties (JSON) after a change: `setOnce` fills only missing keys, then `set` overwrites. */
+function applyChange(json: string, change: PropertyChange): string {
+  const next = { ...(JSON.parse(json) as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(change.setOnce ?? {})) if (!(k in next)) next[k] = v;
+  Object.assign(next, change.set ?? {});
+  return JSON.stringify(next);
+}
+
 /**
  * Merges properties into a lead: `set` overwrites, `setOnce` fills only missing keys. A change
  * fires lead.updated (`changed: ["properties"]`) in the caller's transaction. Properties past
@@ -33,11 +41,7 @@ export async function updateLeadProperties(
 ): Promise<boolean> {
   const row = await findLead(trx, project, leadId);
   if (!row) return false;
-  const current = JSON.parse(row.properties) as Record<string, unknown>;
-  const next = { ...current };
-  for (const [k, v] of Object.entries(change.setOnce ?? {})) if (!(k in next)) next[k] = v;
-  Object.assign(next, change.set ?? {});
-  const text = JSON.stringify(next);
+  const text = applyChange(row.properties, change);
   if (text === row.properties) return false;
   if (Buffer.byteLength(text) > MAX_PROPERTIES_BYTES) {
     if (tooLarge === "skip") return false;
@@ -65,11 +69,7 @@ async function updateVisitorProperties(
   change: PropertyChange,
 ): Promise<void> {
   const row = await ensureVisitor(trx, project, visitorId);
-  const current = JSON.parse(row.properties ?? "{}") as Record<string, unknown>;
-  const next = { ...current };
-  for (const [k, v] of Object.entries(change.setOnce ?? {})) if (!(k in next)) next[k] = v;
-  Object.assign(next, change.set ?? {});
-  const text = JSON.stringify(next);
+  const text = applyChange(row.properties ?? "{}", change);
   if (text === (row.properties ?? "{}") || Buffer.byteLength(text) > MAX_PROPERTIES_BYTES) return;
   await trx
     .updateTable("identity_visitors")
