@@ -11,7 +11,11 @@ export const EvidenceType = Type.Union([
  * `standardised_uplift` — a completed experiment's uplift z-score, capped and scaled to [−1, 1]
  * (docs/decisions/experiments.md).
  */
-export const EvidenceMethod = Type.Union([Type.Literal("reported"), Type.Literal("standardised_uplift")]);
+export const EvidenceMethod = Type.Union([
+  Type.Literal("reported"),
+  Type.Literal("standardised_uplift"),
+  Type.Literal("sequential_uplift"),
+]);
 export type EvidenceMethodT = Static<typeof EvidenceMethod>;
 
 export const Evidence = Type.Object({

@@ -1,14 +1,14 @@
 import { withTransaction, type Db } from "../../platform/db/index.js";
+import { BANDIT_FLOOR } from "./decision.js";
 import { thompsonWeights } from "./results.js";
-import { equalWeights, loadCounts } from "./service.js";
+import { equalWeights } from "./service.js";
+import { loadCounts } from "./view.js";
 import { recordWeights } from "./weights-log.js";
 
 /** How often bandit weights are recomputed (the job is deduplicated across nodes). */
 export const BANDIT_INTERVAL_MS = 5 * 60_000;
 /** Exposures every arm needs before Thompson sampling takes over from equal weights. */
 export const BANDIT_BURN_IN = 100;
-/** Minimum share of traffic each arm keeps, so a wrongly written-off arm can recover. */
-export const BANDIT_FLOOR = 0.01;
 
 /**
  * Recomputes the weights of every running bandit experiment by Thompson sampling; arms stay
@@ -24,7 +24,7 @@ export async function recomputeBanditWeights(db: Db, burnIn = BANDIT_BURN_IN): P
   const counts = await loadCounts(db, rows);
   const changed: string[] = [];
   for (const row of rows) {
-    const c = counts.get(row.id)!;
+    const c = counts.get(row.id)!.variants;
     const weights = c.every((v) => v.exposures >= burnIn)
       ? thompsonWeights(c, { floor: BANDIT_FLOOR })
       : equalWeights(c.length);

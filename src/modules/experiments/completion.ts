@@ -3,9 +3,10 @@ import { emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/
 import { EVIDENCE_JOB } from "./schema.js";
 import { appendEvidence, getBelief } from "../beliefs/service.js";
 import { evidenceFromResults } from "./evidence.js";
-import { decideWinner } from "./results.js";
+import { type DecisionMethod, decideOnStop } from "./decision.js";
 import type { ExperimentT } from "./schema.js";
-import { loadCounts, parseVariants, serviceEventData, toExperiment } from "./service.js";
+import { serviceEventData } from "./service.js";
+import { loadCounts, parseVariants, toExperiment } from "./view.js";
 import type { ExperimentTable } from "./tables.js";
 
 /**
@@ -17,17 +18,19 @@ export async function completeExperiment(
   trx: Trx,
   row: ExperimentTable,
   reason: "manual" | "significance",
-  winnerIndex?: number,
+  decided?: { winner: number | null; method: DecisionMethod },
 ): Promise<ExperimentT> {
   const counts = (await loadCounts(trx, [row])).get(row.id)!;
   const before = toExperiment(row, counts);
-  const idx = winnerIndex ?? decideWinner(before.results, Number(row.min_sample_per_variant));
+  const { winner, method } =
+    decided ?? decideOnStop(before.results, Number(row.min_sample_per_variant), row.mode, before.weights);
   const t = new Date().toISOString();
   const next: ExperimentTable = {
     ...row,
     status: "completed",
-    winner: idx === null ? null : parseVariants(row)[idx]!.name,
+    winner: winner === null ? null : parseVariants(row)[winner]!.name,
     completion_reason: reason,
+    decision_method: method,
     completed_at: t,
     updated_at: t,
   };
@@ -37,6 +40,7 @@ export async function completeExperiment(
       status: next.status,
       winner: next.winner,
       completion_reason: reason,
+      decision_method: method,
       completed_at: t,
       updated_at: t,
     })

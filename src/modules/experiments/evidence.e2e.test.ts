@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe("belief evidence from a completed experiment", () => {
-  it("a 200% uplift on 150 visitors per arm moves a 0.5 belief modestly, not to 0.999", async () => {
+  it("a 200% uplift decided sequentially on 300 visitors per arm moves a 0.5 belief modestly, not to 0.999", async () => {
     const a = await t.tenant();
     await a.post("/api/conversion-goals", { name: "Signup", eventType: "signup" });
     const belief = (await a.post("/api/beliefs", { statement: "The green button converts better" })).body;
@@ -18,15 +18,15 @@ describe("belief evidence from a completed experiment", () => {
       targetUrl: "/pricing",
       variants: [{ name: "control" }, { name: "green" }],
       beliefId: belief.id,
-      minSamplePerVariant: 150,
+      minSamplePerVariant: 300,
     });
     await a.patch("/api/experiments", { id: e.body.id, status: "running" });
     const events = [];
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 300; i++) {
       events.push(committed(a, { visitorId: `c${i}`, ...exposure(e.body.id, "control") }));
-      if (i < 8) events.push(committed(a, { visitorId: `c${i}`, type: "signup" }));
+      if (i < 16) events.push(committed(a, { visitorId: `c${i}`, type: "signup" }));
       events.push(committed(a, { visitorId: `g${i}`, ...exposure(e.body.id, "green") }));
-      if (i < 24) events.push(committed(a, { visitorId: `g${i}`, type: "signup" }));
+      if (i < 48) events.push(committed(a, { visitorId: `g${i}`, type: "signup" }));
     }
     await processEvents(t.app, events);
     const done = (await a.get(`/api/experiments/${e.body.id}`)).body;
@@ -41,11 +41,17 @@ describe("belief evidence from a completed experiment", () => {
     expect(after.evidence[0]).toMatchObject({
       type: "experiment",
       experimentId: e.body.id,
-      sampleSize: 300,
-      method: "standardised_uplift",
+      sampleSize: 600,
+      method: "sequential_uplift",
       confidenceBefore: 0.5,
     });
-    // z ≈ 3.04 (interval 0.75 … 3.25 around the uplift of 2): delta = z / 5
-    expect(after.evidence[0].delta).toBeCloseTo(0.608, 2);
+    expect(done.results.decision).toMatchObject({ method: "sequential", winner: "green" });
+    // The strength is the decision's: z taken from the confidence sequence's width (≈ 2.28, where
+    // the fixed-horizon interval gives 4.3): delta = z / 5, by hand from stats.ts' formula.
+    const v = ((16 / 300) * (284 / 300)) / 300 + (0.16 * 0.84) / 300;
+    const r = (600 * (2 * Math.log(20) + Math.log(2 * Math.log(20) + 1))) / 5000;
+    const half = Math.sqrt(((v * (1 + r)) / r) * (2 * Math.log(20) + Math.log1p(r)));
+    expect(after.evidence[0].delta).toBeCloseTo((0.16 - 16 / 300) / (half / 1.959963984540054) / 5, 6);
+    expect(after.evidence[0].delta).toBeCloseTo(0.456, 2);
   });
 });

@@ -9,6 +9,11 @@ import type { ExperimentResults } from "./results.js";
  * one automatic step moves log-odds by less than 4 (0.5 → at most 0.982).
  */
 export const EVIDENCE_METHOD = "standardised_uplift";
+/**
+ * An experiment the sequential test decided: the same z, taken from the confidence sequence's
+ * width instead, so the evidence is as strong as the decision (always-valid, hence wider).
+ */
+export const SEQUENTIAL_EVIDENCE_METHOD = "sequential_uplift";
 /** z at which the evidence is full strength (delta ±1): five standard errors */
 export const Z_FULL = 5;
 /** z of the two-sided 95% interval the results report */
@@ -26,7 +31,7 @@ export function standardisedEffect(uplift: number, interval: readonly [number, n
 export interface ExperimentEvidence {
   delta: number;
   sampleSize: number;
-  method: typeof EVIDENCE_METHOD;
+  method: typeof EVIDENCE_METHOD | typeof SEQUENTIAL_EVIDENCE_METHOD;
 }
 
 /**
@@ -35,7 +40,7 @@ export interface ExperimentEvidence {
  * variant has an uplift (a control without conversions).
  */
 export function evidenceFromResults(
-  results: ExperimentResults,
+  results: ExperimentResults & { decision?: { method: string } },
   winner: string | null,
 ): ExperimentEvidence | null {
   const candidates = results.variants.slice(1).filter((v) => v.uplift !== null && v.upliftInterval !== null);
@@ -43,9 +48,16 @@ export function evidenceFromResults(
     candidates.find((v) => v.name === winner) ??
     [...candidates].sort((a, b) => (b.chanceToBeatControl ?? 0) - (a.chanceToBeatControl ?? 0))[0];
   if (!chosen) return null;
-  return {
-    delta: standardisedEffect(chosen.uplift!, chosen.upliftInterval!),
-    sampleSize: results.totalExposures,
-    method: EVIDENCE_METHOD,
-  };
+  const sequential = results.decision?.method === "sequential" ? chosen.sequential?.interval : null;
+  return sequential
+    ? {
+        delta: standardisedEffect(chosen.uplift!, sequential),
+        sampleSize: results.totalExposures,
+        method: SEQUENTIAL_EVIDENCE_METHOD,
+      }
+    : {
+        delta: standardisedEffect(chosen.uplift!, chosen.upliftInterval!),
+        sampleSize: results.totalExposures,
+        method: EVIDENCE_METHOD,
+      };
 }

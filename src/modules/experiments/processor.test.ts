@@ -116,26 +116,26 @@ describe("exposure and conversion processor", () => {
 });
 
 describe("auto-complete", () => {
-  it("completes at ≥ 0.95 chance with the minimum sample, fires experiment.completed and adds belief evidence", async () => {
+  it("completes when the sequential test decides, with the minimum sample, fires experiment.completed and adds belief evidence", async () => {
     const a = await t.tenant();
     await a.post("/api/conversion-goals", { name: "Signup", eventType: "signup" });
     const belief = (await a.post("/api/beliefs", { statement: "B is better" })).body;
-    const id = await runningExperiment(a, { beliefId: belief.id, minSamplePerVariant: 20 });
+    const id = await runningExperiment(a, { beliefId: belief.id, minSamplePerVariant: 80 });
     const events = [];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 80; i++) {
       events.push(committed(a, { visitorId: `c${i}`, ...exposure(id, "control") }));
-      if (i < 2) events.push(committed(a, { visitorId: `c${i}`, type: "signup" }));
+      if (i < 8) events.push(committed(a, { visitorId: `c${i}`, type: "signup" }));
       events.push(committed(a, { visitorId: `b${i}`, ...exposure(id, "b") }));
-      if (i < 12) events.push(committed(a, { visitorId: `b${i}`, type: "signup" }));
+      if (i < 48) events.push(committed(a, { visitorId: `b${i}`, type: "signup" }));
     }
     // Below the minimum sample nothing is decided.
-    await processEvents(t.app, events.slice(0, 40));
+    await processEvents(t.app, events.slice(0, 100));
     expect((await a.get(`/api/experiments/${id}`)).body.status).toBe("running");
-    await processEvents(t.app, events.slice(40));
+    await processEvents(t.app, events.slice(100));
     const e = (await a.get(`/api/experiments/${id}`)).body;
     expect(e).toMatchObject({ status: "completed", winner: "b", completionReason: "significance" });
     expect(e.confidence).toBeGreaterThan(0.99);
-    expect(e.results.variants[1]).toMatchObject({ exposures: 20, conversions: 12, conversionRate: 0.6 });
+    expect(e.results.variants[1]).toMatchObject({ exposures: 80, conversions: 48, conversionRate: 0.6 });
     expect(e.results.variants[1].uplift).toBeCloseTo(5, 10); // (0.6 − 0.1) / 0.1
     // The interval is a [low, high] pair around the uplift (serialized through the response schema).
     const [low, high] = e.results.variants[1].upliftInterval;
@@ -162,25 +162,29 @@ describe("auto-complete", () => {
     expect(after.evidence[0]).toMatchObject({
       type: "experiment",
       experimentId: id,
-      sampleSize: 40,
-      method: "standardised_uplift",
+      sampleSize: 160,
+      method: "sequential_uplift",
     });
-    // the uplift's z-score over 5: 0.5 / sqrt(0.1·0.9/20 + 0.6·0.4/20) / 5 (evidence.ts)
-    expect(after.evidence[0].delta).toBeCloseTo(0.5 / Math.sqrt(0.0165) / 5, 10);
+    expect(e.results.decision).toMatchObject({ method: "sequential", winner: "b" });
+    expect(e.results.decision.decidedAt).toBe(e.completedAt);
+    // the uplift over the standard error the confidence sequence implies, over 5 (evidence.ts)
+    const [sLow, sHigh] = e.results.variants[1].sequential.interval;
+    expect(after.evidence[0].delta).toBeCloseTo(5 / ((sHigh - sLow) / (2 * 1.959963984540054)) / 5, 10);
+    expect(after.evidence[0].delta).toBeLessThan(1); // the fixed-horizon z (7.8) would cap at 1
     expect(after.confidence).toBeGreaterThan(0.5);
     // Completed experiments stop counting.
     await processEvents(t.app, [committed(a, { visitorId: "late", ...exposure(id, "b") })]);
-    expect((await a.get(`/api/experiments/${id}`)).body.results.totalExposures).toBe(40);
+    expect((await a.get(`/api/experiments/${id}`)).body.results.totalExposures).toBe(160);
   });
 
-  it("declares the control the winner when every variant is ≤ 0.05", async () => {
+  it("declares the control the winner when the sequential test finds every variant worse", async () => {
     const a = await t.tenant();
     await a.post("/api/conversion-goals", { name: "Signup", eventType: "signup" });
-    const id = await runningExperiment(a, { minSamplePerVariant: 20 });
+    const id = await runningExperiment(a, { minSamplePerVariant: 80 });
     const events = [];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 80; i++) {
       events.push(committed(a, { visitorId: `c${i}`, ...exposure(id, "control") }));
-      if (i < 12) events.push(committed(a, { visitorId: `c${i}`, type: "signup" }));
+      if (i < 48) events.push(committed(a, { visitorId: `c${i}`, type: "signup" }));
       events.push(committed(a, { visitorId: `b${i}`, ...exposure(id, "b") }));
     }
     await processEvents(t.app, events);

@@ -3,7 +3,11 @@ import { NoPayload, jobKind } from "../../platform/jobs.js";
 
 export const EXPERIMENT_STATUSES = ["draft", "running", "paused", "completed"] as const;
 export const EXPERIMENT_MODES = ["ab", "multivariate", "bandit"] as const;
-const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const lit = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    opts,
+  );
 
 export const StatusSchema = lit(EXPERIMENT_STATUSES);
 export const ModeSchema = lit(EXPERIMENT_MODES);
@@ -19,7 +23,38 @@ export const Variant = Type.Object(
 export type VariantT = Static<typeof Variant>;
 const Variants = Type.Array(Variant, { minItems: 2, maxItems: 20 });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const GoalIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });
+const GoalId = Type.String({ minLength: 1, maxLength: 100 });
+const GoalIds = Type.Array(GoalId, { maxItems: 50 });
+export const WORSE_WHEN = ["lower", "higher"] as const;
+const Guardrail = Type.Object(
+  {
+    goal: GoalId,
+    worseWhen: Type.Optional(
+      lit(WORSE_WHEN, {
+        description: "which change harms; default lower (a conversion goal counts outcomes you want)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const MetricsInput = Type.Object(
+  {
+    primary: Type.Optional(
+      Type.Union([GoalId, Type.Null()], {
+        description: "the conversion goal the experiment is decided on; null = conversionGoalIds",
+      }),
+    ),
+    secondary: Type.Optional(Type.Array(GoalId, { maxItems: 10, description: "reported, never decide" })),
+    guardrails: Type.Optional(
+      Type.Array(Type.Union([GoalId, Guardrail]), {
+        maxItems: 10,
+        description: "significantly worse for a variant blocks its automatic win",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type MetricsInputT = Static<typeof MetricsInput>;
 
 export const CreateExperimentBody = Type.Object(
   {
@@ -32,6 +67,7 @@ export const CreateExperimentBody = Type.Object(
     /** Conversion goals counted by this experiment; omitted or null = all of the project's. */
     conversionGoalIds: Type.Optional(Type.Union([GoalIds, Type.Null()])),
     minSamplePerVariant: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+    metrics: Type.Optional(MetricsInput),
   },
   { additionalProperties: false },
 );
@@ -48,6 +84,7 @@ export const PatchExperimentBody = Type.Object(
     beliefId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
     conversionGoalIds: Type.Optional(Type.Union([GoalIds, Type.Null()])),
     minSamplePerVariant: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+    metrics: Type.Optional(MetricsInput),
   },
   { additionalProperties: false },
 );
@@ -76,6 +113,49 @@ export const VariantResult = Type.Object({
   adjustedPValue: Type.Union([Type.Number(), Type.Null()], {
     description: "pValue adjusted for the number of variants compared with control (Holm–Bonferroni)",
   }),
+  sequential: Type.Union(
+    [
+      Type.Object({
+        chanceToBeatControl: Type.Number({
+          description: "1 − p/2 in the estimate's favour, from the always-valid p-value",
+        }),
+        interval: Type.Union([Pair, Type.Null()], {
+          description: "confidence sequence of the relative uplift",
+        }),
+        pValue: Type.Number({ description: "always-valid p-value, Holm-adjusted across challengers" }),
+        decided: Type.Boolean(),
+      }),
+      Type.Null(),
+    ],
+    { description: "the sequential test that completes experiments; null for the control" },
+  ),
+  revenuePerVisitor: Type.Object({
+    mean: Type.Number({ description: "revenue of primary-goal conversions per exposed visitor" }),
+    interval: Type.Union([Pair, Type.Null()], {
+      description: "Welch 95% interval of the difference vs control",
+    }),
+    relativeInterval: Type.Union([Pair, Type.Null()], {
+      description: "delta-method 95% interval of the relative difference vs control",
+    }),
+  }),
+});
+export const DECISION_METHODS = ["sequential", "fixed-horizon", "bandit", "manual"] as const;
+const GuardrailResult = Type.Object({
+  goal: Type.String(),
+  variant: Type.String(),
+  status: lit(["ok", "warning", "failing"] as const),
+});
+const SecondaryResult = Type.Object({
+  goal: Type.String(),
+  variants: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      conversions: Type.Integer(),
+      conversionRate: Type.Number(),
+      uplift: NullableNumber,
+      pValue: NullableNumber,
+    }),
+  ),
 });
 export const Results = Type.Object({
   control: Type.String(),
@@ -83,6 +163,30 @@ export const Results = Type.Object({
   totalExposures: Type.Integer(),
   totalConversions: Type.Integer(),
   srm: Type.Object({ checked: Type.Boolean(), pValue: NullableNumber, mismatch: Type.Boolean() }),
+  decision: Type.Object({
+    method: lit(DECISION_METHODS, {
+      description: "what decided (or, while running, what will): see docs/decisions/experiments.md",
+    }),
+    decidedAt: Type.Union([Type.String(), Type.Null()]),
+    winner: Type.Union([Type.String(), Type.Null()]),
+  }),
+  guardrails: Type.Array(GuardrailResult),
+  secondary: Type.Array(SecondaryResult),
+  bandit: Type.Union([
+    Type.Object({
+      note: Type.String(),
+      probabilityBest: Type.Array(Type.Number(), { description: "per variant, from the current weights" }),
+      weightsHistory: Type.Array(Type.Object({ at: Type.String(), weights: Type.Array(Type.Number()) }), {
+        description: "the newest allocations, oldest first",
+      }),
+    }),
+    Type.Null(),
+  ]),
+});
+const MetricsOut = Type.Object({
+  primary: Type.Union([Type.String(), Type.Null()]),
+  secondary: Type.Array(Type.String()),
+  guardrails: Type.Array(Type.Object({ goal: Type.String(), worseWhen: lit(WORSE_WHEN) })),
 });
 
 export const Experiment = Type.Object({
@@ -98,6 +202,7 @@ export const Experiment = Type.Object({
   mode: ModeSchema,
   weights: Type.Array(Type.Number()),
   conversionGoalIds: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  metrics: MetricsOut,
   minSamplePerVariant: Type.Integer(),
   winner: Type.Union([Type.String(), Type.Null()]),
   completionReason: Type.Union([Type.String(), Type.Null()]),

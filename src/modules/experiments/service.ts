@@ -1,5 +1,4 @@
-import { sql } from "kysely";
-import { withTransaction, type Db, type DbOrTrx, type Trx } from "../../platform/db/index.js";
+import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { recordWeights } from "./weights-log.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
@@ -7,9 +6,9 @@ import { newId } from "../../platform/crypto.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
 import { getBelief } from "../beliefs/service.js";
-import { listConversionGoals } from "../goals/service.js";
 import { completeExperiment } from "./completion.js";
-import { computeResults, type VariantCounts } from "./results.js";
+import { extraGoalsOf, resolveMetrics } from "./metrics.js";
+import { loadCounts, toExperiment } from "./view.js";
 import type { CreateExperiment, ExperimentT, PatchExperiment, VariantT } from "./schema.js";
 import type { ExperimentStatus, ExperimentTable } from "./tables.js";
 import "./tables.js";
@@ -26,72 +25,6 @@ const TRANSITIONS: Record<ExperimentStatus, ExperimentStatus[]> = {
 
 const nowIso = () => new Date().toISOString();
 export const equalWeights = (n: number) => new Array(n).fill(1 / n) as number[];
-
-export function parseVariants(row: ExperimentTable): VariantT[] {
-  return JSON.parse(row.variants) as VariantT[];
-}
-export function parseWeights(row: ExperimentTable): number[] {
-  return JSON.parse(row.weights) as number[];
-}
-
-/** Per-variant counters of each experiment, in variant order (zeros for untouched variants). */
-export async function loadCounts(
-  db: DbOrTrx,
-  rows: ExperimentTable[],
-): Promise<Map<string, VariantCounts[]>> {
-  const out = new Map<string, VariantCounts[]>();
-  if (rows.length === 0) return out;
-  const stats = await db
-    .selectFrom("experiment_variant_stats")
-    .selectAll()
-    .where(
-      "experiment_id",
-      "in",
-      rows.map((r) => r.id),
-    )
-    .execute();
-  const byKey = new Map(stats.map((s) => [`${s.experiment_id}\u0000${s.variant}`, s]));
-  for (const r of rows) {
-    out.set(
-      r.id,
-      parseVariants(r).map((v) => {
-        const s = byKey.get(`${r.id}\u0000${v.name}`);
-        return {
-          name: v.name,
-          exposures: Number(s?.exposures ?? 0),
-          conversions: Number(s?.conversions ?? 0),
-        };
-      }),
-    );
-  }
-  return out;
-}
-
-export function toExperiment(row: ExperimentTable, counts: VariantCounts[]): ExperimentT {
-  const weights = parseWeights(row);
-  const { results, confidence } = computeResults(counts, weights, row.mode);
-  return {
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    targetUrl: row.target_url,
-    trafficSplit: Number(row.traffic_split),
-    variants: parseVariants(row),
-    results,
-    confidence,
-    beliefId: row.belief_id,
-    mode: row.mode,
-    weights,
-    conversionGoalIds: row.conversion_goal_ids ? (JSON.parse(row.conversion_goal_ids) as string[]) : null,
-    minSamplePerVariant: Number(row.min_sample_per_variant),
-    winner: row.winner,
-    completionReason: row.completion_reason,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 export async function findExperimentRow(
   db: DbOrTrx,
@@ -144,14 +77,6 @@ async function checkBelief(db: DbOrTrx, project: ProjectRef, beliefId: string | 
   }
 }
 
-async function checkGoalIds(db: DbOrTrx, project: ProjectRef, ids: string[] | null | undefined) {
-  if (!ids || ids.length === 0) return;
-  const known = new Set((await listConversionGoals(db, project)).map((g) => g.id));
-  const missing = ids.filter((id) => !known.has(id));
-  if (missing.length > 0)
-    throw validation(`body.conversionGoalIds: unknown conversion goal ${missing.join(", ")}`);
-}
-
 export async function createExperiment(
   db: Db,
   project: ProjectRef,
@@ -159,7 +84,7 @@ export async function createExperiment(
 ): Promise<ExperimentT> {
   checkVariantNames(input.variants);
   await checkBelief(db, project, input.beliefId);
-  await checkGoalIds(db, project, input.conversionGoalIds);
+  const goals = await resolveMetrics(db, project, input);
   const t = nowIso();
   const row: ExperimentTable = {
     id: newId("exp"),
@@ -173,21 +98,25 @@ export async function createExperiment(
     variants: JSON.stringify(input.variants),
     weights: JSON.stringify(equalWeights(input.variants.length)),
     belief_id: input.beliefId ?? null,
-    conversion_goal_ids: input.conversionGoalIds?.length ? JSON.stringify(input.conversionGoalIds) : null,
+    conversion_goal_ids: goals.conversion_goal_ids ?? null,
+    metrics: goals.metrics ?? null,
     min_sample_per_variant: input.minSamplePerVariant ?? DEFAULT_MIN_SAMPLE,
     has_run: 0,
     winner: null,
     completion_reason: null,
+    decision_method: null,
     started_at: null,
     completed_at: null,
     created_at: t,
     updated_at: t,
   };
   await db.insertInto("experiments").values(row).execute();
-  return toExperiment(
-    row,
-    input.variants.map((v) => ({ name: v.name, exposures: 0, conversions: 0 })),
-  );
+  const zeros = input.variants.map(() => 0);
+  return toExperiment(row, {
+    variants: input.variants.map((v) => ({ name: v.name, exposures: 0, conversions: 0 })),
+    goals: extraGoalsOf(row).map((g) => ({ ...g, conversions: zeros })),
+    history: [],
+  });
 }
 
 /** Event data for experiment.started / experiment.completed. */
@@ -214,23 +143,22 @@ export async function updateExperiment(
 ): Promise<ExperimentT> {
   if (patch.variants) checkVariantNames(patch.variants);
   if (patch.beliefId !== undefined) await checkBelief(db, project, patch.beliefId);
-  if (patch.conversionGoalIds !== undefined) await checkGoalIds(db, project, patch.conversionGoalIds);
   const result = await withTransaction(db, async (trx) => {
     // First: the event processors read experiments (status, variants, goals), so the change is
     // ordered against every events transaction (platform/config-version.ts), and the row is read
     // after any events transaction that completed it has committed.
     await bumpConfigVersion(trx, project.id);
     const row = await findExperimentRow(trx, project, patch.id);
-    const next: ExperimentTable = { ...row, updated_at: nowIso() };
+    const next: ExperimentTable = {
+      ...row,
+      ...(await resolveMetrics(trx, project, patch, row)),
+      updated_at: nowIso(),
+    };
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.targetUrl !== undefined) next.target_url = patch.targetUrl;
     if (patch.trafficSplit !== undefined) next.traffic_split = patch.trafficSplit;
     if (patch.beliefId !== undefined) next.belief_id = patch.beliefId;
     if (patch.minSamplePerVariant !== undefined) next.min_sample_per_variant = patch.minSamplePerVariant;
-    if (patch.conversionGoalIds !== undefined)
-      next.conversion_goal_ids = patch.conversionGoalIds?.length
-        ? JSON.stringify(patch.conversionGoalIds)
-        : null;
     if (patch.variants !== undefined && JSON.stringify(patch.variants) !== row.variants) {
       if (row.has_run) throw new AppError("CONFLICT", "variants cannot change once the experiment has run");
       next.variants = JSON.stringify(patch.variants);
@@ -266,32 +194,5 @@ export async function updateExperiment(
   return result;
 }
 
-/**
- * Erasure: the visitors' exposures go, and their variants' counters lose them (an exposure that
- * converted counted once in each). Returns how many exposures were removed.
- */
-export async function eraseExposuresOf(trx: Trx, project: ProjectRef, visitorIds: string[]): Promise<number> {
-  let removed = 0;
-  for (let i = 0; i < visitorIds.length; i += 400) {
-    const rows = await trx
-      .deleteFrom("experiment_exposures")
-      .where("project_id", "=", project.id)
-      .where("visitor_id", "in", visitorIds.slice(i, i + 400))
-      .returning(["experiment_id", "variant", "converted_at"])
-      .execute();
-    removed += rows.length;
-    for (const r of rows)
-      await trx
-        .updateTable("experiment_variant_stats")
-        .set({
-          exposures: sql`case when exposures > 0 then exposures - 1 else 0 end`,
-          ...(r.converted_at === null
-            ? {}
-            : { conversions: sql`case when conversions > 0 then conversions - 1 else 0 end` }),
-        })
-        .where("experiment_id", "=", r.experiment_id)
-        .where("variant", "=", r.variant)
-        .execute();
-  }
-  return removed;
-}
+export { eraseExposuresOf } from "./erasure.js";
+export { loadCounts, parseVariants, parseWeights, toExperiment } from "./view.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { computeResults, decideWinner, thompsonWeights } from "./results.js";
+import { decideWinnerFixedHorizon } from "./decision.js";
+import { computeResults, thompsonWeights } from "./results.js";
 import {
   betaDraw,
   chanceToBeat,
@@ -105,16 +106,16 @@ describe("results and the decision rule", () => {
   });
 
   it("declares a winner at ≥ 0.95, the control at ≤ 0.05, nothing below the minimum sample or with SRM", () => {
-    expect(decideWinner(computeResults(counts, [0.5, 0.5], "ab").results, 100)).toBe(1);
-    expect(decideWinner(computeResults(counts, [0.5, 0.5], "ab").results, 1001)).toBeNull();
+    expect(decideWinnerFixedHorizon(computeResults(counts, [0.5, 0.5], "ab").results, 100)).toBe(1);
+    expect(decideWinnerFixedHorizon(computeResults(counts, [0.5, 0.5], "ab").results, 1001)).toBeNull();
     const reversed = [counts[1]!, { ...counts[0]!, name: "b" }];
-    expect(decideWinner(computeResults(reversed, [0.5, 0.5], "ab").results, 100)).toBe(0);
+    expect(decideWinnerFixedHorizon(computeResults(reversed, [0.5, 0.5], "ab").results, 100)).toBe(0);
     const close = [counts[0]!, { name: "b", exposures: 1000, conversions: 105 }];
-    expect(decideWinner(computeResults(close, [0.5, 0.5], "ab").results, 100)).toBeNull();
+    expect(decideWinnerFixedHorizon(computeResults(close, [0.5, 0.5], "ab").results, 100)).toBeNull();
     const srm = [counts[0]!, { name: "b", exposures: 1300, conversions: 169 }];
     const r = computeResults(srm, [0.5, 0.5], "ab").results;
     expect(r.srm.mismatch).toBe(true);
-    expect(decideWinner(r, 100)).toBeNull();
+    expect(decideWinnerFixedHorizon(r, 100)).toBeNull();
   });
 });
 

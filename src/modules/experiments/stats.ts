@@ -210,3 +210,109 @@ export function holmAdjust(pValues: readonly (number | null)[]): (number | null)
   });
   return out;
 }
+
+/** Two-sided level of every sequential decision. */
+export const SEQUENTIAL_ALPHA = 0.05;
+/**
+ * The sequential test's tuning: the total sample (both arms) at which its interval is narrowest.
+ * Smaller values decide large effects sooner and small ones later (docs/decisions/experiments.md).
+ */
+export const SEQUENTIAL_TUNING = 5000;
+
+/** ρ² of the normal mixture, chosen so the interval is narrowest at `tuning` units (Waudby-Smith et al.). */
+export function sequentialRho2(tuning = SEQUENTIAL_TUNING, alpha = SEQUENTIAL_ALPHA): number {
+  const l = -2 * Math.log(alpha);
+  return (l + Math.log(l + 1)) / tuning;
+}
+
+export interface SequentialEstimate {
+  estimate: number;
+  /** Always-valid two-sided p-value: 1 / the mixture likelihood ratio, capped at 1. */
+  pValue: number;
+  /** Confidence sequence at level 1 − alpha: holds at every look simultaneously. */
+  interval: [number, number];
+}
+
+/**
+ * The normal-mixture sequential probability ratio test (mSPRT; Johari et al. 2017) on an estimate
+ * with variance `variance` from `n` units, mixing variance τ² = ρ²·(n·variance) so the test is
+ * scale-free. Λ = (1 + nρ²)^(−½)·exp(z²·nρ² / (2(1 + nρ²))); rejecting when Λ ≥ 1/α has type I
+ * error ≤ α however often it is checked. Its interval is the matching asymptotic confidence
+ * sequence (Waudby-Smith et al. 2021, the one GrowthBook's sequential testing uses).
+ */
+export function sequentialTest(
+  estimate: number,
+  variance: number,
+  n: number,
+  alpha = SEQUENTIAL_ALPHA,
+  rho2 = sequentialRho2(),
+): SequentialEstimate {
+  if (!(variance > 0) || n <= 0) return { estimate, pValue: 1, interval: [estimate, estimate] };
+  const r = n * rho2;
+  const z2 = (estimate * estimate) / variance;
+  const logLambda = -0.5 * Math.log1p(r) + (z2 * r) / (2 * (1 + r));
+  const half = Math.sqrt(((variance * (1 + r)) / r) * (2 * Math.log(1 / alpha) + Math.log1p(r)));
+  return {
+    estimate,
+    pValue: Math.min(1, Math.exp(-logLambda)),
+    interval: [estimate - half, estimate + half],
+  };
+}
+
+/** mSPRT on p_B − p_A; the unpooled variance, or the pooled one when that is 0 (rates of 0 or 1). */
+export function sequentialProportions(
+  nA: number,
+  cA: number,
+  nB: number,
+  cB: number,
+  alpha = SEQUENTIAL_ALPHA,
+): SequentialEstimate | null {
+  if (nA === 0 || nB === 0) return null;
+  const pA = cA / nA;
+  const pB = cB / nB;
+  let v = (pA * (1 - pA)) / nA + (pB * (1 - pB)) / nB;
+  if (!(v > 0)) {
+    const pooled = (cA + cB) / (nA + nB);
+    v = pooled * (1 - pooled) * (1 / nA + 1 / nB);
+  }
+  return sequentialTest(pB - pA, v, nA + nB, alpha);
+}
+
+export interface MeanSummary {
+  n: number;
+  sum: number;
+  sumSquares: number;
+}
+
+/** Mean and unbiased variance from running sums (a visitor without revenue counts as 0). */
+export function meanAndVariance(s: MeanSummary): { mean: number; variance: number } {
+  if (s.n === 0) return { mean: 0, variance: 0 };
+  const mean = s.sum / s.n;
+  const variance = s.n > 1 ? Math.max(0, (s.sumSquares - s.n * mean * mean) / (s.n - 1)) : 0;
+  return { mean, variance };
+}
+
+const Z_975 = 1.959963984540054;
+
+/**
+ * Welch's 95% interval of mean_B − mean_A (unequal variances; at these sample sizes the normal
+ * quantile stands in for Student's t), and the delta-method interval of the relative difference
+ * mean_B / mean_A − 1: Var ≈ Var(B̄)/Ā² + B̄²·Var(Ā)/Ā⁴. Null where a side is empty or Ā is 0.
+ */
+export function meanDifferenceIntervals(
+  a: MeanSummary,
+  b: MeanSummary,
+): { difference: [number, number] | null; relative: [number, number] | null } {
+  if (a.n < 2 || b.n < 2) return { difference: null, relative: null };
+  const A = meanAndVariance(a);
+  const B = meanAndVariance(b);
+  const vA = A.variance / a.n;
+  const vB = B.variance / b.n;
+  const d = B.mean - A.mean;
+  const se = Math.sqrt(vA + vB);
+  const difference: [number, number] = [d - Z_975 * se, d + Z_975 * se];
+  if (A.mean === 0) return { difference, relative: null };
+  const rel = B.mean / A.mean - 1;
+  const relSe = Math.sqrt(vB / A.mean ** 2 + (B.mean ** 2 * vA) / A.mean ** 4);
+  return { difference, relative: [rel - Z_975 * relSe, rel + Z_975 * relSe] };
+}

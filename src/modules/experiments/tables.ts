@@ -1,3 +1,5 @@
+import type { ColumnType } from "kysely";
+
 export type ExperimentStatus = "draft" | "running" | "paused" | "completed";
 export type ExperimentMode = "ab" | "multivariate" | "bandit";
 
@@ -20,8 +22,12 @@ export interface ExperimentTable {
   min_sample_per_variant: number;
   /** 1 once the experiment has been running; variants are frozen from then on. */
   has_run: number;
+  /** JSON: {secondary: string[], guardrails: [{goal, worseWhen}]}; null = none. */
+  metrics: string | null;
   winner: string | null;
   completion_reason: string | null;
+  /** sequential | fixed-horizon | bandit | manual, once completed. */
+  decision_method: string | null;
   started_at: string | null;
   completed_at: string | null;
   created_at: string;
@@ -37,12 +43,32 @@ export interface ExperimentExposureTable {
   exposed_at: number;
   /** epoch ms of the first conversion after exposure */
   converted_at: number | null;
+  /** Revenue of the visitor's primary-goal conversions after exposure. */
+  revenue: ColumnType<number, number | undefined, number>;
 }
 
 export interface ExperimentVariantStatsTable {
   experiment_id: string;
   variant: string;
   exposures: number;
+  conversions: number;
+  revenue_sum: ColumnType<number, number | undefined, number>;
+  revenue_sum_squares: ColumnType<number, number | undefined, number>;
+}
+
+/** A visitor's first conversion on one of an experiment's secondary or guardrail goals. */
+export interface ExperimentGoalConversionTable {
+  experiment_id: string;
+  visitor_id: string;
+  goal_id: string;
+  variant: string;
+  converted_at: number;
+}
+
+export interface ExperimentGoalStatsTable {
+  experiment_id: string;
+  goal_id: string;
+  variant: string;
   conversions: number;
 }
 
@@ -60,5 +86,7 @@ declare module "../../platform/db/types.js" {
     experiments: ExperimentTable;
     experiment_exposures: ExperimentExposureTable;
     experiment_variant_stats: ExperimentVariantStatsTable;
+    experiment_goal_conversions: ExperimentGoalConversionTable;
+    experiment_goal_stats: ExperimentGoalStatsTable;
   }
 }

@@ -1,6 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { findExperimentRow, parseVariants } from "./service.js";
+import { findExperimentRow } from "./service.js";
+import { parseVariants } from "./view.js";
 import "./tables.js";
 
 /** How many allocations a history answer holds (the newest; the job runs every 5 minutes). */

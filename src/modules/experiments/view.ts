@@ -1,0 +1,149 @@
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { banditProbabilityBest, type DecisionMethod } from "./decision.js";
+import { extraGoalsOf, parseMetrics } from "./metrics.js";
+import { computeResults, type GoalCounts, type VariantCounts } from "./results.js";
+import type { ExperimentT, VariantT } from "./schema.js";
+import type { ExperimentTable } from "./tables.js";
+
+/** An experiment as the API shows it: the stored row, its counters, and the results from them. */
+
+export function parseVariants(row: ExperimentTable): VariantT[] {
+  return JSON.parse(row.variants) as VariantT[];
+}
+export function parseWeights(row: ExperimentTable): number[] {
+  return JSON.parse(row.weights) as number[];
+}
+
+export interface ExperimentCounts {
+  variants: VariantCounts[];
+  goals: GoalCounts[];
+  /** A bandit's newest allocations, oldest first (empty for other modes). */
+  history: { at: string; weights: number[] }[];
+}
+
+/** How many allocations a bandit's results carry (the weights-history endpoint has more). */
+export const RESULTS_HISTORY_POINTS = 50;
+
+/** Counters of each experiment, in variant order (zeros for untouched variants). */
+export async function loadCounts(
+  db: DbOrTrx,
+  rows: ExperimentTable[],
+): Promise<Map<string, ExperimentCounts>> {
+  const out = new Map<string, ExperimentCounts>();
+  if (rows.length === 0) return out;
+  const ids = rows.map((r) => r.id);
+  const stats = await db
+    .selectFrom("experiment_variant_stats")
+    .selectAll()
+    .where("experiment_id", "in", ids)
+    .execute();
+  const byKey = new Map(stats.map((s) => [`${s.experiment_id}\u0000${s.variant}`, s]));
+  const withGoals = rows.filter((r) => r.metrics);
+  const goalStats =
+    withGoals.length === 0
+      ? []
+      : await db
+          .selectFrom("experiment_goal_stats")
+          .selectAll()
+          .where(
+            "experiment_id",
+            "in",
+            withGoals.map((r) => r.id),
+          )
+          .execute();
+  const goalKey = (e: string, g: string, v: string) => `${e}\u0000${g}\u0000${v}`;
+  const goalCounts = new Map(
+    goalStats.map((s) => [goalKey(s.experiment_id, s.goal_id, s.variant), Number(s.conversions)]),
+  );
+  for (const r of rows) {
+    const variants = parseVariants(r);
+    out.set(r.id, {
+      variants: variants.map((v) => {
+        const s = byKey.get(`${r.id}\u0000${v.name}`);
+        return {
+          name: v.name,
+          exposures: Number(s?.exposures ?? 0),
+          conversions: Number(s?.conversions ?? 0),
+          revenueSum: Number(s?.revenue_sum ?? 0),
+          revenueSumSquares: Number(s?.revenue_sum_squares ?? 0),
+        };
+      }),
+      goals: extraGoalsOf(r).map((g) => ({
+        ...g,
+        conversions: variants.map((v) => goalCounts.get(goalKey(r.id, g.goal, v.name)) ?? 0),
+      })),
+      history: r.mode === "bandit" ? await recentWeights(db, r.id) : [],
+    });
+  }
+  return out;
+}
+
+async function recentWeights(db: DbOrTrx, experimentId: string) {
+  const rows = await db
+    .selectFrom("experiment_weights")
+    .select(["at", "weights"])
+    .where("experiment_id", "=", experimentId)
+    .orderBy("at", "desc")
+    .limit(RESULTS_HISTORY_POINTS)
+    .execute();
+  return rows
+    .reverse()
+    .map((r) => ({ at: new Date(Number(r.at)).toISOString(), weights: JSON.parse(r.weights) as number[] }));
+}
+
+export const BANDIT_NOTE =
+  "A bandit moves traffic towards the arms doing best, so each arm's figures pool periods run under " +
+  "different allocations: the rates, intervals and p-values assume a fixed split and are descriptive " +
+  "here. A bandit is never completed by significance; probabilityBest (behind its current weights) " +
+  "is the posterior probability that each arm is best, and a stop names a winner only at 95%.";
+
+export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): ExperimentT {
+  const weights = parseWeights(row);
+  const { results, confidence } = computeResults(counts.variants, weights, row.mode, counts.goals);
+  const metrics = parseMetrics(row);
+  const primary = row.conversion_goal_ids ? (JSON.parse(row.conversion_goal_ids) as string[]) : null;
+  const completed = row.status === "completed";
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    targetUrl: row.target_url,
+    trafficSplit: Number(row.traffic_split),
+    variants: parseVariants(row),
+    results: {
+      ...results,
+      decision: {
+        method: (completed && row.decision_method
+          ? row.decision_method
+          : row.mode === "bandit"
+            ? "bandit"
+            : completed && row.completion_reason === "manual"
+              ? "manual"
+              : "sequential") as DecisionMethod,
+        decidedAt: completed ? row.completed_at : null,
+        winner: completed ? row.winner : null,
+      },
+      bandit:
+        row.mode === "bandit"
+          ? {
+              note: BANDIT_NOTE,
+              probabilityBest: banditProbabilityBest(weights),
+              weightsHistory: counts.history,
+            }
+          : null,
+    },
+    confidence,
+    beliefId: row.belief_id,
+    mode: row.mode,
+    weights,
+    conversionGoalIds: primary,
+    metrics: { primary: primary?.length === 1 ? primary[0]! : null, ...metrics },
+    minSamplePerVariant: Number(row.min_sample_per_variant),
+    winner: row.winner,
+    completionReason: row.completion_reason,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
