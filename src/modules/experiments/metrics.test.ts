@@ -201,6 +201,10 @@ describe("experiment metrics: primary, secondary, guardrails", () => {
     const done = (await a.get(`/api/experiments/${e.id}`)).body;
     expect(done).toMatchObject({ status: "completed", winner: "b", completionReason: "significance" });
     expect(done.results.decision).toMatchObject({ method: "sequential", winner: "b" });
+    // Completed before the method was recorded: the single-look rule named that winner.
+    await t.app.db.updateTable("experiments").set({ decision_method: null }).where("id", "=", e.id).execute();
+    const legacy = (await a.get(`/api/experiments/${e.id}`)).body;
+    expect(legacy.results.decision).toMatchObject({ method: "fixed-horizon", winner: "b" });
   });
 
   it("bandit results say what their figures mean and carry the weights' history", async () => {

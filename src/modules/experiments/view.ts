@@ -97,6 +97,14 @@ export const BANDIT_NOTE =
   "here. A bandit is never completed by significance; probabilityBest (behind its current weights) " +
   "is the posterior probability that each arm is best, and a stop names a winner only at 95%.";
 
+/** What decided a completed experiment or, while it runs, what will. */
+function decisionMethodOf(row: ExperimentTable): DecisionMethod {
+  if (row.status !== "completed") return row.mode === "bandit" ? "bandit" : "sequential";
+  if (row.decision_method) return row.decision_method as DecisionMethod;
+  // Completed before the method was recorded: the single-look rule named any winner then.
+  return row.winner === null ? "manual" : "fixed-horizon";
+}
+
 export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): ExperimentT {
   const weights = parseWeights(row);
   const { results, confidence } = computeResults(counts.variants, weights, row.mode, counts.goals);
@@ -113,13 +121,7 @@ export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): Ex
     results: {
       ...results,
       decision: {
-        method: (completed && row.decision_method
-          ? row.decision_method
-          : row.mode === "bandit"
-            ? "bandit"
-            : completed && row.completion_reason === "manual"
-              ? "manual"
-              : "sequential") as DecisionMethod,
+        method: decisionMethodOf(row),
         decidedAt: completed ? row.completed_at : null,
         winner: completed ? row.winner : null,
       },
