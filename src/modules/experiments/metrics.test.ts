@@ -96,6 +96,24 @@ describe("experiment metrics: primary, secondary, guardrails", () => {
     });
   });
 
+  it("fixes the primary goal once the experiment has run; secondary and guardrail goals may change", async () => {
+    const a = await t.tenant();
+    const g = await goals(a);
+    const e = await start(a, { metrics: { primary: g.purchase } });
+    const moved = await a.patch("/api/experiments", { id: e.id, metrics: { primary: g.newsletter } });
+    expect(moved.status).toBe(409);
+    expect(moved.body.code).toBe("CONFLICT");
+    expect((await a.patch("/api/experiments", { id: e.id, conversionGoalIds: null })).status).toBe(409);
+    // The same primary again (clients resend whole objects) and a new guardrail are accepted.
+    const same = await a.patch("/api/experiments", {
+      id: e.id,
+      conversionGoalIds: [g.purchase],
+      metrics: { primary: g.purchase, guardrails: [g.ticket] },
+    });
+    expect(same.status).toBe(200);
+    expect(same.body.metrics.guardrails).toEqual([{ goal: g.ticket, worseWhen: "lower" }]);
+  });
+
   it("counts revenue per exposed visitor, secondary and guardrail goals from ingested events", async () => {
     const a = await t.tenant();
     const g = await goals(a);

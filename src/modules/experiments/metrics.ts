@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { validation } from "../../platform/errors.js";
+import { AppError, validation } from "../../platform/errors.js";
 import { listConversionGoals } from "../goals/service.js";
 import type { MetricsInputT } from "./schema.js";
 import type { ExperimentTable } from "./tables.js";
@@ -32,7 +32,8 @@ interface MetricsRequest {
 /**
  * The columns a create or update sets from `conversionGoalIds` and `metrics`: `metrics.primary`
  * is the one-goal form of `conversionGoalIds` (both given and different is a 400), the lists
- * replace the stored ones when present, and every goal must be one of the project's.
+ * replace the stored ones when present, and every goal must be one of the project's. The primary
+ * is fixed once the experiment has run (409), as its variants are.
  */
 export async function resolveMetrics(
   db: DbOrTrx,
@@ -54,9 +55,14 @@ export async function resolveMetrics(
     const missing = ids.filter((id) => !known.has(id));
     if (missing.length > 0) throw validation(`${path}: unknown conversion goal ${missing.join(", ")}`);
   };
+  const stored = current?.conversion_goal_ids ?? null;
+  const asStored = (ids: string[] | null | undefined) => (ids?.length ? JSON.stringify(ids) : null);
+  if (primaryIds !== undefined && current?.has_run && asStored(primaryIds) !== stored)
+    // Its counters would mix conversions of two goals; secondary and guardrail goals may change.
+    throw new AppError("CONFLICT", "the primary goal cannot change once the experiment has run");
   if (primaryIds !== undefined) {
     unknown(m?.primary ? "body.metrics.primary" : "body.conversionGoalIds", primaryIds ?? []);
-    out.conversion_goal_ids = primaryIds?.length ? JSON.stringify(primaryIds) : null;
+    out.conversion_goal_ids = asStored(primaryIds);
   }
   if (m?.secondary !== undefined || m?.guardrails !== undefined) {
     const before = current ? parseMetrics(current) : { secondary: [], guardrails: [] };

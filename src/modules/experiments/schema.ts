@@ -130,7 +130,9 @@ export const VariantResult = Type.Object({
     { description: "the sequential test that completes experiments; null for the control" },
   ),
   revenuePerVisitor: Type.Object({
-    mean: Type.Number({ description: "revenue of primary-goal conversions per exposed visitor" }),
+    mean: Type.Number({
+      description: "revenue (data.revenue) of conversion-goal events after exposure, per exposed visitor",
+    }),
     interval: Type.Union([Pair, Type.Null()], {
       description: "Welch 95% interval of the difference vs control",
     }),

@@ -43,7 +43,7 @@ export interface ExperimentExposureTable {
   exposed_at: number;
   /** epoch ms of the first conversion after exposure */
   converted_at: number | null;
-  /** Revenue of the visitor's primary-goal conversions after exposure. */
+  /** Revenue (data.revenue) of the visitor's conversion-goal events after exposure, any goal. */
   revenue: ColumnType<number, number | undefined, number>;
 }
 

@@ -94,8 +94,8 @@ async function recentWeights(db: DbOrTrx, experimentId: string) {
 export const BANDIT_NOTE =
   "A bandit moves traffic towards the arms doing best, so each arm's figures pool periods run under " +
   "different allocations: the rates, intervals and p-values assume a fixed split and are descriptive " +
-  "here. A bandit is never completed by significance; probabilityBest (behind its current weights) " +
-  "is the posterior probability that each arm is best, and a stop names a winner only at 95%.";
+  "here. A bandit is never completed by significance. Its weights follow each arm's posterior " +
+  "probability of being best, and a stop names a winner only when that probability reaches 95%.";
 
 /** What decided a completed experiment or, while it runs, what will. */
 function decisionMethodOf(row: ExperimentTable): DecisionMethod {

@@ -4,7 +4,9 @@ import { Link, useNavigate, useParams } from "react-router";
 import { api, call } from "../../api/client";
 import { Field, SelectField } from "../../components/Field";
 import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { type Experiment, MODES, type Mode } from "./model";
+import { useConversionGoals } from "./goals";
+import { blankMetrics, type MetricsDraft, MetricsEditor, metricsBody, metricsFrom } from "./MetricsEditor";
+import { type Experiment, fetchExperiment, MODES, type Mode } from "./model";
 import { type VariantDraft, VariantsEditor } from "./VariantsEditor";
 
 interface Draft {
@@ -14,6 +16,7 @@ interface Draft {
   trafficSplit: string;
   beliefId: string;
   variants: VariantDraft[];
+  metrics: MetricsDraft;
 }
 
 const blank: Draft = {
@@ -26,9 +29,13 @@ const blank: Draft = {
     { name: "control", css: "", js: "" },
     { name: "variant", css: "", js: "" },
   ],
+  metrics: blankMetrics,
 };
 
-type Editable = Pick<Experiment, "name" | "targetUrl" | "mode" | "trafficSplit" | "beliefId" | "variants">;
+type Editable = Pick<
+  Experiment,
+  "name" | "targetUrl" | "mode" | "trafficSplit" | "beliefId" | "variants" | "metrics" | "conversionGoalIds"
+>;
 
 const fromExperiment = (e: Editable): Draft => ({
   name: e.name,
@@ -37,6 +44,7 @@ const fromExperiment = (e: Editable): Draft => ({
   trafficSplit: String(e.trafficSplit),
   beliefId: e.beliefId ?? "",
   variants: e.variants.map((v) => ({ name: v.name, css: v.css ?? "", js: v.js ?? "" })),
+  metrics: metricsFrom(e),
 });
 
 const toVariants = (vs: VariantDraft[]) =>
@@ -49,10 +57,11 @@ export function ExperimentEditor() {
   const queryClient = useQueryClient();
   const existing = useQuery({
     queryKey: ["experiments", id],
-    queryFn: () => call(api.GET("/api/experiments/{id}", { params: { path: { id: id! } } })),
+    queryFn: () => fetchExperiment(id!),
     enabled: Boolean(id),
   });
   const beliefs = useQuery({ queryKey: ["beliefs", "list"], queryFn: () => call(api.GET("/api/beliefs")) });
+  const { goals, nameOf } = useConversionGoals();
   const [draft, setDraft] = useState<Draft>(blank);
   useEffect(() => {
     if (existing.data) setDraft(fromExperiment(existing.data));
@@ -70,16 +79,27 @@ export function ExperimentEditor() {
       if (!id)
         return call(
           api.POST("/api/experiments", {
-            body: { ...common, mode: draft.mode, variants: toVariants(draft.variants) },
+            body: {
+              ...common,
+              mode: draft.mode,
+              variants: toVariants(draft.variants),
+              metrics: metricsBody(draft.metrics),
+            },
           }),
         );
       const before = existing.data!;
+      const metrics = metricsBody(draft.metrics, fromExperiment(before).metrics);
       const variantsChanged =
         JSON.stringify(toVariants(draft.variants)) !==
         JSON.stringify(toVariants(fromExperiment(before).variants));
       return call(
         api.PATCH("/api/experiments", {
-          body: { id, ...common, ...(variantsChanged ? { variants: toVariants(draft.variants) } : {}) },
+          body: {
+            id,
+            ...common,
+            ...(variantsChanged ? { variants: toVariants(draft.variants) } : {}),
+            ...(metrics ? { metrics } : {}),
+          },
         }),
       );
     },
@@ -153,6 +173,19 @@ export function ExperimentEditor() {
               ]}
             />
           </div>
+          {goals.isError ? (
+            <ErrorState title="Goals not loaded" error={goals.error} retry={() => void goals.refetch()} />
+          ) : goals.isPending ? (
+            <p className="muted">Loading conversion goals…</p>
+          ) : (
+            <MetricsEditor
+              goals={goals.data}
+              value={draft.metrics}
+              onChange={(metrics) => set({ metrics })}
+              several={(existing.data?.conversionGoalIds ?? []).map(nameOf)}
+              primaryLocked={hasRun}
+            />
+          )}
           <VariantsEditor
             variants={draft.variants}
             onChange={(variants) => set({ variants })}

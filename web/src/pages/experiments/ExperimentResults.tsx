@@ -1,26 +1,29 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { api, call } from "../../api/client";
-import { DataTable } from "../../components/DataTable";
 import { IntervalChart, preloadIntervalChart } from "../../components/IntervalChart";
 import { StatTile } from "../../components/StatTile";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { BanditWeights } from "./BanditWeights";
-import { type Experiment, MOVES, percent, signedPercent, type Status } from "./model";
+import { DecisionLine } from "./DecisionLine";
+import { useConversionGoals } from "./goals";
+import { BanditCard, GuardrailsCard, SecondaryCard } from "./MetricsCards";
+import { fetchExperiment, MOVES, percent, type Status } from "./model";
+import { VariantTable } from "./VariantTable";
 
 preloadIntervalChart();
 
-type Variant = Omit<Experiment["results"]["variants"][number], "upliftInterval"> & {
-  upliftInterval: number[] | null;
-};
-
-/** One experiment: its lifecycle actions, per-variant results, uplift intervals, SRM and bandit weights. */
+/**
+ * One experiment: its lifecycle actions, how it is decided, per-variant results (fixed-horizon and
+ * sequential), guardrails, secondary metrics, uplift intervals, SRM and bandit weights.
+ */
 export function ExperimentResults() {
   const { id } = useParams();
   const queryClient = useQueryClient();
+  const { nameOf } = useConversionGoals();
   const experiment = useQuery({
     queryKey: ["experiments", id],
-    queryFn: () => call(api.GET("/api/experiments/{id}", { params: { path: { id: id! } } })),
+    queryFn: () => fetchExperiment(id!),
     // Results move while it runs: a live page, without hammering the API.
     refetchInterval: (q) => (q.state.data?.status === "running" ? 10_000 : false),
   });
@@ -70,15 +73,12 @@ export function ExperimentResults() {
       </PageHeader>
       {move.isError && <ErrorState title="Not changed" error={move.error} />}
       <p className="muted break-all">
-        On <code>{e.targetUrl}</code> · {e.trafficSplit}% of visitors · {e.mode}
-        {e.winner && (
-          <>
-            {" "}
-            · winner <strong>{e.winner}</strong>
-            {e.completionReason && ` (${e.completionReason})`}
-          </>
-        )}
+        On <code>{e.targetUrl}</code> · {e.trafficSplit}% of visitors · {e.mode} · primary goal{" "}
+        {e.conversionGoalIds?.length
+          ? e.conversionGoalIds.map(nameOf).join(", ")
+          : "any of the conversion goals"}
       </p>
+      <DecisionLine experiment={e} />
       {r.srm.mismatch && (
         <div className="callout error" role="alert" data-testid="srm-warning">
           <strong>Sample ratio mismatch</strong>
@@ -102,9 +102,11 @@ export function ExperimentResults() {
               : "Visitors of the page are counted here as the snippet shows them a variant."}
           </EmptyState>
         ) : (
-          <VariantTable variants={r.variants} control={r.control} />
+          <VariantTable results={r} bandit={e.mode === "bandit"} />
         )}
       </Card>
+      {r.guardrails.length > 0 && <GuardrailsCard experiment={e} nameOf={nameOf} />}
+      {r.secondary.length > 0 && <SecondaryCard experiment={e} nameOf={nameOf} />}
       <Card title="Uplift against the control">
         {challengers.length === 0 ? (
           <EmptyState title="Not enough data for an interval yet">
@@ -112,7 +114,7 @@ export function ExperimentResults() {
           </EmptyState>
         ) : (
           <IntervalChart
-            label={`Uplift of each variant over ${r.control} with its 95% interval`}
+            label={`Uplift of each variant over ${r.control} with its 95% interval (fixed-horizon)`}
             intervals={challengers.map((v) => ({
               label: v.name,
               estimate: v.uplift ?? 0,
@@ -122,49 +124,12 @@ export function ExperimentResults() {
           />
         )}
       </Card>
-      {e.mode === "bandit" && <BanditWeights id={e.id} />}
+      {e.mode === "bandit" && (
+        <>
+          <BanditCard experiment={e} />
+          <BanditWeights id={e.id} />
+        </>
+      )}
     </>
   );
 }
-
-function VariantTable({ variants, control }: { variants: Variant[]; control: string }) {
-  return (
-    <DataTable
-      caption="Results per variant"
-      rows={variants}
-      rowKey={(v) => v.name}
-      columns={[
-        { header: "Variant", cell: (v) => (v.name === control ? `${v.name} (control)` : v.name) },
-        { header: "Exposures", numeric: true, cell: (v) => v.exposures.toLocaleString() },
-        { header: "Conversions", numeric: true, cell: (v) => v.conversions.toLocaleString() },
-        { header: "Rate", numeric: true, cell: (v) => percent(v.conversionRate, 2) },
-        {
-          header: "Uplift",
-          numeric: true,
-          cell: (v) =>
-            v.name === control
-              ? "—"
-              : `${signedPercent(v.uplift)}${v.upliftInterval ? ` (${signedPercent(v.upliftInterval[0])} to ${signedPercent(v.upliftInterval[1])})` : ""}`,
-        },
-        {
-          header: "Chance to beat control",
-          numeric: true,
-          cell: (v) => (v.name === control ? "—" : percent(v.chanceToBeatControl)),
-        },
-        { header: "p-value", numeric: true, cell: (v) => (v.name === control ? "—" : pText(v.pValue)) },
-        // With several challengers, the p-values adjusted for comparing them all (Holm–Bonferroni).
-        ...(variants.length > 2
-          ? [
-              {
-                header: "p-value, adjusted (Holm)",
-                numeric: true,
-                cell: (v: Variant) => (v.name === control ? "—" : pText(v.adjustedPValue)),
-              },
-            ]
-          : []),
-      ]}
-    />
-  );
-}
-
-const pText = (p: number | null) => (p === null ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3));

@@ -1,7 +1,9 @@
-import type { paths } from "../../api/schema";
+import { api, call } from "../../api/client";
 
-export type Experiment =
-  paths["/api/experiments/{id}"]["get"]["responses"]["200"]["content"]["application/json"];
+export const fetchExperiment = (id: string) =>
+  call(api.GET("/api/experiments/{id}", { params: { path: { id } } }));
+/** An experiment as the client hands it over (openapi-fetch widens the schema's tuples to arrays). */
+export type Experiment = Awaited<ReturnType<typeof fetchExperiment>>;
 export type Status = Experiment["status"];
 export type Mode = Experiment["mode"];
 
@@ -36,3 +38,20 @@ export const signedPercent = (n: number | null | undefined) =>
   n === null || n === undefined ? "—" : `${n > 0 ? "+" : n < 0 ? "−" : "±"}${Math.abs(n * 100).toFixed(1)}%`;
 
 export const experimentsKey = (id?: string) => (id ? ["experiments", id] : ["experiments"]);
+
+export type Results = Experiment["results"];
+export type VariantResult = Results["variants"][number];
+export type DecisionMethod = Results["decision"]["method"];
+export type GuardrailStatus = Results["guardrails"][number]["status"];
+
+export const pText = (p: number | null | undefined) =>
+  p === null || p === undefined ? "—" : p < 0.001 ? "< 0.001" : p.toFixed(3);
+
+/** An amount in the project's revenue unit (events carry plain numbers, no currency). */
+export const money = (n: number) =>
+  n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+export const signedMoney = (n: number) => `${n > 0 ? "+" : n < 0 ? "−" : "±"}${money(Math.abs(n))}`;
+
+export const interval = (i: readonly number[] | null | undefined, f: (n: number) => string) =>
+  i && i.length === 2 ? `${f(i[0]!)} to ${f(i[1]!)}` : "—";
