@@ -68,9 +68,13 @@ export async function recordConversions(
     .executeTakeFirst();
   if (!running) return;
   const visitors = [...new Set(candidates.map((e) => e.visitorId))];
+  const earning = new Set(candidates.filter((e) => revenueOf(e) !== 0).map((e) => e.visitorId));
   const open: OpenExposure[] = [];
   for (let i = 0; i < visitors.length; i += CHUNK) {
-    // Converted exposures too: their later revenue and secondary/guardrail goals still count.
+    const chunk = visitors.slice(i, i + CHUNK);
+    const earners = chunk.filter((v) => earning.has(v));
+    // A converted exposure still matters when this batch brings its visitor revenue or its
+    // experiment counts secondary/guardrail goals; most converted visitors need no read.
     const rows = await trx
       .selectFrom("experiment_exposures as x")
       .innerJoin("experiments as e", "e.id", "x.experiment_id")
@@ -84,8 +88,15 @@ export async function recordConversions(
         "e.metrics",
       ])
       .where("x.project_id", "=", project.id)
-      .where("x.visitor_id", "in", visitors.slice(i, i + CHUNK))
+      .where("x.visitor_id", "in", chunk)
       .where("e.status", "=", "running")
+      .where((eb) =>
+        eb.or([
+          eb("x.converted_at", "is", null),
+          eb("e.metrics", "is not", null),
+          ...(earners.length > 0 ? [eb("x.visitor_id", "in", earners)] : []),
+        ]),
+      )
       .execute();
     open.push(...rows);
   }
@@ -104,6 +115,7 @@ export async function recordConversions(
     return d;
   };
   const goalHits: ExperimentGoalConversionTable[] = [];
+  const earned: { x: OpenExposure; revenue: number }[] = [];
   for (const x of open) {
     const after = eventsOf.get(x.visitor_id)!.filter((e) => e.timestamp >= Number(x.exposed_at));
     if (after.length === 0) continue;
@@ -116,14 +128,7 @@ export async function recordConversions(
       touched.add(x.experiment_id);
     }
     const revenue = revenueAfterExposure(after, goals);
-    if (revenue !== 0) {
-      // Σ² needs the visitor's total before this batch; the update returns the total after it.
-      const total = await addExposureRevenue(trx, x, revenue);
-      const d = delta(x.experiment_id, x.variant);
-      d.revenue += revenue;
-      d.squares += total * total - (total - revenue) * (total - revenue);
-      touched.add(x.experiment_id);
-    }
+    if (revenue !== 0) earned.push({ x, revenue });
     for (const g of extraGoalsOf(x)) {
       const goal = goals.find((c) => c.id === g.goal);
       const first = goal && after.find((e) => matchesConversionGoal(goal, e));
@@ -136,6 +141,13 @@ export async function recordConversions(
           converted_at: first.timestamp,
         });
     }
+  }
+  // Σ² needs each visitor's total before this batch; the update returns the total after it.
+  for (const { x, revenue, total } of await addExposureRevenue(trx, earned)) {
+    const d = delta(x.experiment_id, x.variant);
+    d.revenue += revenue;
+    d.squares += total * total - (total - revenue) * (total - revenue);
+    touched.add(x.experiment_id);
   }
   await bumpStats(trx, deltas);
   if (await recordGoalHits(trx, goalHits)) for (const h of goalHits) touched.add(h.experiment_id);
@@ -166,28 +178,47 @@ async function markConverted(trx: Trx, x: OpenExposure, at: number): Promise<boo
 function revenueAfterExposure(after: CommittedEvent[], goals: ConversionGoalT[]): number {
   let sum = 0;
   for (const e of after) {
-    const v = e.data?.revenue;
-    const n = typeof v === "string" ? Number(v) : v;
-    if (
-      typeof n === "number" &&
-      Number.isFinite(n) &&
-      n !== 0 &&
-      goals.some((g) => matchesConversionGoal(g, e))
-    )
-      sum += n;
+    const n = revenueOf(e);
+    if (n !== 0 && goals.some((g) => matchesConversionGoal(g, e))) sum += n;
   }
   return sum;
 }
 
-async function addExposureRevenue(trx: Trx, x: OpenExposure, revenue: number): Promise<number> {
-  const row = await trx
-    .updateTable("experiment_exposures")
-    .set({ revenue: sql`revenue + ${revenue}` })
-    .where("experiment_id", "=", x.experiment_id)
-    .where("visitor_id", "=", x.visitor_id)
-    .returning("revenue")
-    .executeTakeFirstOrThrow();
-  return Number(row.revenue);
+/** An event's `data.revenue` as a finite number (0 when absent), as analytics reads it. */
+function revenueOf(e: CommittedEvent): number {
+  const v = e.data?.revenue;
+  const n = typeof v === "string" ? Number(v) : v;
+  return typeof n === "number" && Number.isFinite(n) ? n : 0;
+}
+
+/**
+ * Adds each visitor's revenue to its exposure in one statement per chunk (UPDATE … FROM VALUES,
+ * whose columns are column1… on both databases) and returns the totals after it.
+ */
+async function addExposureRevenue(trx: Trx, earned: { x: OpenExposure; revenue: number }[]) {
+  const out: { x: OpenExposure; revenue: number; total: number }[] = [];
+  for (let i = 0; i < earned.length; i += CHUNK) {
+    const chunk = earned.slice(i, i + CHUNK);
+    const values = sql.join(
+      chunk.map(
+        ({ x, revenue }) =>
+          sql`(cast(${x.experiment_id} as text), cast(${x.visitor_id} as text), cast(${revenue} as double precision))`,
+      ),
+    );
+    const { rows } = await sql<{ experiment_id: string; visitor_id: string; revenue: number }>`
+      update experiment_exposures set revenue = experiment_exposures.revenue + v.column3
+      from (values ${values}) as v
+      where experiment_exposures.experiment_id = v.column1 and experiment_exposures.visitor_id = v.column2
+      returning experiment_exposures.experiment_id, experiment_exposures.visitor_id, experiment_exposures.revenue`.execute(
+      trx,
+    );
+    const totals = new Map(rows.map((r) => [`${r.experiment_id}\u0000${r.visitor_id}`, Number(r.revenue)]));
+    for (const e of chunk) {
+      const total = totals.get(`${e.x.experiment_id}\u0000${e.x.visitor_id}`);
+      if (total !== undefined) out.push({ ...e, total });
+    }
+  }
+  return out;
 }
 
 /** First conversions on secondary and guardrail goals; true when any was new. */

@@ -176,6 +176,23 @@ describe("experiment metrics: primary, secondary, guardrails", () => {
     expect(after.variants[1].revenuePerVisitor.interval[1]).toBeCloseTo(without.interval[1]!, 6);
   });
 
+  it("adds a converted visitor's later revenue when the experiment has no other goals", async () => {
+    const a = await t.tenant();
+    const g = await goals(a);
+    const e = await start(a, { conversionGoalIds: [g.purchase] });
+    await processEvents(t.app, [
+      committed(a, { visitorId: "v", ...exposure(e.id, "b") }),
+      committed(a, { visitorId: "v", type: "purchase", data: { revenue: 10 } }),
+    ]);
+    await processEvents(t.app, [
+      committed(a, { visitorId: "v", type: "pageview" }),
+      committed(a, { visitorId: "v", type: "newsletter", data: { revenue: 5 } }),
+    ]);
+    const b = (await a.get(`/api/experiments/${e.id}`)).body.results.variants[1];
+    expect(b).toMatchObject({ exposures: 1, conversions: 1 });
+    expect(b.revenuePerVisitor.mean).toBe(15);
+  });
+
   it("a failing guardrail keeps a winning variant from completing; a manual stop names no winner", async () => {
     const a = await t.tenant();
     const g = await goals(a);
