@@ -1,0 +1,575 @@
+/**
+ * Issue 18, "before": single-event ingest (POST /api/events, snippet format, one event per request,
+ * 50 connections in all, a browser user agent) on
+ *   sqlite-1   SQLite, one process (the embedded default; the baseline),
+ *   pg-1       PostgreSQL, one process,
+ *   pg-2-one   PostgreSQL, two processes on one database and one Redis, 25 connections each at
+ *              the same time, both sending to one project (the same public key),
+ *   pg-2-two   the same with two projects of one workspace (each process gets its own project's key).
+ * Both processes see the same 5000 visitors (`v${i % 5000}`, as bench/events/single-ingest.bench.ts).
+ * Each configuration of each round starts on a fresh database (`bench_scale_<pid>_<round>_<n>` on
+ * BENCH_PG_URL, dropped afterwards) with fresh servers (bench/events/lift-server.ts: the app as
+ * built, every event processor, no job workers), gets a 2 s warm-up and then one event of each
+ * visitor per process (so every process has started every visitor's session whatever its rate),
+ * then BENCH_SECONDS of load.
+ * While a PostgreSQL configuration is loaded, a separate connection samples pg_stat_activity every
+ * 250 ms: how many samples have a backend of the bench database waiting on a lock
+ * (wait_event_type = 'Lock'), on what (wait_event), in which statement and behind which.
+ * The order of the configurations rotates per round; figures are medians over rounds (the mean of
+ * the two middle values for an even count).
+ *
+ * Run: npx tsx bench/platform/scale-out.bench.ts
+ *   BENCH_SECONDS=10, BENCH_ROUNDS=2,
+ *   BENCH_PG_URL=postgres://postgres@127.0.0.1:54329/postgres (a server where databases can be made),
+ *   BENCH_REDIS_URL=redis://127.0.0.1:6379 (database 1 unless the URL names one; only this
+ *     benchmark's rate-limit keys are deleted afterwards, nothing is flushed),
+ *   BENCH_EVENT_LIMIT=0 (RATE_LIMIT_EVENTS for every server: 0 = off, as in the other ingest
+ *     benches; a large number puts the shared Redis counter on the ingest path),
+ *   BENCH_CONFIGS=sqlite-1,pg-1,pg-2-one,pg-2-two (a subset).
+ * Without a reachable PostgreSQL or Redis it prints why and exits 0 (so `npm run bench` passes).
+ */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import autocannon from "autocannon";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { loadConfig } from "../../src/config.js";
+import { openDatabase } from "../../src/platform/db/index.js";
+import { createProject } from "../../src/modules/workspace/service.js";
+import { type LoadResult, loadEvents } from "../events/servers.js";
+import { type Running, startNode } from "../lib/servers.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const WARMUP_SECONDS = 2;
+const CONNECTIONS = 50;
+const VISITORS = 5000;
+const SAMPLE_MS = 250;
+const PG_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:54329/postgres";
+const REDIS_URL = redisUrlWithDb(process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379");
+const EVENT_LIMIT = process.env.BENCH_EVENT_LIMIT ?? "0";
+const SCRIPT = "bench/events/lift-server.ts";
+const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"; // as bench/events/servers.ts
+
+const ALL = ["sqlite-1", "pg-1", "pg-2-one", "pg-2-two"] as const;
+type ConfigName = (typeof ALL)[number];
+const CONFIGS = (process.env.BENCH_CONFIGS?.split(",").map((s) => s.trim()) ?? [...ALL]) as ConfigName[];
+for (const c of CONFIGS) if (!ALL.includes(c)) throw new Error(`unknown configuration ${c}`);
+
+const LABEL: Record<ConfigName, string> = {
+  "sqlite-1": "SQLite, 1 process",
+  "pg-1": "PostgreSQL, 1 process",
+  "pg-2-one": "PostgreSQL, 2 processes, 1 project",
+  "pg-2-two": "PostgreSQL, 2 processes, 2 projects",
+};
+
+/** Database 1 unless the URL names one (database 0 is left alone). */
+function redisUrlWithDb(url: string): string {
+  const u = new URL(url);
+  if (u.pathname === "" || u.pathname === "/") u.pathname = "/1";
+  return u.toString();
+}
+
+const body = (key: string) => (i: number) =>
+  JSON.stringify({
+    type: "pageview",
+    visitorId: `v${i % VISITORS}`,
+    projectKey: key,
+    url: `https://shop.example.com/p/${i % 100}?utm_source=newsletter&utm_medium=email`,
+    referrer: "https://www.google.com/",
+    data: { plan: "pro", i },
+  });
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const bump = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
+const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+const oneLine = (s: string | null) => (s ?? "").replace(/\s+/g, " ").trim().slice(0, 80);
+
+// ---------------------------------------------------------------- pg_stat_activity sampling
+
+interface Waits {
+  samples: number;
+  /** samples where at least one backend of the bench database waited on a lock */
+  lockSamples: number;
+  /** waiting-backend observations by wait_event (tuple, transactionid, advisory, relation, …) */
+  byEvent: Map<string, number>;
+  /** … by wait_event and the waiting statement (first 80 characters) */
+  byQuery: Map<string, number>;
+  /** … by the statement of a backend holding it up (pg_blocking_pids) */
+  byBlocker: Map<string, number>;
+  /** active backends by wait (type:event, "CPU" when none) and backends idle in a transaction:
+   * where a flush's time goes */
+  active: Map<string, number>;
+}
+
+const newWaits = (): Waits => ({
+  samples: 0,
+  lockSamples: 0,
+  byEvent: new Map(),
+  byQuery: new Map(),
+  byBlocker: new Map(),
+  active: new Map(),
+});
+
+function addWaits(into: Waits, w: Waits): void {
+  into.samples += w.samples;
+  into.lockSamples += w.lockSamples;
+  for (const k of ["byEvent", "byQuery", "byBlocker", "active"] as const)
+    for (const [q, n] of w[k]) bump(into[k], q, n);
+}
+
+/** Samples pg_stat_activity for `database` on its own connection until `stop` is called. */
+async function sampleLocks(database: string): Promise<{ stop: () => Promise<Waits> }> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  const w = newWaits();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t0 = Date.now();
+      const { rows } = await client.query<{
+        wait_event_type: string | null;
+        wait_event: string | null;
+        state: string | null;
+        query: string | null;
+        blockers: string | null;
+      }>(
+        `select a.wait_event_type, a.wait_event, a.state, left(a.query, 200) as query,
+           case when a.wait_event_type = 'Lock' then
+             (select string_agg(left(b.query, 200), ' || ') from pg_stat_activity b
+               where b.pid = any(pg_blocking_pids(a.pid))) end as blockers
+         from pg_stat_activity a
+         where a.datname = $1 and a.backend_type = 'client backend'`,
+        [database],
+      );
+      w.samples++;
+      let locked = false;
+      for (const r of rows) {
+        // idle in transaction: a flush waiting on its Node process between statements
+        if (r.state === "idle in transaction") bump(w.active, "idle in transaction");
+        else if (r.state === "active")
+          bump(w.active, r.wait_event_type ? `${r.wait_event_type}:${r.wait_event}` : "CPU");
+        if (r.wait_event_type !== "Lock") continue;
+        locked = true;
+        bump(w.byEvent, r.wait_event ?? "?");
+        bump(w.byQuery, `${r.wait_event}  ${oneLine(r.query)}`);
+        for (const b of (r.blockers ?? "?").split(" || ")) bump(w.byBlocker, oneLine(b));
+      }
+      if (locked) w.lockSamples++;
+      await new Promise((r) => setTimeout(r, Math.max(0, SAMPLE_MS - (Date.now() - t0))));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      await client.end();
+      return w;
+    },
+  };
+}
+
+// ---------------------------------------------------------------- CPU time (Linux /proc)
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/** user + system CPU time of a process in ms (0 when it is gone or /proc is missing). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The bench database's client backends (PostgreSQL runs here, on this machine). */
+async function backendPids(database: string): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(
+    "select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend'",
+    [database],
+  );
+  return rows.map((r) => r.pid);
+}
+
+// ---------------------------------------------------------------- servers per configuration
+
+interface Setup {
+  targets: { url: string; key: string }[];
+  servers: Running[];
+  database?: string;
+}
+
+const admin = new pg.Client({ connectionString: PG_URL });
+const created: string[] = [];
+const secretKey = randomBytes(32).toString("base64url");
+
+function databaseUrl(name: string): string {
+  const u = new URL(PG_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function startServer(env: NodeJS.ProcessEnv): Promise<{ server: Running; key?: string }> {
+  const server = await startNode(SCRIPT, {
+    BENCH_NO_PROCESSORS: "0",
+    RATE_LIMIT_EVENTS: EVENT_LIMIT,
+    ...env,
+  });
+  const key = /public key:\s+(svc_pk_\S+)/.exec(server.output())?.[1];
+  return { server, key };
+}
+
+/** A second project in the first one's workspace, through the workspace service on the bench database. */
+async function secondProjectKey(url: string): Promise<string> {
+  const handle = openDatabase(loadConfig({ DATABASE_URL: url }, { dataDir: os.tmpdir(), secretKey }));
+  try {
+    const ws = await handle.db.selectFrom("workspaces").select("id").executeTakeFirstOrThrow();
+    return (await createProject(handle.db, ws.id, "Second project")).publicKey;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function setUp(config: ConfigName, round: number, n: number): Promise<Setup> {
+  if (config === "sqlite-1") {
+    const { server, key } = await startServer({ DATABASE_URL: "", REDIS_URL: "" });
+    if (!key) throw new Error(`no public key printed: ${server.output()}`);
+    return { targets: [{ url: `${server.base}/api/events`, key }], servers: [server] };
+  }
+  const database = `bench_scale_${process.pid}_${round}_${n}`;
+  await admin.query(`create database ${database}`);
+  created.push(database);
+  const env = { DATABASE_URL: databaseUrl(database), REDIS_URL, SECRET_KEY: secretKey };
+  const setup: Setup = { targets: [], servers: [], database };
+  try {
+    // The second process starts after the first has migrated and made the workspace.
+    const a = await startServer(env);
+    setup.servers.push(a.server);
+    if (!a.key) throw new Error(`no public key printed: ${a.server.output()}`);
+    setup.targets.push({ url: `${a.server.base}/api/events`, key: a.key });
+    if (config === "pg-1") return setup;
+    const keyB = config === "pg-2-one" ? a.key : await secondProjectKey(env.DATABASE_URL);
+    const b = await startServer(env);
+    setup.servers.push(b.server);
+    setup.targets.push({ url: `${b.server.base}/api/events`, key: keyB });
+    return setup;
+  } catch (err) {
+    await tearDown(setup);
+    throw err;
+  }
+}
+
+async function tearDown(setup: Setup): Promise<void> {
+  await Promise.all(setup.servers.map((s) => s.stop()));
+  if (setup.database) await admin.query(`drop database if exists ${setup.database} with (force)`);
+}
+
+/** Warnings and errors the servers logged (a failed group commit, a deadlock), by message. */
+function serverProblems(servers: Running[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of servers)
+    for (const line of s.output().split("\n")) {
+      if (!line.startsWith("{")) continue;
+      try {
+        const j = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+        if ((j.level ?? 0) >= 40)
+          bump(out, `${j.msg ?? ""}${j.err?.message ? `: ${j.err.message}` : ""}`.slice(0, 160));
+      } catch {}
+    }
+  return out;
+}
+
+// ---------------------------------------------------------------- one measurement
+
+interface Measured {
+  rps: number;
+  perProcess: number[];
+  /** the worse of the processes' percentiles */
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** CPU use during the measured load, in % of one core: the Lift processes, the bench
+   * database's PostgreSQL backends (those alive at the end; pools keep theirs), this process */
+  cpu: { lift: number; postgres: number; loader: number };
+  /** lock-wait samples during the measured load (PostgreSQL) */
+  waits?: Waits;
+  /** the same during the first-visits part of the warm-up */
+  firstWaits?: Waits;
+  /** transactions committed in the bench database per second (≈ group commits; PostgreSQL) */
+  commitsPerSecond: number;
+  problems: Map<string, number>;
+}
+
+/** Loads every target at once, the 50 connections split evenly. */
+async function loadAll(setup: Setup, seconds: number): Promise<LoadResult[]> {
+  const per = CONNECTIONS / setup.targets.length;
+  return Promise.all(setup.targets.map((t) => loadEvents(t.url, per, seconds, body(t.key))));
+}
+
+/**
+ * The rest of the warm-up: every process gets one event of each of the 5000 visitors, so each has
+ * started (and stored) every visitor's session before the measurement, whatever its rate; the
+ * measured events then continue sessions in every configuration (a slow configuration would
+ * otherwise spend part of its measurement on first visits, which cost more).
+ */
+async function firstVisits(setup: Setup): Promise<void> {
+  const per = CONNECTIONS / setup.targets.length;
+  await Promise.all(
+    setup.targets.map((t) => {
+      let i = 0;
+      const next = body(t.key);
+      return autocannon({
+        url: t.url,
+        connections: per,
+        amount: VISITORS,
+        requests: [
+          {
+            method: "POST",
+            setupRequest: (req) => ({
+              ...req,
+              headers: { "content-type": "application/json", "user-agent": BROWSER_UA },
+              body: next(i++),
+            }),
+          },
+        ],
+      });
+    }),
+  );
+}
+
+async function measure(config: ConfigName, round: number, n: number): Promise<Measured> {
+  const setup = await setUp(config, round, n);
+  try {
+    await loadAll(setup, WARMUP_SECONDS);
+    const firstSampler = setup.database ? await sampleLocks(setup.database) : undefined;
+    await firstVisits(setup);
+    const firstWaits = await firstSampler?.stop();
+    const sampler = setup.database ? await sampleLocks(setup.database) : undefined;
+    const pids = () => (setup.database ? backendPids(setup.database) : Promise.resolve([]));
+    const liftCpu = () => setup.servers.reduce((s, x) => s + cpuMs(x.child.pid), 0);
+    const commits = async () =>
+      setup.database
+        ? Number(
+            (
+              await admin.query<{ n: string }>(
+                "select xact_commit as n from pg_stat_database where datname = $1",
+                [setup.database],
+              )
+            ).rows[0]!.n,
+          )
+        : 0;
+    const commitsBefore = await commits();
+    const pgBefore = new Map((await pids()).map((p) => [p, cpuMs(p)]));
+    const liftBefore = liftCpu();
+    const loaderBefore = process.cpuUsage();
+    const t0 = Date.now();
+    const results = await loadAll(setup, SECONDS);
+    const wall = Date.now() - t0;
+    const loader = process.cpuUsage(loaderBefore);
+    const lift = liftCpu() - liftBefore;
+    const postgres = (await pids()).reduce((s, p) => s + cpuMs(p) - (pgBefore.get(p) ?? 0), 0);
+    const waits = await sampler?.stop();
+    await new Promise((r) => setTimeout(r, 1200)); // backends report their counts within 1 s
+    const committed = (await commits()) - commitsBefore;
+    const pct = (ms: number) => (100 * ms) / wall;
+    return {
+      cpu: { lift: pct(lift), postgres: pct(postgres), loader: pct((loader.user + loader.system) / 1000) },
+      rps: results.reduce((s, r) => s + r.rps, 0),
+      perProcess: results.map((r) => r.rps),
+      p50: Math.max(...results.map((r) => r.p50)),
+      p99: Math.max(...results.map((r) => r.p99)),
+      non2xx: results.reduce((s, r) => s + r.non2xx, 0),
+      waits,
+      firstWaits,
+      commitsPerSecond: (committed * 1000) / wall,
+      problems: serverProblems(setup.servers),
+    };
+  } finally {
+    await tearDown(setup);
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function reachable(): Promise<string | null> {
+  try {
+    await admin.connect();
+  } catch (err) {
+    return `no PostgreSQL at ${PG_URL} (${(err as Error).message})`;
+  }
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    return `no Redis at ${REDIS_URL} (${(err as Error).message})`;
+  } finally {
+    redis.disconnect();
+  }
+  return null;
+}
+
+/** Deletes the rate-limit counters the servers made in the bench's Redis database (no flush). */
+async function cleanRedis(): Promise<number> {
+  const redis = new Redis(REDIS_URL);
+  let deleted = 0;
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", "fastify-rate-limit-*", "COUNT", 1000);
+      cursor = next;
+      if (keys.length) deleted += await redis.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+const why = await reachable();
+if (why) {
+  console.log(`scale-out bench skipped: ${why}`);
+  await admin.end().catch(() => {});
+  process.exit(0);
+}
+
+const fmtLoad = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
+const started = new Date();
+const loadBefore = fmtLoad();
+const { rows: ver } = await admin.query<{ v: string }>("select current_setting('server_version') as v");
+const { rows: settings } = await admin.query<{ name: string; setting: string }>(
+  "select name, setting from pg_settings where name in ('fsync', 'synchronous_commit', 'shared_buffers', 'max_connections')",
+);
+console.log(
+  `${started.toISOString()} load average ${loadBefore}; ${os.cpus().length} cores; Node ${process.version}; ` +
+    `PostgreSQL ${ver[0]!.v} (${settings.map((s) => `${s.name}=${s.setting}`).join(", ")}); Redis ${REDIS_URL}; ` +
+    `RATE_LIMIT_EVENTS=${EVENT_LIMIT}`,
+);
+console.log(
+  `${ROUNDS} rounds x (${WARMUP_SECONDS} s warm-up + ${VISITORS} first visits per process + ${SECONDS} s), ${CONNECTIONS} connections in all\n`,
+);
+
+const results = new Map<ConfigName, Measured[]>(CONFIGS.map((c) => [c, []]));
+try {
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < CONFIGS.length; k++) {
+      const c = CONFIGS[(r + k) % CONFIGS.length]!;
+      const m = await measure(c, r, k);
+      results.get(c)!.push(m);
+      const waits = m.waits ? `  lock-wait samples ${m.waits.lockSamples}/${m.waits.samples}` : "";
+      const split = m.perProcess.length > 1 ? ` (${m.perProcess.map((x) => x.toFixed(0)).join(" + ")})` : "";
+      console.log(
+        `round ${r + 1} ${c.padEnd(9)} ${m.rps.toFixed(0)} events/s${split}  p50 ${m.p50} ms  p99 ${m.p99} ms  non-2xx ${m.non2xx}${waits}`,
+      );
+      console.log(
+        `    CPU (% of one core): Lift ${m.cpu.lift.toFixed(0)}, PostgreSQL backends ${m.cpu.postgres.toFixed(0)}, load generator ${m.cpu.loader.toFixed(0)}` +
+          (m.commitsPerSecond
+            ? `; ${m.commitsPerSecond.toFixed(0)} commits/s, ${(m.rps / m.commitsPerSecond).toFixed(1)} events per commit`
+            : ""),
+      );
+      for (const [msg, n] of m.problems) console.log(`    server log x${n}: ${msg}`);
+      if (m.non2xx > 0) console.log(`    WARNING: ${m.non2xx} non-2xx responses`);
+    }
+  }
+} finally {
+  for (const d of created) await admin.query(`drop database if exists ${d} with (force)`).catch(() => {});
+  const deleted = await cleanRedis().catch(() => 0);
+  await admin.end();
+  if (deleted) console.log(`(deleted ${deleted} rate-limit keys from ${REDIS_URL})`);
+}
+
+// ---------------------------------------------------------------- report
+
+const med = new Map([...results].map(([c, ms]) => [c, median(ms.map((m) => m.rps))]));
+console.log(
+  `\nfinished ${new Date().toISOString()}, load average ${loadBefore} before, ${fmtLoad()} after\n`,
+);
+console.log(
+  "| configuration | events/s per round | events/s (median) | p50 | p99 | non-2xx | samples with a lock wait |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- |");
+const cpu: string[] = [];
+for (const [c, ms] of results) {
+  const rounds = ms
+    .map((m) =>
+      m.perProcess.length > 1
+        ? `${m.rps.toFixed(0)} (${m.perProcess.map((x) => x.toFixed(0)).join("+")})`
+        : m.rps.toFixed(0),
+    )
+    .join(" / ");
+  const w = newWaits();
+  for (const m of ms) if (m.waits) addWaits(w, m.waits);
+  const locks =
+    c === "sqlite-1"
+      ? "–"
+      : `${w.lockSamples}/${w.samples} (${ms.map((m) => `${m.waits!.lockSamples}/${m.waits!.samples}`).join(", ")})`;
+  // CPU µs per event: Lift + PostgreSQL backends (% of a core × 10 000 µs/s / events/s)
+  const perEvent = median(ms.map((m) => ((m.cpu.lift + m.cpu.postgres) * 10_000) / m.rps));
+  const perCommit = c === "sqlite-1" ? "–" : median(ms.map((m) => m.rps / m.commitsPerSecond)).toFixed(1);
+  cpu.push(
+    `| ${LABEL[c]} | ${(["lift", "postgres", "loader"] as const).map((k) => `${median(ms.map((m) => m.cpu[k])).toFixed(0)}%`).join(" | ")} | ${perEvent.toFixed(0)} µs | ${perCommit} |`,
+  );
+  console.log(
+    `| ${LABEL[c]} | ${rounds} | ${med.get(c)!.toFixed(0)} | ${median(ms.map((m) => m.p50))} ms | ${median(ms.map((m) => m.p99))} ms | ${ms.reduce((s, m) => s + m.non2xx, 0)} | ${locks} |`,
+  );
+}
+
+console.log(
+  "\n| configuration | CPU: Lift processes | PostgreSQL backends | load generator | Lift + PostgreSQL CPU per event | events per commit |",
+);
+console.log("| --- | --- | --- | --- | --- | --- |");
+for (const line of cpu) console.log(line);
+
+/** Median over rounds of the per-round ratio a/b (both measured in the same round). */
+function ratio(a: ConfigName, b: ConfigName): string {
+  const ra = results.get(a);
+  const rb = results.get(b);
+  if (!ra || !rb) return "–";
+  const per = ra.map((m, i) => m.rps / rb[i]!.rps);
+  return `${median(per).toFixed(2)} (rounds ${per.map((x) => x.toFixed(2)).join(", ")})`;
+}
+console.log(`\nPG-1 / SQLite-1:              ${ratio("pg-1", "sqlite-1")}`);
+console.log(`PG-2 (one project) / PG-1:    ${ratio("pg-2-one", "pg-1")}`);
+console.log(`PG-2 (two projects) / PG-1:   ${ratio("pg-2-two", "pg-1")}`);
+
+function printWaits(title: string, w: Waits): void {
+  console.log(`\n${title}: ${w.lockSamples} of ${w.samples} samples had a lock wait`);
+  if (w.byEvent.size)
+    console.log(
+      `  waiting backends by wait_event: ${top(w.byEvent, 10)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(", ")}`,
+    );
+  for (const [q, n] of top(w.byQuery, 8)) console.log(`  waits ${String(n).padStart(4)}  ${q}`);
+  // The blocker's statement at the sample: it took the row lock earlier in its flush.
+  for (const [q, n] of top(w.byBlocker, 5)) console.log(`  held up by ${String(n).padStart(4)}  ${q}`);
+  console.log(
+    `  backends by state/wait (all samples): ${top(w.active, 8)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")}`,
+  );
+}
+
+for (const [c, ms] of results) {
+  if (c === "sqlite-1") continue;
+  const w = newWaits();
+  const first = newWaits();
+  for (const m of ms) {
+    addWaits(w, m.waits!);
+    addWaits(first, m.firstWaits!);
+  }
+  printWaits(`${LABEL[c]}, measured`, w);
+  printWaits(`${LABEL[c]}, first visits (warm-up)`, first);
+}
