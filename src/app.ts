@@ -130,6 +130,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await registerSecurityHeaders(app);
   await registerCompression(app);
   const redis = await registerRateLimit(app, config.redisUrl);
+  deps.redis = redis;
   const redisHealth = redis ? watchRedis(redis, app.log, metricsRegistry) : undefined;
   app.decorate("loginThrottle", new LoginThrottle(redis, { ...DEFAULT_LOGIN_LIMITS, ...config.loginLimits }));
   await app.register(authPlugin, {

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { Redis } from "ioredis";
 import type { Config } from "../config.js";
 import type { SecretBox } from "./crypto.js";
 import type { Db, DbHandle } from "./db/index.js";
@@ -17,6 +18,8 @@ export interface ServiceDeps {
   log: FastifyBaseLogger;
   jobs: JobRegistry;
   eventBus: EventBus;
+  /** The shared Redis (REDIS_URL), when configured: state every API process must agree on. */
+  redis?: Redis;
   /** Per-app state of the modules (their writers, their registries), held here, not in globals. */
   state: AppState;
 }

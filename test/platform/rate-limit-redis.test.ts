@@ -1,48 +1,22 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { Socket } from "node:net";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { type TestApp, startTestApp } from "../helpers/app.js";
-import { freePort, waitFor } from "../helpers/net.js";
+import { waitFor } from "../helpers/net.js";
+import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
 
 // A real Redis server (Debian's redis-server, installed by .ci/run) started by this test.
 
-let redis: ChildProcess;
+let redis: RedisServer;
 let t: TestApp;
-let redisUrl: string;
-/** Starts redis-server on `port` and waits until it accepts connections. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"],
-    { stdio: "ignore" },
-  );
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = new Socket();
-      s.once("error", () => resolve(false));
-      s.connect(port, "127.0.0.1", () => {
-        s.destroy();
-        resolve(true);
-      });
-    });
-    if (ok) return child;
-    if (Date.now() > deadline) throw new Error("redis-server did not start");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
-  const port = await freePort();
-  redisUrl = `redis://127.0.0.1:${port}`;
-  redis = await startRedis(port);
-  t = await startTestApp({ redisUrl });
+  redis = await startRedisServer();
+  t = await startTestApp({ redisUrl: redis.url });
 });
 afterAll(async () => {
   await t?.close();
-  redis?.kill("SIGKILL");
+  await redis?.stop();
 });
 
 describe("rate limits with the Redis store", () => {
@@ -80,11 +54,10 @@ describe("rate limits with the Redis store", () => {
 
 describe("a Redis outage", () => {
   it("is reported by /healthz and /metrics, logged once, and leaves the API serving", async () => {
-    const port = await freePort();
-    let own = await startRedis(port);
+    let own = await startRedisServer();
     const lines: string[] = [];
     const node = await buildApp(
-      { ...t.config, redisUrl: `redis://127.0.0.1:${port}` },
+      { ...t.config, redisUrl: own.url },
       {
         handle: t.app.dbHandle,
         logger: {
@@ -112,7 +85,7 @@ describe("a Redis outage", () => {
       await waitFor(async () => (await health()).status === "ok", 10_000);
       expect(await gauge()).toBe("1");
 
-      own.kill("SIGKILL");
+      await own.stop();
       await waitFor(async () => (await health()).status === "degraded", 10_000);
       const a = await t.tenant();
       for (let i = 0; i < 20; i++) {
@@ -127,7 +100,7 @@ describe("a Redis outage", () => {
       expect(lines.filter((l) => l.includes("redis is unreachable"))).toHaveLength(1);
       expect(stderr.filter((l) => l.includes("ECONNREFUSED"))).toEqual([]);
 
-      own = await startRedis(port);
+      own = await startRedisServer(own.port);
       await waitFor(async () => (await health()).status === "ok", 15_000);
       expect(await gauge()).toBe("1");
       await waitFor(() => lines.some((l) => l.includes("redis is reachable again")), 5_000);
@@ -136,7 +109,7 @@ describe("a Redis outage", () => {
     } finally {
       process.stderr.write = write;
       await node.close();
-      own.kill("SIGKILL");
+      await own.stop();
     }
   }, 60_000);
 });

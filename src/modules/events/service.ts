@@ -24,6 +24,8 @@ const WRITER = appSlot(
       maxEvents: 5000,
       maxDelayMs: 0,
       indexMergeRows: deps.config.eventIndexMergeRows,
+      // Several API processes over one PostgreSQL decide sessions through Redis (shared-sessions.ts).
+      redis: deps.dbHandle.sqlite ? undefined : deps.redis,
     }),
 );
 

@@ -24,10 +24,10 @@ const STATE_COLUMNS = [
 ] as const;
 const SESSION_COLUMNS = STATE_COLUMNS.filter((c) => !c.startsWith("first_"));
 
-type VisitorState = Omit<EventVisitorTable, "project_id" | "visitor_id">;
+export type VisitorState = Omit<EventVisitorTable, "project_id" | "visitor_id">;
 
 /** Numbers from either driver; last seen is the later of the row's and the events'. */
-function withLastSeen(st: VisitorState & { events_last_seen: number | string | null }): VisitorState {
+export function withLastSeen(st: VisitorState & { events_last_seen: number | string | null }): VisitorState {
   const { events_last_seen, ...rest } = st;
   return {
     ...rest,
@@ -43,6 +43,65 @@ export interface SessionInfo {
   source: string | null;
   /** this event started the session: its url, referrer and User-Agent are the session's */
   started: boolean;
+}
+
+/**
+ * The session rule for one event of a visitor whose state is `st` (undefined: never seen): the
+ * same session within 30 minutes of its last event (either side), else a new one. Changes `st` in
+ * place; a new visitor's state is returned as `state`. `persist`: the session (re)started, so the
+ * state row must be written (the row changes only then; the last event time comes from events).
+ */
+export function applyEvent(
+  st: VisitorState | undefined,
+  ts: number,
+  url: string,
+  referrer: string | null,
+): { info: SessionInfo; state: VisitorState; persist: boolean } {
+  if (st && ts <= st.last_seen + SESSION_GAP_MS && ts >= st.session_started - SESSION_GAP_MS) {
+    if (ts > st.last_seen) st.last_seen = ts;
+    if (ts < st.session_started) st.session_started = ts;
+    return {
+      info: {
+        sessionId: st.session_id,
+        channel: st.session_channel as Channel,
+        source: st.session_source,
+        started: false,
+      },
+      state: st,
+      persist: false,
+    };
+  }
+  const acq = deriveAcquisition(url, referrer);
+  let channel: Channel = acq.channel;
+  let source = acq.source;
+  // Self-referral (e.g. a tab left open past the gap): not a new source, the visit continues.
+  if (st && acq.selfReferral && channel === "direct") {
+    channel = st.session_channel as Channel;
+    source = st.session_source;
+  }
+  const sessionId = timeOrderedId("ses", ts);
+  const info = { sessionId, channel, source, started: true };
+  // A late event older than the current session: its own session, current state untouched.
+  if (st && ts < st.session_started) return { info, state: st, persist: false };
+  const next = st ?? {
+    first_seen: ts,
+    first_channel: channel,
+    first_source: source,
+    first_landing_page: acq.landingPage,
+    session_id: "",
+    session_started: ts,
+    session_channel: channel,
+    session_source: source,
+    session_landing_page: acq.landingPage,
+    last_seen: ts,
+  };
+  next.session_id = sessionId;
+  next.session_started = ts;
+  next.session_channel = channel;
+  next.session_source = source;
+  next.session_landing_page = acq.landingPage;
+  next.last_seen = ts;
+  return { info, state: next, persist: true };
 }
 
 /** A visitor's state as cached: the table row plus the flush that last touched it. */
@@ -135,52 +194,12 @@ export class SessionTracker {
       st.touched = this.flush;
       this.touch(projectId, visitorId, st);
     }
-    if (st && ts <= st.last_seen + SESSION_GAP_MS && ts >= st.session_started - SESSION_GAP_MS) {
-      if (ts > st.last_seen) st.last_seen = ts;
-      if (ts < st.session_started) st.session_started = ts;
-      return {
-        sessionId: st.session_id,
-        channel: st.session_channel as Channel,
-        source: st.session_source,
-        started: false,
-      };
-    }
-    const acq = deriveAcquisition(url, referrer);
-    let channel: Channel = acq.channel;
-    let source = acq.source;
-    // Self-referral (e.g. a tab left open past the gap): not a new source, the visit continues.
-    if (st && acq.selfReferral && channel === "direct") {
-      channel = st.session_channel as Channel;
-      source = st.session_source;
-    }
-    const sessionId = timeOrderedId("ses", ts);
-    if (st && ts < st.session_started) {
-      // A late event older than the current session: its own session, current state untouched.
-      return { sessionId, channel, source, started: true };
-    }
-    const next =
-      st ??
-      this.remember(projectId, visitorId, {
-        first_seen: ts,
-        first_channel: channel,
-        first_source: source,
-        first_landing_page: acq.landingPage,
-        session_id: "",
-        session_started: ts,
-        session_channel: channel,
-        session_source: source,
-        session_landing_page: acq.landingPage,
-        last_seen: ts,
-      });
+    const r = applyEvent(st, ts, url, referrer);
+    if (!r.persist) return r.info;
+    const next = (st ?? this.remember(projectId, visitorId, r.state)) as CachedState;
     next.touched = this.flush;
-    next.session_id = sessionId;
-    next.session_started = ts;
-    next.session_channel = channel;
-    next.session_source = source;
-    next.session_landing_page = acq.landingPage;
-    next.last_seen = ts;
     this.dirty.push({ projectId, visitorId, st: next });
-    return { sessionId, channel, source, started: true };
+    return r.info;
   }
 
   /** Writes the states changed by this flush (upsert, chunked under the bound-parameter limits). */
@@ -191,29 +210,7 @@ export class SessionTracker {
         this.raw.upsert.run(projectId, visitorId, ...STATE_COLUMNS.map((c) => st[c]));
       return;
     }
-    const latest = new Map<string, EventVisitorTable>();
-    for (const { projectId, visitorId, st } of this.dirty) {
-      const row: EventVisitorTable = { project_id: projectId, visitor_id: visitorId } as EventVisitorTable;
-      for (const c of STATE_COLUMNS) (row as unknown as Record<string, unknown>)[c] = st[c];
-      latest.set(`${projectId}\u0000${visitorId}`, row);
-    }
-    const rows = [...latest.values()];
-    for (let i = 0; i < rows.length; i += 1000) {
-      await trx
-        .insertInto("event_visitors")
-        .values(rows.slice(i, i + 1000))
-        .onConflict((oc) =>
-          oc.columns(["project_id", "visitor_id"]).doUpdateSet((eb) => ({
-            session_id: eb.ref("excluded.session_id"),
-            session_started: eb.ref("excluded.session_started"),
-            session_channel: eb.ref("excluded.session_channel"),
-            session_source: eb.ref("excluded.session_source"),
-            session_landing_page: eb.ref("excluded.session_landing_page"),
-            last_seen: eb.ref("excluded.last_seen"),
-          })),
-        )
-        .execute();
-    }
+    await upsertVisitorStates(trx, this.dirty);
   }
 
   /** The flush committed: the cached states are the truth. */
@@ -277,4 +274,43 @@ export function visitorsWithLastSeen(db: DbOrTrx, projectId: string, visitorIds:
     .select(sql<number | string | null>`${sql.raw(lastSeen)}`.as("events_last_seen"))
     .where("v.project_id", "=", projectId)
     .where("v.visitor_id", "in", visitorIds);
+}
+
+/**
+ * Writes visitor states (PostgreSQL): the first touch only when the row is new, the session
+ * columns always. A visitor listed twice (its session restarted twice in one flush): the last wins.
+ */
+export async function upsertVisitorStates(
+  trx: Trx,
+  states: { projectId: string; visitorId: string; st: VisitorState }[],
+): Promise<void> {
+  const latest = new Map<string, EventVisitorTable>();
+  for (const { projectId, visitorId, st } of states) {
+    const row: EventVisitorTable = { project_id: projectId, visitor_id: visitorId } as EventVisitorTable;
+    for (const c of STATE_COLUMNS) (row as unknown as Record<string, unknown>)[c] = st[c];
+    latest.set(`${projectId}\u0000${visitorId}`, row);
+  }
+  // In key order: concurrent flushes of two processes lock the rows in one order.
+  const rows = [...latest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  for (let i = 0; i < rows.length; i += 1000) {
+    await trx
+      .insertInto("event_visitors")
+      .values(rows.slice(i, i + 1000))
+      .onConflict((oc) =>
+        oc
+          .columns(["project_id", "visitor_id"])
+          .doUpdateSet((eb) => ({
+            session_id: eb.ref("excluded.session_id"),
+            session_started: eb.ref("excluded.session_started"),
+            session_channel: eb.ref("excluded.session_channel"),
+            session_source: eb.ref("excluded.session_source"),
+            session_landing_page: eb.ref("excluded.session_landing_page"),
+            last_seen: eb.ref("excluded.last_seen"),
+          }))
+          // Two processes' flushes may commit in the other order than they decided (shared
+          // sessions): the row keeps the newer session, never goes back to an older one.
+          .where("event_visitors.session_started", "<=", (eb) => eb.ref("excluded.session_started")),
+      )
+      .execute();
+  }
 }

@@ -1,5 +1,11 @@
-import { withTransaction, type DbHandle, type Trx } from "../../platform/db/index.js";
+import {
+  type DbHandle,
+  isRetryableTransactionError,
+  type Trx,
+  withTransaction,
+} from "../../platform/db/index.js";
 import type { FastifyBaseLogger } from "fastify";
+import type { Redis } from "ioredis";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import {
   type CommittedEvent,
@@ -9,7 +15,8 @@ import {
 } from "../../platform/event-bus.js";
 import { timeOrderedId } from "./ids.js";
 import { AT, WIDTH, insertPostgres, sqliteInserter } from "./rows.js";
-import { SessionTracker } from "./sessions.js";
+import { FlushSessions } from "./flush-sessions.js";
+import type { PendingEvent } from "./shared-sessions.js";
 import { VisitorIndex } from "./visitor-index.js";
 import type { IncomingEvent } from "./validate.js";
 
@@ -22,6 +29,8 @@ export interface WriterOptions {
   indexMergeRows: number;
   /** SQLite: index entries written per merge step (default 16384) */
   indexMergeStep?: number;
+  /** PostgreSQL: sessions are decided through Redis, alike in every process (flush-sessions.ts) */
+  redis?: Redis;
 }
 
 interface Item {
@@ -44,7 +53,7 @@ export class EventWriter {
   /** cancels the scheduled flush, when one is scheduled */
   private cancel: (() => void) | null = null;
   private running: Promise<void> | null = null;
-  private sessions: SessionTracker;
+  private sessions: FlushSessions;
   /** returns the `seq` of the first inserted row (the others follow consecutively) */
   private insertMany?: (values: unknown[]) => number;
   private visitorIndex?: VisitorIndex;
@@ -62,7 +71,7 @@ export class EventWriter {
       // before the session tracker, whose prepared lookup reads the index's tail
       this.visitorIndex = new VisitorIndex(handle.sqlite, opts.indexMergeRows, opts.indexMergeStep);
     }
-    this.sessions = new SessionTracker(handle.sqlite);
+    this.sessions = new FlushSessions(handle.sqlite, opts.redis, log);
     // SQLite: continue from the newest stored row's receipt time (a restart after a clock change).
     const newest = handle.sqlite
       ?.prepare("select received_at from events order by seq desc limit 1")
@@ -140,7 +149,7 @@ export class EventWriter {
     });
     const seqs = new Set<number>();
     for (const f of forgotten) {
-      this.sessions.forget(f.projectId, f.visitorIds);
+      await this.sessions.forget(f.projectId, f.visitorIds);
       for (const s of f.seqs) seqs.add(s);
     }
     if (seqs.size > 0) this.visitorIndex?.forget(seqs);
@@ -244,7 +253,7 @@ export class EventWriter {
 
   private async flush(items: Item[]): Promise<void> {
     try {
-      await this.commit(items);
+      await this.commitRetrying(items);
       for (const it of items) it.resolve(it.events.length);
     } catch (err) {
       if (items.length === 1) {
@@ -255,11 +264,27 @@ export class EventWriter {
       this.log.warn({ err }, "event group commit failed; retrying requests one by one");
       for (const it of items) {
         try {
-          await this.commit([it]);
+          await this.commitRetrying([it]);
           it.resolve(it.events.length);
         } catch (e) {
           it.reject(e);
         }
+      }
+    }
+  }
+
+  /**
+   * A deadlock or serialization failure against another process's flush (PostgreSQL) rolled the
+   * whole flush back, and `commit` dropped what the caches took from it: it runs again, as the
+   * one-by-one retry of a failed group does.
+   */
+  private async commitRetrying(items: Item[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.commit(items);
+      } catch (err) {
+        if (attempt >= 4 || !isRetryableTransactionError(err)) throw err;
+        await new Promise((r) => setTimeout(r, 5 * 2 ** attempt + Math.random() * 10));
       }
     }
   }
@@ -271,7 +296,7 @@ export class EventWriter {
       await withTransaction(
         this.handle.db,
         async (trx) => {
-          if (this.sessions.needsLoad) await this.sessions.load(trx, visitorsOf(items));
+          await this.sessions.prepare(trx, pendingOf(items));
           // Column values of all rows, one after another (in `COLUMNS` order, rows.ts): inserts bind
           // slices of it directly.
           const values: unknown[] = [];
@@ -332,7 +357,7 @@ export class EventWriter {
         { attempts: 1 },
       );
     } catch (err) {
-      this.sessions.rollback();
+      await this.sessions.rollback();
       this.visitorIndex?.rollback();
       throw err;
     }
@@ -365,13 +390,19 @@ const SERVER_SESSION: { sessionId: string; channel: string; source: string | nul
 };
 
 /** Visitors of a flush's web events per project, for the batch lookup of uncached states. */
-function visitorsOf(items: Item[]): Map<string, Set<string>> {
-  const visitors = new Map<string, Set<string>>();
+/** The browser events of a flush in the order the writer assigns them (server events have no session). */
+function pendingOf(items: Item[]): PendingEvent[] {
+  const out: PendingEvent[] = [];
   for (const it of items) {
     if (it.origin === "server") continue;
-    const set = visitors.get(it.project.id) ?? new Set<string>();
-    visitors.set(it.project.id, set);
-    for (const e of it.events) set.add(e.visitorId);
+    for (const e of it.events)
+      out.push({
+        projectId: it.project.id,
+        visitorId: e.visitorId,
+        ts: e.ts,
+        url: e.url,
+        referrer: e.referrer,
+      });
   }
-  return visitors;
+  return out;
 }

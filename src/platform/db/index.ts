@@ -111,6 +111,10 @@ export function openDatabase(config: Config): DbHandle {
 // already rolled the transaction back, so a retry is safe.
 const RETRYABLE = new Set(["40P01", "40001"]);
 
+/** A PostgreSQL deadlock or serialization failure: the transaction was rolled back and may run again. */
+export const isRetryableTransactionError = (err: unknown): boolean =>
+  RETRYABLE.has((err as { code?: string } | null)?.code ?? "");
+
 /**
  * The one way to run in a transaction: inside the caller's when `db` already is one, else in a new
  * one, retried up to `attempts` times when PostgreSQL reports a deadlock or serialization failure
@@ -127,8 +131,7 @@ export async function withTransaction<T>(
     try {
       return await db.transaction().execute(fn);
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (i >= attempts || !code || !RETRYABLE.has(code)) throw err;
+      if (i >= attempts || !isRetryableTransactionError(err)) throw err;
       await new Promise((r) => setTimeout(r, 5 * 2 ** i + Math.random() * 10));
     }
   }

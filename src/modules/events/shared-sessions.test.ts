@@ -1,0 +1,202 @@
+import type { FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import { withTransaction } from "../../platform/db/index.js";
+import { SharedSessions, visitorKey } from "./shared-sessions.js";
+import { commitEvents, committed } from "../analytics/testing.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../../app.js";
+import { BROWSER_UA, startTestApp, type TestApp } from "../../../test/helpers/app.js";
+import { freePort } from "../../../test/helpers/net.js";
+import { startPgCluster } from "../../../test/helpers/pg-cluster.js";
+import { type RedisServer, startRedisServer } from "../../../test/helpers/redis-server.js";
+
+// Two apps (two event writers, as two API processes have) over one PostgreSQL and one Redis, both
+// started by this file, so it runs the same in the SQLite and the PostgreSQL CI stages.
+let cluster: Awaited<ReturnType<typeof startPgCluster>>;
+let redis: RedisServer;
+let first: TestApp;
+let second: FastifyInstance;
+let projectKey: string;
+
+beforeAll(async () => {
+  cluster = await startPgCluster();
+  redis = await startRedisServer();
+  first = await startTestApp({ databaseUrl: cluster.url, redisUrl: redis.url });
+  second = await buildApp(first.config, { logger: false });
+  await second.ready();
+  projectKey = (await first.tenant()).publicKey;
+}, 60_000);
+
+afterAll(async () => {
+  await second?.close();
+  await first?.close();
+  await redis?.stop();
+  await cluster?.stop();
+});
+
+const T0 = Date.parse("2026-11-20T10:00:00Z");
+const MIN = 60_000;
+
+function send(app: FastifyInstance, visitorId: string, minute: number, key = projectKey) {
+  return app.inject({
+    method: "POST",
+    url: "/api/events",
+    headers: { "user-agent": BROWSER_UA, "content-type": "application/json" },
+    payload: {
+      projectKey: key,
+      visitorId,
+      type: "pageview",
+      url: `https://shop.example/p/${minute}?utm_source=news&utm_medium=email`,
+      timestamp: T0 + minute * MIN,
+    },
+  });
+}
+
+async function sessionsOf(app: FastifyInstance, visitorId: string): Promise<string[]> {
+  const rows = await app.db
+    .selectFrom("events")
+    .select(["session_id", "ts"])
+    .where("visitor_id", "=", visitorId)
+    .orderBy("ts")
+    .execute();
+  return rows.map((r) => r.session_id!);
+}
+
+describe("sessions across two API processes (PostgreSQL + Redis)", () => {
+  it("a visitor whose events alternate between the processes gets the sessions one process gives", async () => {
+    // Per visitor: 0, 10, 20 min (one session), then 70, 75 (a second after the 50-minute gap).
+    const minutes = [0, 10, 20, 70, 75];
+    const visitors = Array.from({ length: 40 }, (_, i) => `shared-${i}`);
+    await Promise.all(
+      visitors.map(async (v, i) => {
+        for (const [k, m] of minutes.entries()) {
+          const res = await send((k + i) % 2 === 0 ? first.app : second, v, m);
+          expect(res.statusCode).toBe(200);
+        }
+      }),
+    );
+    for (const v of visitors) {
+      const s = await sessionsOf(first.app, v);
+      expect(new Set(s.slice(0, 3)).size, v).toBe(1);
+      expect(new Set(s.slice(3)).size, v).toBe(1);
+      expect(s[3], v).not.toBe(s[0]);
+    }
+  });
+
+  it("keeps ingesting when Redis cannot be reached: sessions are decided in the process", async () => {
+    const deadPort = await freePort();
+    const alone = await buildApp(
+      { ...first.config, redisUrl: `redis://127.0.0.1:${deadPort}` },
+      { logger: false },
+    );
+    await alone.ready();
+    try {
+      for (const m of [0, 5, 50]) expect((await send(alone, "no-redis", m)).statusCode).toBe(200);
+      const s = await sessionsOf(alone, "no-redis");
+      expect(s).toHaveLength(3);
+      expect(s[1]).toBe(s[0]);
+      expect(s[2]).not.toBe(s[0]);
+    } finally {
+      await alone.close();
+    }
+  });
+
+  it("a compare-and-set that finds one visitor changed by another process decides every visitor again", async () => {
+    const client = new Redis(redis.url);
+    const other = new Redis(redis.url);
+    try {
+      const state = (ts: number, sessionId: string) => ({
+        first_seen: ts,
+        first_channel: "direct",
+        first_source: null,
+        first_landing_page: "/",
+        session_id: sessionId,
+        session_started: ts,
+        session_channel: "direct",
+        session_source: null,
+        session_landing_page: "/",
+        last_seen: ts,
+      });
+      const [v, w] = [visitorKey("p_cas", "v"), visitorKey("p_cas", "w")];
+      await client.set(v, `1|${JSON.stringify(state(T0, "ses_v1"))}`);
+      await client.set(w, `1|${JSON.stringify(state(T0, "ses_w1"))}`);
+      // Another process moves v on (a new session at T0 + 40 min) between this one's read and its
+      // write, once.
+      let raced = false;
+      const racing = new Proxy(client, {
+        get(target, prop, receiver) {
+          if (prop !== "eval") return Reflect.get(target, prop, receiver);
+          return async (...args: unknown[]) => {
+            if (!raced) {
+              raced = true;
+              await other.set(
+                v,
+                `2|${JSON.stringify({ ...state(T0 + 40 * MIN, "ses_v2"), first_seen: T0 })}`,
+              );
+            }
+            return (target.eval as (...a: unknown[]) => Promise<unknown>)(...args);
+          };
+        },
+      });
+      const page = (visitorId: string, minute: number) => ({
+        projectId: "p_cas",
+        visitorId,
+        ts: T0 + minute * MIN,
+        url: "https://shop.example/",
+        referrer: null,
+      });
+      const result = await withTransaction(first.app.db, (trx) =>
+        new SharedSessions(racing).assign(trx, [page("v", 42), page("w", 45)]),
+      );
+      expect(raced).toBe(true);
+      // v continues the other process's session; w, untouched by it, starts a new one (45 min
+      // after its last event) and that decision reaches Redis too.
+      expect(result.infos[0]).toMatchObject({ sessionId: "ses_v2", started: false });
+      expect(result.infos[1]!.started).toBe(true);
+      const stored = (key: string) =>
+        client
+          .get(key)
+          .then((raw) => ({ version: raw!.split("|")[0], ...JSON.parse(raw!.slice(raw!.indexOf("|") + 1)) }));
+      expect(await stored(v)).toMatchObject({ version: "3", session_id: "ses_v2", last_seen: T0 + 42 * MIN });
+      expect(await stored(w)).toMatchObject({
+        version: "2",
+        session_id: result.infos[1]!.sessionId,
+        last_seen: T0 + 45 * MIN,
+      });
+      expect(result.changed.map((c) => [c.visitorId, c.st.session_id])).toEqual([
+        ["w", result.infos[1]!.sessionId],
+      ]);
+    } finally {
+      client.disconnect();
+      other.disconnect();
+    }
+  });
+
+  it("a touchpoint first stored without dimensions by one process takes them from the other's session start", async () => {
+    const a = await first.tenant();
+    const scope = { projectId: a.projectId, workspaceId: a.workspaceId };
+    const event = (ts: number, started: boolean) =>
+      committed(scope, {
+        visitorId: "tp",
+        sessionId: "ses-tp",
+        url: "https://shop.example/landing?utm_source=google",
+        source: "google",
+        timestamp: ts,
+        sessionStarted: started,
+      });
+    // The second process commits a later event of the session first; the first then commits the
+    // event that started it.
+    await commitEvents(second, [event(T0 + MIN, false)]);
+    await commitEvents(first.app, [event(T0, true)]);
+    const row = await first.app.db
+      .selectFrom("analytics_touchpoints")
+      .select(["ts", "source", "landing_page"])
+      .where("project_id", "=", a.projectId)
+      .executeTakeFirstOrThrow();
+    expect({ ...row, ts: Number(row.ts) }).toEqual({
+      ts: T0,
+      source: "google",
+      landing_page: "https://shop.example/landing",
+    });
+  });
+});
