@@ -232,6 +232,43 @@ describe("breakdown rollups from committed events", () => {
     expect(await rowsOf(a, "by=event_type")).toEqual({ pageview: r(2, 0, 0) });
   });
 
+  it("a session whose later event comes first in the batch keeps the dimensions of the event that started it", async () => {
+    const a = await t.tenant();
+    const s = { projectId: a.projectId, workspaceId: a.workspaceId };
+    const now = Date.now() - HOUR;
+    // The click (which started the session) arrived before the pageview a minute earlier.
+    await commitEvents(t.app, [
+      committed(s, {
+        visitorId: "v",
+        sessionId: "s-late",
+        type: "click",
+        url: `${SHOP}/landing?utm_source=google`,
+        timestamp: now + 60_000,
+        source: "google",
+        sessionStarted: true,
+      }),
+      committed(s, {
+        visitorId: "v",
+        sessionId: "s-late",
+        url: `${SHOP}/landing?utm_source=google`,
+        timestamp: now,
+        source: "google",
+        sessionStarted: false,
+      }),
+    ]);
+    expect(await rowsOf(a, "by=source")).toEqual({ google: r(1, 0, 0) });
+    const row = await t.app.db
+      .selectFrom("analytics_touchpoints")
+      .select(["ts", "source", "landing_page"])
+      .where("project_id", "=", a.projectId)
+      .executeTakeFirstOrThrow();
+    expect({ ...row, ts: Number(row.ts) }).toEqual({
+      ts: now,
+      source: "google",
+      landing_page: `${SHOP}/landing`,
+    });
+  });
+
   it("full weeks are read from the weekly rows: the same figures as from the days", async () => {
     const a = await t.tenant();
     await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" });

@@ -1,4 +1,5 @@
 import type SQLite from "better-sqlite3";
+import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import type { CommittedEvent, EventProcessor, FlushContext } from "../../platform/event-bus.js";
@@ -20,11 +21,18 @@ import type { ConversionTable } from "./tables.js";
 import "./tables.js";
 
 const CHUNK = 400;
+/**
+ * A touchpoint row stored without its session's dimensions (by a batch that did not hold the
+ * session's first event) takes them, and the earlier time, from the row that has them.
+ */
+const DIMENSIONS_MISSING = `coalesce(${SESSION_DIMENSIONS.map((d) => `analytics_touchpoints.${d}`).join(", ")}) is null and coalesce(${SESSION_DIMENSIONS.map((d) => `excluded.${d}`).join(", ")}) is not null`;
 const INSERT_TOUCHPOINT = `insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts, ${SESSION_DIMENSIONS.join(", ")}) values (${Array(
   6 + SESSION_DIMENSIONS.length,
 )
   .fill("?")
-  .join(", ")}) on conflict (project_id, session_id) do nothing`;
+  .join(
+    ", ",
+  )}) on conflict (project_id, session_id) do update set ts = min(analytics_touchpoints.ts, excluded.ts), ${SESSION_DIMENSIONS.map((d) => `${d} = excluded.${d}`).join(", ")} where ${DIMENSIONS_MISSING}`;
 const NO_DIMENSIONS: SessionDimensions = Object.freeze(
   Object.fromEntries(SESSION_DIMENSIONS.map((d) => [d, null])) as SessionDimensions,
 );
@@ -136,12 +144,19 @@ async function recordTouchpoints(
   ctx: ProcessorContext,
   started: (e: CommittedEvent, dims: SessionDimensions) => void,
 ): Promise<void> {
-  const starts = new Map<string, CommittedEvent>();
+  // Per session: its earliest event here (the row's time) and the event that started it, if it
+  // is in this batch (the dimensions'). They differ when a later event arrived first, or when
+  // another process stored the start.
+  const starts = new Map<string, { first: CommittedEvent; start: CommittedEvent | undefined }>();
   const seen = ctx.seenSessions.get(projectId);
   for (const e of list) {
     if (seen?.has(e.sessionId)) continue;
     const prev = starts.get(e.sessionId);
-    if (!prev || e.timestamp < prev.timestamp) starts.set(e.sessionId, e);
+    if (!prev) starts.set(e.sessionId, { first: e, start: e.sessionStarted ? e : undefined });
+    else {
+      if (e.timestamp < prev.first.timestamp) prev.first = e;
+      if (e.sessionStarted) prev.start = e;
+    }
   }
   if (ctx.seenCount + starts.size > SEEN_SESSIONS_MAX) {
     ctx.seenSessions.clear();
@@ -156,11 +171,16 @@ async function recordTouchpoints(
     for (const id of starts.keys()) set.add(id);
     ctx.seenCount += starts.size;
   }
-  const rows = [...starts.values()].map((e) => {
-    const dims = e.sessionStarted ? sessionDimensions(e) : NO_DIMENSIONS;
-    if (e.sessionStarted) started(e, dims);
-    return { e, dims };
-  });
+  // Sorted by session: concurrent flushes of two processes take the rows' locks in one order.
+  const rows = [...starts.values()]
+    .sort((a, b) =>
+      a.first.sessionId < b.first.sessionId ? -1 : a.first.sessionId > b.first.sessionId ? 1 : 0,
+    )
+    .map(({ first, start }) => {
+      const dims = start ? sessionDimensions(start) : NO_DIMENSIONS;
+      if (start) started(start, dims);
+      return { e: first, dims };
+    });
   // person_key is the visitor's: persons are resolved through analytics_links at credit time.
   if (ctx.raw) {
     const insert = statement(ctx.raw, INSERT_TOUCHPOINT);
@@ -190,7 +210,15 @@ async function recordTouchpoints(
           ...dims,
         })),
       )
-      .onConflict((oc) => oc.columns(["project_id", "session_id"]).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(["project_id", "session_id"])
+          .doUpdateSet((eb) => ({
+            ts: sql`least(analytics_touchpoints.ts, excluded.ts)`,
+            ...Object.fromEntries(SESSION_DIMENSIONS.map((d) => [d, eb.ref(`excluded.${d}`)])),
+          }))
+          .where(sql<boolean>`${sql.raw(DIMENSIONS_MISSING)}`),
+      )
       .execute();
   }
 }

@@ -13,6 +13,7 @@ import "./tables.js";
 export const ALL_CHANNELS = "$all";
 
 export const DAY_MS = 86_400_000;
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export const dayOf = (ts: number): number => Math.floor(ts / DAY_MS);
 
 /** Changes to one rollup row (project × UTC day × channel) collected from a batch. */
@@ -62,8 +63,11 @@ export async function applyRollupDeltas(
   deltas: RollupDeltas,
   raw?: SQLite.Database,
 ): Promise<void> {
-  const list = deltas.rows;
-  if (list.length === 0) return;
+  if (deltas.rows.length === 0) return;
+  // In key order: two PostgreSQL writers then lock shared rows in the same order (no deadlock).
+  const list = [...deltas.rows].sort(
+    (a, b) => cmp(a.projectId, b.projectId) || a.day - b.day || cmp(a.channel, b.channel),
+  );
   await applyWeeklySketches(trx, list, raw);
   if (raw) return applyRaw(raw, list);
   const postgres = isPostgresDb(trx);

@@ -31,7 +31,9 @@ export async function applyWeeklySketches(
     for (const h of d.visitorHashes) w.hashes.add(h);
   }
   const postgres = !raw && isPostgresDb(trx);
-  for (const w of weeks.values()) {
+  // In key order, so two PostgreSQL writers lock shared rows in the same order (no deadlock).
+  const ordered = [...weeks.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
+  for (const w of ordered) {
     let text: string | undefined;
     if (raw) {
       statement(

@@ -11,6 +11,7 @@ import type { ExperimentGoalConversionTable } from "./tables.js";
  * revenue, and first conversions on secondary and guardrail goals (docs/decisions/experiments.md).
  */
 export const EXPOSURE_EVENT = "$exposure";
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const CHUNK = 500;
 
 export interface StatsDelta {
@@ -23,7 +24,8 @@ export interface StatsDelta {
 }
 
 export async function bumpStats(trx: Trx, deltas: Map<string, StatsDelta>) {
-  for (const d of deltas.values()) {
+  // In key order, so concurrent flushes of two processes lock the counters in one order.
+  for (const [, d] of [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     await trx
       .insertInto("experiment_variant_stats")
       .values({
@@ -116,6 +118,8 @@ export async function recordConversions(
   };
   const goalHits: ExperimentGoalConversionTable[] = [];
   const earned: { x: OpenExposure; revenue: number }[] = [];
+  // In key order: the exposure updates below lock rows another process's flush may also update.
+  open.sort((a, b) => cmp(a.experiment_id, b.experiment_id) || cmp(a.visitor_id, b.visitor_id));
   for (const x of open) {
     const after = eventsOf.get(x.visitor_id)!.filter((e) => e.timestamp >= Number(x.exposed_at));
     if (after.length === 0) continue;
@@ -238,7 +242,7 @@ async function recordGoalHits(trx: Trx, hits: ExperimentGoalConversionTable[]): 
       counts.set(key, c);
     }
   }
-  for (const c of counts.values())
+  for (const [, c] of [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     await trx
       .insertInto("experiment_goal_stats")
       .values({ experiment_id: c.experiment_id, goal_id: c.goal_id, variant: c.variant, conversions: c.n })

@@ -89,7 +89,8 @@ async function recordExposures(
       converted_at: null,
     });
   }
-  const all = [...firsts.values()];
+  // In key order, so concurrent flushes of two processes lock the rows in one order.
+  const all = [...firsts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, x]) => x);
   const deltas = new Map<string, StatsDelta>();
   for (let i = 0; i < all.length; i += CHUNK) {
     // The primary key keeps one exposure per visitor and experiment across batches and nodes.
