@@ -306,6 +306,23 @@ interface Measured {
   /** transactions committed in the bench database per second (≈ group commits; PostgreSQL) */
   commitsPerSecond: number;
   problems: Map<string, number>;
+  /** distinct sessions and visitors stored (PostgreSQL) */
+  sessions?: { sessions: number; visitors: number };
+}
+
+async function countSessions(database: string): Promise<{ sessions: number; visitors: number }> {
+  const c = new pg.Client({ connectionString: databaseUrl(database) });
+  await c.connect();
+  try {
+    const row = (
+      await c.query<{ sessions: string; visitors: string }>(
+        "select count(*) as sessions, count(distinct visitor_id) as visitors from (select distinct visitor_id, session_id from events) s",
+      )
+    ).rows[0]!;
+    return { sessions: Number(row.sessions), visitors: Number(row.visitors) };
+  } finally {
+    await c.end();
+  }
 }
 
 /** Loads every target at once, the 50 connections split evenly. */
@@ -380,7 +397,11 @@ async function measure(config: ConfigName, round: number, n: number): Promise<Me
     await new Promise((r) => setTimeout(r, 1200)); // backends report their counts within 1 s
     const committed = (await commits()) - commitsBefore;
     const pct = (ms: number) => (100 * ms) / wall;
+    // Every event of the run is within 30 minutes of its visitor's previous one: one session per
+    // visitor is right; more means the processes split visitors' sessions.
+    const sessions = setup.database ? await countSessions(setup.database) : undefined;
     return {
+      sessions,
       cpu: { lift: pct(lift), postgres: pct(postgres), loader: pct((loader.user + loader.system) / 1000) },
       rps: results.reduce((s, r) => s + r.rps, 0),
       perProcess: results.map((r) => r.rps),
@@ -479,6 +500,8 @@ try {
             ? `; ${m.commitsPerSecond.toFixed(0)} commits/s, ${(m.rps / m.commitsPerSecond).toFixed(1)} events per commit`
             : ""),
       );
+      if (m.sessions)
+        console.log(`    ${m.sessions.sessions} sessions stored for ${m.sessions.visitors} visitors`);
       for (const [msg, n] of m.problems) console.log(`    server log x${n}: ${msg}`);
       if (m.non2xx > 0) console.log(`    WARNING: ${m.non2xx} non-2xx responses`);
     }
