@@ -15,6 +15,7 @@ import { VisitorSketch, visitorHash } from "../../src/modules/analytics/hll.js";
 import type { Touch } from "../../src/modules/analytics/models.js";
 import { ALL_CHANNELS } from "../../src/modules/analytics/rollup-store.js";
 import { weekOf } from "../../src/modules/analytics/sketches.js";
+import { mulberry32 } from "../../src/modules/experiments/stats.js";
 
 const DAY = 86_400_000;
 const CHANNELS = [
@@ -29,17 +30,6 @@ const CHANNELS = [
   ["affiliate", 2],
   ["ai_assistant", 1],
 ] as const;
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(list: readonly T[], r: number): T =>
   list[Math.min(list.length - 1, Math.floor(r * list.length))]!;
@@ -77,7 +67,7 @@ export function seedAnalytics(
   events: number,
   now: number,
 ): SeedCounts {
-  const random = rng(42);
+  const random = mulberry32(42);
   const totalWeight = CHANNELS.reduce((s, [, w]) => s + w, 0);
   const channel = () => {
     let r = random() * totalWeight;

@@ -19,6 +19,7 @@
  */
 import { committed, exposure, processEvents } from "../../src/modules/experiments/test-events.js";
 import { startTestApp, type Tenant } from "../../test/helpers/app.js";
+import { mulberry32 } from "../../src/modules/experiments/stats.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 20_000);
@@ -27,18 +28,6 @@ const METRICS = process.env.BENCH_METRICS === "1";
 const SEED = Number(process.env.BENCH_SEED ?? 17);
 const BATCH = 500;
 const WARMUP = 5;
-
-/** mulberry32: the same draws on every commit, so both sides see the same batches. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Shape {
   visitor: number;
@@ -103,7 +92,7 @@ try {
       `   metrics ${METRICS ? "on (secondary newsletter, guardrail ticket)" : "off"}   min sample ${MIN_SAMPLE}`,
   );
 
-  const rand = rng(SEED);
+  const rand = mulberry32(SEED);
   const shapes: Shape[][] = Array.from({ length: WARMUP + BATCHES }, () =>
     Array.from({ length: BATCH }, () => {
       const visitor = Math.floor(rand() * VISITORS);

@@ -12,6 +12,7 @@ import { ADMIN, call, printedApiKey } from "../hardening/lift-process.js";
 import { freePort, waitFor } from "../helpers/net.js";
 import { startPgCluster } from "../helpers/pg-cluster.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
+import { mulberry32 } from "../../src/modules/experiments/stats.js";
 
 /**
  * Issue 18: two API processes (A, B) on different ports over one PostgreSQL database and one
@@ -237,17 +238,6 @@ async function query<T = Record<string, unknown>>(url: string, text: string, val
 
 // ---- the script: deterministic visitors, events, conversions and stitches -----------------------
 
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Where a visit comes from: URL query and referrer (channels: direct, search, email, social …). */
 const ACQUISITIONS: { query: string; referrer?: string }[] = [
   { query: "" },
@@ -288,7 +278,7 @@ interface Visitor {
 }
 
 function script(now: number): Visitor[] {
-  const rnd = prng(18);
+  const rnd = mulberry32(18);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const visitors: Visitor[] = [];
   for (let i = 0; i < VISITORS; i++) {
