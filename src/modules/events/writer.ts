@@ -7,16 +7,10 @@ import {
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import {
-  type CommittedEvent,
-  type EventBus,
-  type EventOrigin,
-  UNATTRIBUTED_CHANNEL,
-} from "../../platform/event-bus.js";
-import { timeOrderedId } from "./ids.js";
+import type { EventBus, EventOrigin } from "../../platform/event-bus.js";
 import { AT, WIDTH, insertPostgres, sqliteInserter } from "./rows.js";
+import { type FlushItem, flushRows, pendingOf } from "./flush-rows.js";
 import { FlushSessions } from "./flush-sessions.js";
-import type { PendingEvent } from "./shared-sessions.js";
 import { VisitorIndex } from "./visitor-index.js";
 import type { IncomingEvent } from "./validate.js";
 
@@ -33,11 +27,7 @@ export interface WriterOptions {
   redis?: Redis;
 }
 
-interface Item {
-  project: ProjectRef;
-  events: IncomingEvent[];
-  origin: EventOrigin;
-  receivedAt: number;
+interface Item extends FlushItem {
   resolve: (n: number) => void;
   reject: (e: unknown) => void;
 }
@@ -297,59 +287,7 @@ export class EventWriter {
         this.handle.db,
         async (trx) => {
           await this.sessions.prepare(trx, pendingOf(items));
-          // Column values of all rows, one after another (in `COLUMNS` order, rows.ts): inserts bind
-          // slices of it directly.
-          const values: unknown[] = [];
-          const committed: CommittedEvent[] = [];
-          for (const it of items) {
-            const origin = it.origin;
-            const server = origin === "server" ? 1 : 0;
-            const projectId = it.project.id;
-            const workspaceId = it.project.workspaceId;
-            for (const e of it.events) {
-              // Server events never start or extend a session, nor set a first touch.
-              const s = server
-                ? SERVER_SESSION
-                : this.sessions.assign(projectId, e.visitorId, e.ts, e.url, e.referrer);
-              const id = timeOrderedId("ev", it.receivedAt);
-              values.push(
-                id,
-                projectId,
-                e.visitorId,
-                e.leadId,
-                e.type,
-                e.url,
-                e.referrer,
-                e.dataJson,
-                e.ts,
-                it.receivedAt,
-                s.sessionId,
-                s.channel,
-                s.source,
-                e.isBot ? 1 : 0,
-                server,
-              );
-              committed.push({
-                id,
-                workspaceId,
-                projectId,
-                visitorId: e.visitorId,
-                leadId: e.leadId,
-                type: e.type,
-                url: e.url,
-                data: e.data,
-                referrer: e.referrer,
-                timestamp: e.ts,
-                sessionId: s.sessionId,
-                channel: s.channel,
-                source: s.source,
-                sessionStarted: s.started,
-                userAgent: e.userAgent,
-                isBot: e.isBot,
-                origin,
-              });
-            }
-          }
+          const { values, committed } = flushRows(items, this.sessions);
           await this.insert(trx, values);
           await this.sessions.persist(trx);
           afterCommit = await this.bus.process(trx, committed);
@@ -380,29 +318,3 @@ export class EventWriter {
 
 /** Tells the writer which visitors' stored events an exclusive task deleted (SQLite keys in `seqs`). */
 export type ForgetVisitors = (projectId: string, visitorIds: string[], seqs: number[]) => void;
-
-/** What a server event gets in place of a session (one shared object, nothing per event). */
-const SERVER_SESSION: { sessionId: string; channel: string; source: string | null; started: boolean } = {
-  sessionId: "",
-  channel: UNATTRIBUTED_CHANNEL,
-  source: null,
-  started: false,
-};
-
-/** Visitors of a flush's web events per project, for the batch lookup of uncached states. */
-/** The browser events of a flush in the order the writer assigns them (server events have no session). */
-function pendingOf(items: Item[]): PendingEvent[] {
-  const out: PendingEvent[] = [];
-  for (const it of items) {
-    if (it.origin === "server") continue;
-    for (const e of it.events)
-      out.push({
-        projectId: it.project.id,
-        visitorId: e.visitorId,
-        ts: e.ts,
-        url: e.url,
-        referrer: e.referrer,
-      });
-  }
-  return out;
-}

@@ -1,0 +1,107 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { type CommittedEvent, type EventOrigin, UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
+import { timeOrderedId } from "./ids.js";
+import type { SessionInfo } from "./sessions.js";
+import type { PendingEvent } from "./shared-sessions.js";
+import type { IncomingEvent } from "./validate.js";
+
+/** One request's events as a flush holds them. */
+export interface FlushItem {
+  project: ProjectRef;
+  events: IncomingEvent[];
+  origin: EventOrigin;
+  receivedAt: number;
+}
+
+/** What a server event gets in place of a session (one shared object, nothing per event). */
+const SERVER_SESSION: SessionInfo = {
+  sessionId: "",
+  channel: UNATTRIBUTED_CHANNEL as SessionInfo["channel"],
+  source: null,
+  started: false,
+};
+
+/** The browser events of a flush in the order `flushRows` assigns them (server events have no session). */
+export function pendingOf(items: FlushItem[]): PendingEvent[] {
+  const out: PendingEvent[] = [];
+  for (const it of items) {
+    if (it.origin === "server") continue;
+    for (const e of it.events)
+      out.push({
+        projectId: it.project.id,
+        visitorId: e.visitorId,
+        ts: e.ts,
+        url: e.url,
+        referrer: e.referrer,
+      });
+  }
+  return out;
+}
+
+/**
+ * A flush's rows: the column values of all of them one after another (in `COLUMNS` order,
+ * rows.ts; inserts bind slices of it directly), and the events as processors receive them.
+ */
+export function flushRows(
+  items: FlushItem[],
+  sessions: {
+    assign(
+      projectId: string,
+      visitorId: string,
+      ts: number,
+      url: string,
+      referrer: string | null,
+    ): SessionInfo;
+  },
+): { values: unknown[]; committed: CommittedEvent[] } {
+  const values: unknown[] = [];
+  const committed: CommittedEvent[] = [];
+  for (const it of items) {
+    const origin = it.origin;
+    const server = origin === "server" ? 1 : 0;
+    const projectId = it.project.id;
+    const workspaceId = it.project.workspaceId;
+    for (const e of it.events) {
+      // Server events never start or extend a session, nor set a first touch.
+      const s = server ? SERVER_SESSION : sessions.assign(projectId, e.visitorId, e.ts, e.url, e.referrer);
+      const id = timeOrderedId("ev", it.receivedAt);
+      values.push(
+        id,
+        projectId,
+        e.visitorId,
+        e.leadId,
+        e.type,
+        e.url,
+        e.referrer,
+        e.dataJson,
+        e.ts,
+        it.receivedAt,
+        s.sessionId,
+        s.channel,
+        s.source,
+        e.isBot ? 1 : 0,
+        server,
+      );
+      committed.push({
+        id,
+        workspaceId,
+        projectId,
+        visitorId: e.visitorId,
+        leadId: e.leadId,
+        type: e.type,
+        url: e.url,
+        data: e.data,
+        referrer: e.referrer,
+        timestamp: e.ts,
+        sessionId: s.sessionId,
+        channel: s.channel,
+        source: s.source,
+        sessionStarted: s.started,
+        userAgent: e.userAgent,
+        isBot: e.isBot,
+        origin,
+      });
+    }
+  }
+  return { values, committed };
+}
