@@ -44,6 +44,8 @@ export interface Config {
   startWorkers: boolean;
   /** SQLite: events per merge of the per-visitor event index (EVENT_INDEX_MERGE_ROWS). */
   eventIndexMergeRows: number;
+  /** PostgreSQL: this process's rollup rows (analytics/shard.ts); unset = from host and port. */
+  rollupShard?: number;
 }
 
 const PLATFORM_KINDS = [
@@ -55,6 +57,13 @@ const PLATFORM_KINDS = [
   "PROFESSIONAL_NETWORK_ADS",
   "ACCOUNTING",
 ];
+
+function shardNumber(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 32_767)
+    throw new Error(`ROLLUP_SHARD must be an integer from 0 to 32767: ${v}`);
+  return n;
+}
 
 function num(v: string | undefined, dflt: number): number {
   if (v === undefined || v === "") return dflt;
@@ -135,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.LOG_LEVEL ?? "info",
     startWorkers: true,
     eventIndexMergeRows: num(env.EVENT_INDEX_MERGE_ROWS, 262_144),
+    rollupShard: env.ROLLUP_SHARD ? shardNumber(env.ROLLUP_SHARD) : undefined,
   };
   return { ...base, ...overrides };
 }

@@ -72,6 +72,7 @@ export async function applyBreakdownDeltas(
   trx: Trx,
   deltas: BreakdownDeltas,
   raw?: SQLite.Database,
+  shard = 0,
 ): Promise<void> {
   if (deltas.rows.length === 0) return;
   const daily: Row[] = deltas.rows.map((d) => ({ ...d, at: d.day }));
@@ -104,7 +105,7 @@ export async function applyBreakdownDeltas(
   for (const [table, rows] of passes) {
     rows.sort(byPrimaryKey);
     if (raw) applyRaw(raw, table, rows);
-    else await applyKysely(trx, table, rows);
+    else await applyKysely(trx, table, rows, shard);
   }
 }
 
@@ -145,14 +146,14 @@ function applyRaw(raw: SQLite.Database, t: Table, rows: Row[]): void {
 const CHUNK = 200;
 
 /** PostgreSQL (and any Kysely connection): a few statements per chunk of rows, not per row. */
-async function applyKysely(trx: Trx, t: Table, rows: Row[]): Promise<void> {
+async function applyKysely(trx: Trx, t: Table, rows: Row[], shard: number): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const keys = sql.join(
       chunk.map((r) => sql`(${r.projectId}, ${r.dimension}, ${r.at}::integer, ${r.key})`),
     );
-    await sql`insert into ${sql.table(t.name)} (project_id, dimension, ${sql.ref(t.at)}, key, visitors_sketch, conversions, revenue)
-      select k.p, k.d, k.a, k.k, 's', 0, 0 from (values ${keys}) as k(p, d, a, k)
+    await sql`insert into ${sql.table(t.name)} (project_id, dimension, ${sql.ref(t.at)}, key, shard, visitors_sketch, conversions, revenue)
+      select k.p, k.d, k.a, k.k, ${shard}::integer, 's', 0, 0 from (values ${keys}) as k(p, d, a, k)
       order by 1, 2, 3, 4 on conflict do nothing`.execute(trx);
     const current = await sql<{
       project_id: string;
@@ -164,6 +165,7 @@ async function applyKysely(trx: Trx, t: Table, rows: Row[]): Promise<void> {
       select t.project_id, t.dimension, t.${sql.ref(t.at)} as at, t.key, t.visitors_sketch
       from ${sql.table(t.name)} t join (values ${keys}) as k(p, d, a, k)
         on t.project_id = k.p and t.dimension = k.d and t.${sql.ref(t.at)} = k.a and t.key = k.k
+      where t.shard = ${shard}::integer
       order by 1, 2, 3, 4 for update of t`.execute(trx);
     const texts = new Map(
       current.rows.map((c) => [rowId(c.project_id, c.dimension, Number(c.at), c.key), c.visitors_sketch]),
@@ -182,9 +184,8 @@ async function applyKysely(trx: Trx, t: Table, rows: Row[]): Promise<void> {
     if (changes.length === 0) continue;
     await sql`update ${sql.table(t.name)} t set visitors_sketch = coalesce(v.s, t.visitors_sketch), conversions = t.conversions + v.c, revenue = t.revenue + v.r
       from (values ${sql.join(changes)}) as v(p, d, a, k, s, c, r)
-      where t.project_id = v.p and t.dimension = v.d and t.${sql.ref(t.at)} = v.a and t.key = v.k`.execute(
-      trx,
-    );
+      where t.project_id = v.p and t.dimension = v.d and t.${sql.ref(t.at)} = v.a and t.key = v.k
+        and t.shard = ${shard}::integer`.execute(trx);
   }
 }
 

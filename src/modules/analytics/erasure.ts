@@ -185,12 +185,26 @@ export async function takeBackLeadCreated(
   project: ProjectRef,
   lead: { countedChannel: string | null; createdAt: number },
 ): Promise<void> {
+  const day = dayOf(lead.createdAt);
+  const channel = lead.countedChannel ?? UNATTRIBUTED_CHANNEL;
+  // One row's count, not every shard's (PostgreSQL keeps a row per writing process).
   await trx
     .updateTable("analytics_daily")
-    .set({ leads: sql`case when leads > 0 then leads - 1 else 0 end` })
+    .set({ leads: sql`leads - 1` })
     .where("project_id", "=", project.id)
-    .where("day", "=", dayOf(lead.createdAt))
-    .where("channel", "=", lead.countedChannel ?? UNATTRIBUTED_CHANNEL)
+    .where("day", "=", day)
+    .where("channel", "=", channel)
+    .where("shard", "=", (eb) =>
+      eb
+        .selectFrom("analytics_daily")
+        .select("shard")
+        .where("project_id", "=", project.id)
+        .where("day", "=", day)
+        .where("channel", "=", channel)
+        .where("leads", ">", 0)
+        .orderBy("shard")
+        .limit(1),
+    )
     .execute();
   await scheduleGoalRecompute(trx, project);
 }

@@ -45,9 +45,10 @@ export const SIGNUP_KEY = "$signup";
  * are left out of all of it. The per-event work is a session insert (usually a no-op conflict) and
  * a visitor hash; conversions, rare, carry the lookups.
  */
-export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): EventProcessor {
+export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }, shard = 0): EventProcessor {
   const ctx: ProcessorContext = {
     raw: handle.sqlite,
+    shard,
     goals: conversionGoalsCache(),
     seenSessions: new Map(),
     seenCount: 0,
@@ -59,6 +60,8 @@ export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): 
 interface ProcessorContext {
   /** SQLite: the connection under the transaction, for prepared statements on the hot path */
   raw?: SQLite.Database;
+  /** PostgreSQL: this process's rollup rows (shard.ts) */
+  shard: number;
   /** the project's conversion goals, for the configuration version the transaction read */
   goals: ReturnType<typeof conversionGoalsCache>;
   /**
@@ -127,8 +130,8 @@ async function processAnalyticsEvents(
     const recorded = await recordConversions(trx, project, list, goals, deltas, breakdowns);
     if (recorded) await scheduleGoalRecompute(trx, project);
   }
-  await applyRollupDeltas(trx, deltas, ctx.raw);
-  await applyBreakdownDeltas(trx, breakdowns, ctx.raw);
+  await applyRollupDeltas(trx, deltas, ctx.raw, ctx.shard);
+  await applyBreakdownDeltas(trx, breakdowns, ctx.raw, ctx.shard);
   await ctx.activity.write(trx, ctx.raw, flush);
 }
 

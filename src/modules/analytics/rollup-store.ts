@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { type Trx, isPostgresDb } from "../../platform/db/index.js";
 import { VisitorSketch } from "./hll.js";
 import { statement } from "./raw.js";
+import { rollupKey } from "./shard.js";
 import { applyWeeklySketches } from "./sketches.js";
 import "./tables.js";
 
@@ -62,13 +63,14 @@ export async function applyRollupDeltas(
   trx: Trx,
   deltas: RollupDeltas,
   raw?: SQLite.Database,
+  shard = 0,
 ): Promise<void> {
   if (deltas.rows.length === 0) return;
   // In key order: two PostgreSQL writers then lock shared rows in the same order (no deadlock).
   const list = [...deltas.rows].sort(
     (a, b) => cmp(a.projectId, b.projectId) || a.day - b.day || cmp(a.channel, b.channel),
   );
-  await applyWeeklySketches(trx, list, raw);
+  await applyWeeklySketches(trx, list, raw, shard);
   if (raw) return applyRaw(raw, list);
   const postgres = isPostgresDb(trx);
   const empty = new VisitorSketch().serialize();
@@ -80,13 +82,14 @@ export async function applyRollupDeltas(
           project_id: d.projectId,
           day: d.day,
           channel: d.channel,
+          shard,
           visitors_sketch: empty,
           conversions: 0,
           revenue: 0,
           leads: 0,
         })),
       )
-      .onConflict((oc) => oc.columns(["project_id", "day", "channel"]).doNothing())
+      .onConflict((oc) => oc.columns(rollupKey(["project_id", "day", "channel"], postgres)).doNothing())
       .execute();
   }
   for (const d of list) {
@@ -97,7 +100,8 @@ export async function applyRollupDeltas(
         .select("visitors_sketch")
         .where("project_id", "=", d.projectId)
         .where("day", "=", d.day)
-        .where("channel", "=", d.channel);
+        .where("channel", "=", d.channel)
+        .where("shard", "=", shard);
       if (postgres) q = q.forUpdate();
       const row = await q.executeTakeFirstOrThrow();
       const sketch = VisitorSketch.parse(row.visitors_sketch);
@@ -117,6 +121,7 @@ export async function applyRollupDeltas(
       .where("project_id", "=", d.projectId)
       .where("day", "=", d.day)
       .where("channel", "=", d.channel)
+      .where("shard", "=", shard)
       .execute();
   }
 }

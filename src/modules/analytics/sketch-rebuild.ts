@@ -1,8 +1,9 @@
-import type { Trx } from "../../platform/db/index.js";
+import { isPostgresDb, type Trx } from "../../platform/db/index.js";
 import { visitorEventPages } from "../events/service.js";
 import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
 import { VisitorSketch, visitorHash } from "./hll.js";
 import { ALL_CHANNELS, DAY_MS, dayOf } from "./rollup-store.js";
+import { rollupKey } from "./shard.js";
 import { weekOf, weekStart } from "./sketches.js";
 import "./tables.js";
 
@@ -87,7 +88,9 @@ async function writeSketches(
   days: number[],
   weeks: number[],
 ): Promise<void> {
-  // Every sketch of those days and weeks starts empty; counters stay.
+  // Every sketch of those days and weeks starts empty (every shard's row on PostgreSQL); counters
+  // stay. The rebuilt sketches go to shard 0's rows: reads merge the shards' sketches.
+  const postgres = isPostgresDb(trx);
   await trx
     .updateTable("analytics_daily")
     .set({ visitors_sketch: "s" })
@@ -125,7 +128,9 @@ async function writeSketches(
         leads: 0,
       })
       .onConflict((oc) =>
-        oc.columns(["project_id", "day", "channel"]).doUpdateSet({ visitors_sketch: sketch }),
+        oc
+          .columns(rollupKey(["project_id", "day", "channel"], postgres))
+          .doUpdateSet({ visitors_sketch: sketch }),
       )
       .execute();
   for (const [week, channel, sketch] of weekly.rows())
@@ -133,7 +138,9 @@ async function writeSketches(
       .insertInto("analytics_weekly")
       .values({ project_id: projectId, week: Number(week), channel, visitors_sketch: sketch })
       .onConflict((oc) =>
-        oc.columns(["project_id", "week", "channel"]).doUpdateSet({ visitors_sketch: sketch }),
+        oc
+          .columns(rollupKey(["project_id", "week", "channel"], postgres))
+          .doUpdateSet({ visitors_sketch: sketch }),
       )
       .execute();
   for (const [outer, key, sketch] of bdDaily.rows()) {
@@ -150,7 +157,9 @@ async function writeSketches(
         revenue: 0,
       })
       .onConflict((oc) =>
-        oc.columns(["project_id", "dimension", "day", "key"]).doUpdateSet({ visitors_sketch: sketch }),
+        oc
+          .columns(rollupKey(["project_id", "dimension", "day", "key"], postgres))
+          .doUpdateSet({ visitors_sketch: sketch }),
       )
       .execute();
   }
@@ -168,7 +177,9 @@ async function writeSketches(
         revenue: 0,
       })
       .onConflict((oc) =>
-        oc.columns(["project_id", "dimension", "week", "key"]).doUpdateSet({ visitors_sketch: sketch }),
+        oc
+          .columns(rollupKey(["project_id", "dimension", "week", "key"], postgres))
+          .doUpdateSet({ visitors_sketch: sketch }),
       )
       .execute();
   }

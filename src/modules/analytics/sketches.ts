@@ -3,6 +3,7 @@ import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js
 import { VisitorSketch } from "./hll.js";
 import { statement } from "./raw.js";
 import type { RollupDelta } from "./rollup-store.js";
+import { rollupKey } from "./shard.js";
 import "./tables.js";
 
 /** Monday-based UTC weeks: day 0 (1970-01-01) was a Thursday. */
@@ -17,6 +18,7 @@ export async function applyWeeklySketches(
   trx: Trx,
   daily: RollupDelta[],
   raw?: SQLite.Database,
+  shard = 0,
 ): Promise<void> {
   const weeks = new Map<string, { projectId: string; week: number; channel: string; hashes: Set<number> }>();
   for (const d of daily) {
@@ -49,15 +51,16 @@ export async function applyWeeklySketches(
     } else {
       await trx
         .insertInto("analytics_weekly")
-        .values({ project_id: w.projectId, week: w.week, channel: w.channel, visitors_sketch: "s" })
-        .onConflict((oc) => oc.columns(["project_id", "week", "channel"]).doNothing())
+        .values({ project_id: w.projectId, week: w.week, channel: w.channel, shard, visitors_sketch: "s" })
+        .onConflict((oc) => oc.columns(rollupKey(["project_id", "week", "channel"], postgres)).doNothing())
         .execute();
       let q = trx
         .selectFrom("analytics_weekly")
         .select("visitors_sketch")
         .where("project_id", "=", w.projectId)
         .where("week", "=", w.week)
-        .where("channel", "=", w.channel);
+        .where("channel", "=", w.channel)
+        .where("shard", "=", shard);
       if (postgres) q = q.forUpdate();
       text = (await q.executeTakeFirstOrThrow()).visitors_sketch;
     }
@@ -78,6 +81,7 @@ export async function applyWeeklySketches(
         .where("project_id", "=", w.projectId)
         .where("week", "=", w.week)
         .where("channel", "=", w.channel)
+        .where("shard", "=", shard)
         .execute();
   }
 }

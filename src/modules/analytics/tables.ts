@@ -1,3 +1,4 @@
+import type { ColumnType } from "kysely";
 export interface TouchpointTable {
   project_id: string;
   session_id: string;
@@ -24,6 +25,8 @@ export interface BreakdownDailyTable {
   visitors_sketch: string;
   conversions: number;
   revenue: number;
+  /** PostgreSQL: the writing process's rows (migration 0393); 0 on SQLite. */
+  shard: ColumnType<number, number | undefined, number>;
 }
 
 export interface BreakdownWeeklyTable {
@@ -35,6 +38,8 @@ export interface BreakdownWeeklyTable {
   visitors_sketch: string;
   conversions: number;
   revenue: number;
+  /** PostgreSQL: the writing process's rows (migration 0393); 0 on SQLite. */
+  shard: ColumnType<number, number | undefined, number>;
 }
 
 export interface ConversionTable {
@@ -77,6 +82,8 @@ export interface DailyRollupTable {
   conversions: number;
   revenue: number;
   leads: number;
+  /** PostgreSQL: the writing process's rows (migration 0393); 0 on SQLite. */
+  shard: ColumnType<number, number | undefined, number>;
 }
 
 export interface WeeklySketchTable {
@@ -85,6 +92,8 @@ export interface WeeklySketchTable {
   week: number;
   channel: string;
   visitors_sketch: string;
+  /** PostgreSQL: the writing process's rows (migration 0393); 0 on SQLite. */
+  shard: ColumnType<number, number | undefined, number>;
 }
 
 /** Who sent which event type on which UTC day (migration 0392): retention's input. */

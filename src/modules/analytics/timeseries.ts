@@ -63,21 +63,24 @@ export async function analyticsTimeseries(
   const byDay = new Map(counters.map((r) => [Number(r.day), r]));
 
   const list = buckets(period, interval);
-  const dailySketches =
-    interval === "day"
-      ? new Map(
-          (
-            await db
-              .selectFrom("analytics_daily")
-              .select(["day", "visitors_sketch"])
-              .where("project_id", "=", project.id)
-              .where("day", ">=", period.fromDay)
-              .where("day", "<=", period.toDay)
-              .where("channel", "=", ALL_CHANNELS)
-              .execute()
-          ).map((r) => [Number(r.day), r.visitors_sketch]),
-        )
-      : null;
+  // A day's sketches: one row per day on SQLite, one per process's shard on PostgreSQL.
+  let dailySketches: Map<number, string[]> | null = null;
+  if (interval === "day") {
+    dailySketches = new Map();
+    const rows = await db
+      .selectFrom("analytics_daily")
+      .select(["day", "visitors_sketch"])
+      .where("project_id", "=", project.id)
+      .where("day", ">=", period.fromDay)
+      .where("day", "<=", period.toDay)
+      .where("channel", "=", ALL_CHANNELS)
+      .execute();
+    for (const r of rows) {
+      const list = dailySketches.get(Number(r.day));
+      if (list) list.push(r.visitors_sketch);
+      else dailySketches.set(Number(r.day), [r.visitors_sketch]);
+    }
+  }
 
   const points: TimeseriesPoint[] = [];
   for (const b of list) {
@@ -93,8 +96,7 @@ export async function analyticsTimeseries(
     }
     const sketch = new VisitorSketch();
     if (dailySketches) {
-      const text = dailySketches.get(b.from);
-      if (text) sketch.mergeText(text);
+      for (const text of dailySketches.get(b.from) ?? []) sketch.mergeText(text);
     } else {
       for (const r of await sketchesFor(db, project.id, b.from, b.to, ALL_CHANNELS))
         sketch.mergeText(r.visitors_sketch);
