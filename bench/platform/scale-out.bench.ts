@@ -251,13 +251,14 @@ async function setUp(config: ConfigName, round: number, n: number): Promise<Setu
   const setup: Setup = { targets: [], servers: [], database };
   try {
     // The second process starts after the first has migrated and made the workspace.
-    const a = await startServer(env);
+    // Distinct rollup shards (ROLLUP_SHARD), as a deployment would set them.
+    const a = await startServer({ ...env, ROLLUP_SHARD: "1" });
     setup.servers.push(a.server);
     if (!a.key) throw new Error(`no public key printed: ${a.server.output()}`);
     setup.targets.push({ url: `${a.server.base}/api/events`, key: a.key });
     if (config === "pg-1") return setup;
     const keyB = config === "pg-2-one" ? a.key : await secondProjectKey(env.DATABASE_URL);
-    const b = await startServer(env);
+    const b = await startServer({ ...env, ROLLUP_SHARD: "2" });
     setup.servers.push(b.server);
     setup.targets.push({ url: `${b.server.base}/api/events`, key: keyB });
     return setup;
