@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type CommittedEvent, type EventOrigin, UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { timeOrderedId } from "./ids.js";
-import type { SessionInfo } from "./sessions.js";
+import type { SessionAssigner, SessionInfo } from "./sessions.js";
 import type { PendingEvent } from "./shared-sessions.js";
 import type { IncomingEvent } from "./validate.js";
 
@@ -44,15 +44,7 @@ export function pendingOf(items: FlushItem[]): PendingEvent[] {
  */
 export function flushRows(
   items: FlushItem[],
-  sessions: {
-    assign(
-      projectId: string,
-      visitorId: string,
-      ts: number,
-      url: string,
-      referrer: string | null,
-    ): SessionInfo;
-  },
+  sessions: SessionAssigner,
 ): { values: unknown[]; committed: CommittedEvent[] } {
   const values: unknown[] = [];
   const committed: CommittedEvent[] = [];

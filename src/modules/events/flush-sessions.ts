@@ -2,7 +2,7 @@ import type SQLite from "better-sqlite3";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
 import type { Trx } from "../../platform/db/index.js";
-import { SessionTracker, type SessionInfo, upsertVisitorStates } from "./sessions.js";
+import { type SessionAssigner, type SessionInfo, SessionTracker, upsertVisitorStates } from "./sessions.js";
 import { type PendingEvent, SharedSessions, visitorKey } from "./shared-sessions.js";
 
 /**
@@ -10,7 +10,7 @@ import { type PendingEvent, SharedSessions, visitorKey } from "./shared-sessions
  * on PostgreSQL) or through Redis by every process alike (`SharedSessions`: PostgreSQL with
  * REDIS_URL). The writer asks for each browser event's session in the order `prepare` was given.
  */
-export class FlushSessions {
+export class FlushSessions implements SessionAssigner {
   private local: SessionTracker;
   private shared?: SharedSessions;
   private decided: Awaited<ReturnType<SharedSessions["assign"]>> | null = null;

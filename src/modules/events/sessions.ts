@@ -104,6 +104,11 @@ export function applyEvent(
   return { info, state: next, persist: true };
 }
 
+/** Whatever decides an event's session for the writer (this process's tracker, or the shared one). */
+export interface SessionAssigner {
+  assign(projectId: string, visitorId: string, ts: number, url: string, referrer: string | null): SessionInfo;
+}
+
 /** A visitor's state as cached: the table row plus the flush that last touched it. */
 type CachedState = VisitorState & { touched: number };
 
@@ -113,7 +118,7 @@ type CachedState = VisitorState & { touched: number };
  * per event); a rolled-back flush drops the whole cache, which then reloads from the table, the
  * truth after any commit.
  */
-export class SessionTracker {
+export class SessionTracker implements SessionAssigner {
   private byProject = new Map<string, Map<string, CachedState>>();
   private size = 0;
   /** states whose session changed in this flush: only these rows are written */
