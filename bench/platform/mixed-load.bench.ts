@@ -33,6 +33,7 @@
 import http from "node:http";
 import os from "node:os";
 import { readFileSync } from "node:fs";
+import { deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
 
 if (process.env.MIXED_LOAD_SERVER === "1") {
   await serve();
@@ -64,7 +65,6 @@ async function serve(): Promise<void> {
 
 async function main(): Promise<void> {
   const { randomBytes } = await import("node:crypto");
-  const { Redis } = await import("ioredis");
   const pg = (await import("pg")).default;
   const { startNode } = await import("../lib/servers.js");
   type Running = Awaited<ReturnType<typeof startNode>>;
@@ -503,32 +503,7 @@ async function main(): Promise<void> {
     } catch (err) {
       return `no PostgreSQL at ${PG_URL} (${(err as Error).message})`;
     }
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    try {
-      await redis.connect();
-      await redis.ping();
-    } catch (err) {
-      return `no Redis at ${REDIS_URL} (${(err as Error).message})`;
-    } finally {
-      redis.disconnect();
-    }
-    return null;
-  }
-
-  async function cleanRedis(): Promise<number> {
-    const redis = new Redis(REDIS_URL);
-    let deleted = 0;
-    try {
-      let cursor = "0";
-      do {
-        const [next, keys] = await redis.scan(cursor, "MATCH", "fastify-rate-limit-*", "COUNT", 1000);
-        cursor = next;
-        if (keys.length) deleted += await redis.del(...keys);
-      } while (cursor !== "0");
-    } finally {
-      redis.disconnect();
-    }
-    return deleted;
+    return redisUnreachable(REDIS_URL);
   }
 
   const fmtLoad = () =>
@@ -613,7 +588,7 @@ async function main(): Promise<void> {
   } finally {
     if (adminUp) {
       await admin.end();
-      const deleted = await cleanRedis().catch(() => 0);
+      const deleted = await deleteRateLimitKeys(REDIS_URL).catch(() => 0);
       if (deleted) console.log(`(deleted ${deleted} rate-limit keys from ${REDIS_URL})`);
     }
   }

@@ -32,13 +32,13 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import autocannon from "autocannon";
-import { Redis } from "ioredis";
 import pg from "pg";
 import { loadConfig } from "../../src/config.js";
 import { openDatabase } from "../../src/platform/db/index.js";
 import { createProject } from "../../src/modules/workspace/service.js";
 import { type LoadResult, loadEvents } from "../events/servers.js";
 import { type Running, startNode } from "../lib/servers.js";
+import { deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -427,33 +427,7 @@ async function reachable(): Promise<string | null> {
   } catch (err) {
     return `no PostgreSQL at ${PG_URL} (${(err as Error).message})`;
   }
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (err) {
-    return `no Redis at ${REDIS_URL} (${(err as Error).message})`;
-  } finally {
-    redis.disconnect();
-  }
-  return null;
-}
-
-/** Deletes the rate-limit counters the servers made in the bench's Redis database (no flush). */
-async function cleanRedis(): Promise<number> {
-  const redis = new Redis(REDIS_URL);
-  let deleted = 0;
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", "fastify-rate-limit-*", "COUNT", 1000);
-      cursor = next;
-      if (keys.length) deleted += await redis.del(...keys);
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
+  return redisUnreachable(REDIS_URL);
 }
 
 const why = await reachable();
@@ -509,7 +483,7 @@ try {
   }
 } finally {
   for (const d of created) await admin.query(`drop database if exists ${d} with (force)`).catch(() => {});
-  const deleted = await cleanRedis().catch(() => 0);
+  const deleted = await deleteRateLimitKeys(REDIS_URL).catch(() => 0);
   await admin.end();
   if (deleted) console.log(`(deleted ${deleted} rate-limit keys from ${REDIS_URL})`);
 }
