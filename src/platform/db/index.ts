@@ -74,11 +74,11 @@ export function openDatabase(config: Config): DbHandle {
   }
   if (config.sqlitePath !== ":memory:") mkdirSync(path.dirname(config.sqlitePath), { recursive: true });
   const sqlite = new SQLite(config.sqlitePath);
-  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("busy_timeout = 5000");
+  enableWal(sqlite);
   // NORMAL in WAL mode is durable against process crashes (the WAL is written before commit returns);
   // only an OS crash or power loss can lose the last transactions.
   sqlite.pragma("synchronous = NORMAL");
-  sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   if (config.sqlitePath === ":memory:") return { db, dialect: "sqlite", sqlite, close: () => db.destroy() };
@@ -105,6 +105,23 @@ export function openDatabase(config: Config): DbHandle {
       await db.destroy();
     },
   };
+}
+
+/**
+ * Switching a new file to WAL takes an exclusive lock, without SQLite's busy handler: a second
+ * process starting on the same new file while the first migrates gets SQLITE_BUSY at once. It
+ * waits and tries again instead (up to ~10 s), as the migration lock does (migrate.ts).
+ */
+function enableWal(sqlite: SQLite.Database): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      sqlite.pragma("journal_mode = WAL");
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 200) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
 }
 
 // PostgreSQL: deadlock_detected and serialization_failure mean "run it again"; the server has
