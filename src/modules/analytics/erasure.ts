@@ -4,11 +4,12 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
-import { BreakdownDeltas, applyBreakdownDeltas } from "./breakdown-store.js";
+import { applyAnalyticsDeltas } from "./apply-deltas.js";
+import { BreakdownDeltas } from "./breakdown-store.js";
 import { type Credits, conversionsOfPerson, creditConversions } from "./credit-store.js";
 import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
 import { personKey, sessionsOf, visitorsOfPeople } from "./people.js";
-import { RollupDeltas, applyRollupDeltas, dayOf } from "./rollup-store.js";
+import { RollupDeltas, dayOf } from "./rollup-store.js";
 import type { ConversionTable } from "./tables.js";
 import "./tables.js";
 
@@ -166,8 +167,7 @@ async function takeBackConversions(
         credits.set(key, c);
       }
   }
-  await applyRollupDeltas(trx, deltas, raw);
-  await applyBreakdownDeltas(trx, breakdowns, raw);
+  await applyAnalyticsDeltas(trx, deltas, breakdowns, { raw });
   for (const c of credits.values())
     await trx
       .updateTable("analytics_attribution_daily")

@@ -153,3 +153,12 @@ export function countUnion(texts: Iterable<string>): number {
   for (const t of texts) acc.mergeText(t);
   return acc.count();
 }
+
+/** The sketch `text` with `hashes` added, serialized; null when none was new (nothing to write). */
+export function mergedSketch(text: string, hashes: Set<number>): string | null {
+  if (hashes.size === 0) return null;
+  const sketch = VisitorSketch.parse(text);
+  let changed = false;
+  for (const h of hashes) changed = sketch.add(h) || changed;
+  return changed ? sketch.serialize() : null;
+}

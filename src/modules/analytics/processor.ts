@@ -9,14 +9,15 @@ import {
   scheduleGoalRecompute,
   matchesConversionGoal,
 } from "../goals/service.js";
-import { BreakdownDeltas, applyBreakdownDeltas } from "./breakdown-store.js";
+import { applyAnalyticsDeltas } from "./apply-deltas.js";
+import { BreakdownDeltas } from "./breakdown-store.js";
 import { creditConversions } from "./credit-store.js";
 import { NONE_KEY, SESSION_DIMENSIONS, type SessionDimensions, sessionDimensions } from "./dimensions.js";
 import { visitorHash } from "./hll.js";
 import { type SessionTouch, leadsOfVisitors, personKey, sessionsOf, visitorsOfPeople } from "./people.js";
 import { statement } from "./raw.js";
 import { ActivityLog } from "./activity.js";
-import { ALL_CHANNELS, RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
+import { ALL_CHANNELS, RollupDeltas } from "./rollup-store.js";
 import type { ConversionTable } from "./tables.js";
 import "./tables.js";
 
@@ -130,8 +131,7 @@ async function processAnalyticsEvents(
     const recorded = await recordConversions(trx, project, list, goals, deltas, breakdowns);
     if (recorded) await scheduleGoalRecompute(trx, project);
   }
-  await applyRollupDeltas(trx, deltas, ctx.raw, ctx.shard);
-  await applyBreakdownDeltas(trx, breakdowns, ctx.raw, ctx.shard);
+  await applyAnalyticsDeltas(trx, deltas, breakdowns, ctx);
   await ctx.activity.write(trx, ctx.raw, flush);
 }
 

@@ -1,9 +1,8 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import { type Trx, isPostgresDb } from "../../platform/db/index.js";
-import { VisitorSketch } from "./hll.js";
+import type { Trx } from "../../platform/db/index.js";
+import { VisitorSketch, mergedSketch } from "./hll.js";
 import { statement } from "./raw.js";
-import { rollupKey } from "./shard.js";
 import { applyWeeklySketches } from "./sketches.js";
 import "./tables.js";
 
@@ -55,24 +54,19 @@ export class RollupDeltas {
 }
 
 /**
- * Applies deltas inside the commit transaction. Rows are created first (ON CONFLICT DO NOTHING),
- * then read — FOR UPDATE on PostgreSQL, where concurrent writers exist; SQLite has one writer —
- * so merging a sketch never loses another transaction's visitors. Counters are added in SQL.
+ * SQLite (one writer): applies deltas inside the commit transaction. Rows are created first
+ * (ON CONFLICT DO NOTHING), then read, the sketch merged and counters added in SQL. PostgreSQL
+ * writes every rollup of a flush in two statements instead (rollups-pg.ts).
  */
 export async function applyRollupDeltas(
   trx: Trx,
   deltas: RollupDeltas,
   raw?: SQLite.Database,
-  shard = 0,
 ): Promise<void> {
   if (deltas.rows.length === 0) return;
-  // In key order: two PostgreSQL writers then lock shared rows in the same order (no deadlock).
-  const list = [...deltas.rows].sort(
-    (a, b) => cmp(a.projectId, b.projectId) || a.day - b.day || cmp(a.channel, b.channel),
-  );
-  await applyWeeklySketches(trx, list, raw, shard);
+  const list = sortedRollups(deltas);
+  await applyWeeklySketches(trx, list, raw);
   if (raw) return applyRaw(raw, list);
-  const postgres = isPostgresDb(trx);
   const empty = new VisitorSketch().serialize();
   for (let i = 0; i < list.length; i += 500) {
     await trx
@@ -82,32 +76,26 @@ export async function applyRollupDeltas(
           project_id: d.projectId,
           day: d.day,
           channel: d.channel,
-          shard,
           visitors_sketch: empty,
           conversions: 0,
           revenue: 0,
           leads: 0,
         })),
       )
-      .onConflict((oc) => oc.columns(rollupKey(["project_id", "day", "channel"], postgres)).doNothing())
+      .onConflict((oc) => oc.columns(["project_id", "day", "channel"]).doNothing())
       .execute();
   }
   for (const d of list) {
     let sketchText: string | undefined;
     if (d.visitorHashes.size > 0) {
-      let q = trx
+      const row = await trx
         .selectFrom("analytics_daily")
         .select("visitors_sketch")
         .where("project_id", "=", d.projectId)
         .where("day", "=", d.day)
         .where("channel", "=", d.channel)
-        .where("shard", "=", shard);
-      if (postgres) q = q.forUpdate();
-      const row = await q.executeTakeFirstOrThrow();
-      const sketch = VisitorSketch.parse(row.visitors_sketch);
-      let changed = false;
-      for (const h of d.visitorHashes) changed = sketch.add(h) || changed;
-      if (changed) sketchText = sketch.serialize();
+        .executeTakeFirstOrThrow();
+      sketchText = mergedSketch(row.visitors_sketch, d.visitorHashes) ?? undefined;
     }
     if (sketchText === undefined && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     await trx
@@ -121,9 +109,15 @@ export async function applyRollupDeltas(
       .where("project_id", "=", d.projectId)
       .where("day", "=", d.day)
       .where("channel", "=", d.channel)
-      .where("shard", "=", shard)
       .execute();
   }
+}
+
+/** The deltas in key order: two PostgreSQL writers then lock shared rows in the same order. */
+export function sortedRollups(deltas: RollupDeltas): RollupDelta[] {
+  return [...deltas.rows].sort(
+    (a, b) => cmp(a.projectId, b.projectId) || a.day - b.day || cmp(a.channel, b.channel),
+  );
 }
 
 const EMPTY_SKETCH = "s";
@@ -145,10 +139,7 @@ function applyRaw(raw: SQLite.Database, list: RollupDelta[]): void {
     let sketchText: string | null = null;
     if (d.visitorHashes.size > 0) {
       const row = select.get(d.projectId, d.day, d.channel) as { visitors_sketch: string } | undefined;
-      const sketch = VisitorSketch.parse(row?.visitors_sketch ?? EMPTY_SKETCH);
-      let changed = false;
-      for (const h of d.visitorHashes) changed = sketch.add(h) || changed;
-      if (changed) sketchText = sketch.serialize();
+      sketchText = mergedSketch(row?.visitors_sketch ?? EMPTY_SKETCH, d.visitorHashes);
     }
     if (sketchText === null && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     update.run(sketchText, d.conversions, d.revenue, d.leads, d.projectId, d.day, d.channel);

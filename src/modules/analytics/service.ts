@@ -4,7 +4,9 @@ import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
 import { conversionsOfPerson, creditConversions } from "./credit-store.js";
 import { personKey } from "./people.js";
-import { RollupDeltas, applyRollupDeltas } from "./rollup-store.js";
+import { applyAnalyticsDeltas } from "./apply-deltas.js";
+import { BreakdownDeltas } from "./breakdown-store.js";
+import { RollupDeltas } from "./rollup-store.js";
 import "./tables.js";
 
 /**
@@ -24,7 +26,7 @@ export async function recordLeadCreated(
 ): Promise<void> {
   const deltas = new RollupDeltas();
   deltas.get(project.id, lead.createdAt, lead.channel ?? UNATTRIBUTED_CHANNEL).leads++;
-  await applyRollupDeltas(trx, deltas);
+  await applyAnalyticsDeltas(trx, deltas, new BreakdownDeltas());
   await scheduleGoalRecompute(trx, project);
 }
 

@@ -1,26 +1,25 @@
 import type SQLite from "better-sqlite3";
-import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js";
-import { VisitorSketch } from "./hll.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import { mergedSketch } from "./hll.js";
 import { statement } from "./raw.js";
 import type { RollupDelta } from "./rollup-store.js";
-import { rollupKey } from "./shard.js";
 import "./tables.js";
 
 /** Monday-based UTC weeks: day 0 (1970-01-01) was a Thursday. */
 export const weekOf = (day: number): number => Math.floor((day + 3) / 7);
 export const weekStart = (week: number): number => week * 7 - 3;
 
-/**
- * Adds the day rows' visitor hashes to their weeks' sketches (same transaction). Built from the
- * batch's daily deltas, so it costs nothing per event.
- */
-export async function applyWeeklySketches(
-  trx: Trx,
-  daily: RollupDelta[],
-  raw?: SQLite.Database,
-  shard = 0,
-): Promise<void> {
-  const weeks = new Map<string, { projectId: string; week: number; channel: string; hashes: Set<number> }>();
+/** A week's visitor hashes for one project and channel, gathered from daily deltas. */
+export interface WeeklyRow {
+  projectId: string;
+  week: number;
+  channel: string;
+  hashes: Set<number>;
+}
+
+/** The weeks the daily deltas' visitor hashes fall in, in key order (so writers lock alike). */
+export function weeklyRows(daily: RollupDelta[]): WeeklyRow[] {
+  const weeks = new Map<string, WeeklyRow>();
   for (const d of daily) {
     if (d.visitorHashes.size === 0) continue;
     const week = weekOf(d.day);
@@ -32,11 +31,21 @@ export async function applyWeeklySketches(
     }
     for (const h of d.visitorHashes) w.hashes.add(h);
   }
-  const postgres = !raw && isPostgresDb(trx);
-  // In key order, so two PostgreSQL writers lock shared rows in the same order (no deadlock).
-  const ordered = [...weeks.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
-  for (const w of ordered) {
-    let text: string | undefined;
+  return [...weeks.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
+}
+
+/**
+ * SQLite (one writer): adds the day rows' visitor hashes to their weeks' sketches (same
+ * transaction). Built from the batch's daily deltas, so it costs nothing per event. PostgreSQL
+ * writes them with the other rollups (rollups-pg.ts).
+ */
+export async function applyWeeklySketches(
+  trx: Trx,
+  daily: RollupDelta[],
+  raw?: SQLite.Database,
+): Promise<void> {
+  for (const w of weeklyRows(daily)) {
+    let text: string;
     if (raw) {
       statement(
         raw,
@@ -51,24 +60,21 @@ export async function applyWeeklySketches(
     } else {
       await trx
         .insertInto("analytics_weekly")
-        .values({ project_id: w.projectId, week: w.week, channel: w.channel, shard, visitors_sketch: "s" })
-        .onConflict((oc) => oc.columns(rollupKey(["project_id", "week", "channel"], postgres)).doNothing())
+        .values({ project_id: w.projectId, week: w.week, channel: w.channel, visitors_sketch: "s" })
+        .onConflict((oc) => oc.columns(["project_id", "week", "channel"]).doNothing())
         .execute();
-      let q = trx
-        .selectFrom("analytics_weekly")
-        .select("visitors_sketch")
-        .where("project_id", "=", w.projectId)
-        .where("week", "=", w.week)
-        .where("channel", "=", w.channel)
-        .where("shard", "=", shard);
-      if (postgres) q = q.forUpdate();
-      text = (await q.executeTakeFirstOrThrow()).visitors_sketch;
+      text = (
+        await trx
+          .selectFrom("analytics_weekly")
+          .select("visitors_sketch")
+          .where("project_id", "=", w.projectId)
+          .where("week", "=", w.week)
+          .where("channel", "=", w.channel)
+          .executeTakeFirstOrThrow()
+      ).visitors_sketch;
     }
-    const sketch = VisitorSketch.parse(text);
-    let changed = false;
-    for (const h of w.hashes) changed = sketch.add(h) || changed;
-    if (!changed) continue;
-    const next = sketch.serialize();
+    const next = mergedSketch(text, w.hashes);
+    if (next === null) continue;
     if (raw)
       statement(
         raw,
@@ -81,7 +87,6 @@ export async function applyWeeklySketches(
         .where("project_id", "=", w.projectId)
         .where("week", "=", w.week)
         .where("channel", "=", w.channel)
-        .where("shard", "=", shard)
         .execute();
   }
 }
