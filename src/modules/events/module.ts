@@ -1,7 +1,10 @@
 import type { LiftModule } from "../index.js";
+import { eventJobs } from "./jobs.js";
+import { PARTITIONS_EVERY_MS, ensureEventPartitions } from "./partitions.js";
 import { PIPELINE_STEPS } from "./pipeline.js";
 import { exportRoutes } from "./routes-export.js";
 import { eventRoutes } from "./routes.js";
+import { PARTITIONS_JOB } from "./schema.js";
 
 export const eventsModule: LiftModule = {
   name: "events",
@@ -9,5 +12,10 @@ export const eventsModule: LiftModule = {
     app.eventBus.setPipeline(PIPELINE_STEPS);
     await app.register(eventRoutes);
     await app.register(exportRoutes);
+    for (const job of eventJobs()) app.jobs.define(job);
+    // PostgreSQL: this month's and the next ones' partitions exist before the first insert, even
+    // when the daily job has not run for a while (a database restored from an old backup).
+    await ensureEventPartitions(app.db);
+    app.worker.addSchedule(PARTITIONS_JOB, PARTITIONS_EVERY_MS);
   },
 };

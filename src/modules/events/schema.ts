@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { NoPayload, jobKind } from "../../platform/jobs.js";
 import { X_ERROR } from "../../platform/validation.js";
 
 // ---- POST /api/events: these schemas are both the OpenAPI contract and the check (validate.ts) ----
@@ -150,3 +151,6 @@ export const ExportQuery = Type.Object({
   ),
   format: Type.Optional(Type.Union([Type.Literal("ndjson"), Type.Literal("csv")], { default: "ndjson" })),
 });
+
+/** PostgreSQL: creates the coming months' partitions of `events` (daily; partitions.ts). */
+export const PARTITIONS_JOB = jobKind("events.partitions", NoPayload);

@@ -4,6 +4,7 @@ import {
   type Trx,
   withTransaction,
 } from "../../platform/db/index.js";
+import { isMissingPartition } from "../../platform/db/partitions.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
 import type { ProjectRef } from "../../platform/auth/principal.js";
@@ -11,6 +12,7 @@ import type { EventBus, EventOrigin } from "../../platform/event-bus.js";
 import { AT, WIDTH, insertPostgres, sqliteInserter } from "./rows.js";
 import { type FlushItem, flushRows, pendingOf } from "./flush-rows.js";
 import { FlushSessions } from "./flush-sessions.js";
+import { ensureEventPartitions } from "./partitions.js";
 import { VisitorIndex } from "./visitor-index.js";
 import type { IncomingEvent } from "./validate.js";
 
@@ -266,13 +268,19 @@ export class EventWriter {
   /**
    * A deadlock or serialization failure against another process's flush (PostgreSQL) rolled the
    * whole flush back, and `commit` dropped what the caches took from it: it runs again, as the
-   * one-by-one retry of a failed group does.
+   * one-by-one retry of a failed group does; so it does after creating a missing month's partition.
    */
   private async commitRetrying(items: Item[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.commit(items);
       } catch (err) {
+        if (attempt < 4 && isMissingPartition(err)) {
+          // PostgreSQL: no partition for this month (the look-ahead job has not run): create it.
+          const times = items.map((it) => it.receivedAt);
+          await ensureEventPartitions(this.handle.db, Math.min(...times), Math.max(...times));
+          continue;
+        }
         if (attempt >= 4 || !isRetryableTransactionError(err)) throw err;
         await new Promise((r) => setTimeout(r, 5 * 2 ** attempt + Math.random() * 10));
       }

@@ -38,12 +38,7 @@ export async function migrateToLatest(
   schema?: string,
   sqlite?: SQLite.Database,
 ): Promise<void> {
-  const migrator = new Migrator({
-    migrationTableSchema: dialect === "postgres" ? (schema ?? "public") : undefined,
-    db,
-    provider: new FolderProvider(dialect),
-    allowUnorderedMigrations: true,
-  });
+  const migrator = folderMigrator(db, dialect, schema);
   // PostgreSQL: Kysely's migrator serialises processes with an advisory lock. Its SQLite adapter
   // takes no lock (it assumes one process), so two processes starting on a new file would both
   // create the same tables; holding the file's write lock for the whole run makes them take turns,
@@ -62,6 +57,21 @@ export async function migrateToLatest(
       `migration ${failed?.migrationName ?? ""} failed: ${String((error as Error)?.message ?? error)}`,
     );
   }
+}
+
+function folderMigrator(db: Kysely<any>, dialect: Dialect, schema?: string): Migrator {
+  return new Migrator({
+    migrationTableSchema: dialect === "postgres" ? (schema ?? "public") : undefined,
+    db,
+    provider: new FolderProvider(dialect),
+    allowUnorderedMigrations: true,
+  });
+}
+
+/** Migrations up to and including `name`: a database as an older release left it (migration tests). */
+export async function migrateUpTo(db: Kysely<any>, dialect: Dialect, name: string): Promise<void> {
+  const { error } = await folderMigrator(db, dialect).migrateTo(name);
+  if (error) throw error;
 }
 
 /** BEGIN IMMEDIATE, waiting past busy_timeout while another process migrates (up to a minute). */

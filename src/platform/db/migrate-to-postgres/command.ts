@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { isPostgres, loadConfig } from "../../../config.js";
 import { migrateToLatest } from "../migrate.js";
+import { ensureMonthlyPartitions } from "../partitions.js";
 import { type CopyOptions, claimTables, copyTable, finishTarget } from "./copy.js";
 import { tableProgress } from "./progress.js";
 import { type Plan, Refusal, buildPlan, checkSourceMigrations, quote } from "./schema.js";
@@ -154,6 +155,7 @@ async function copyAll(
       ]),
     );
     const progress = await claimTables(client, plan, counts);
+    await eventPartitions(sqlite, client);
     for (const t of plan.tables) {
       const p = progress.get(t.name)!;
       if (p.done) continue;
@@ -181,6 +183,26 @@ async function copyAll(
   );
   if (sqlite.pragma("data_version", { simple: true }) !== version)
     process.stderr.write("warning: the source was written during the copy: is the server still running?\n");
+}
+
+/**
+ * PostgreSQL's `events` is partitioned by month (migration 0304), which made only this month's
+ * partitions and the next: the source's older (or later) months get theirs before the copy.
+ */
+async function eventPartitions(sqlite: SQLite.Database, client: pg.Client): Promise<void> {
+  const span = sqlite
+    .prepare("select min(received_at) as first, max(received_at) as last from events")
+    .get() as {
+    first: number | null;
+    last: number | null;
+  };
+  if (span.first === null || span.last === null) return;
+  await ensureMonthlyPartitions(
+    (text) => client.query(text),
+    "events",
+    Number(span.first),
+    Number(span.last),
+  );
 }
 
 /** Both sides read at one moment each: SQLite in a read transaction, PostgreSQL in a snapshot. */

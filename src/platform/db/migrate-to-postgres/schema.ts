@@ -179,7 +179,8 @@ async function pgTables(client: pg.Client): Promise<Map<string, PgTable>> {
        pg_get_serial_sequence(quote_ident(n.nspname) || '.' || quote_ident(c.relname), a.attname) as seq
      from pg_class c join pg_namespace n on n.oid = c.relnamespace
      join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-     where n.nspname = current_schema() and c.relkind in ('r', 'p') order by c.relname, a.attnum`,
+     where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition
+     order by c.relname, a.attnum`,
   );
   for (const r of rows) {
     const t = out.get(r.t) ?? { columns: [], key: [], serial: [] };
