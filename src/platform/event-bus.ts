@@ -100,23 +100,30 @@ export class EventBus {
     return this.processors.map((p) => p.name);
   }
 
-  /** Runs the processors in the caller's transaction; returns what to run once it commits. */
-  async process(trx: Trx, events: CommittedEvent[]): Promise<(() => void)[]> {
+  /**
+   * Runs the processors in the caller's transaction; returns what to run once it commits.
+   * `versions`: the projects' configuration versions when the caller read them already in this
+   * transaction (readConfigVersions), else they are read here.
+   */
+  async process(trx: Trx, events: CommittedEvent[], read?: Map<string, number>): Promise<(() => void)[]> {
     const committed: (() => void)[] = [];
     if (this.processors.length === 0 || events.length === 0) return committed;
     // One read per project per transaction: events of one request share a project, so this is
     // mostly a comparison per event.
-    const projects = new Set<string>();
-    let last = "";
-    for (const e of events) {
-      if (e.projectId === last) continue;
-      last = e.projectId;
-      projects.add(last);
+    let versions = read;
+    if (!versions) {
+      const projects = new Set<string>();
+      let last = "";
+      for (const e of events) {
+        if (e.projectId === last) continue;
+        last = e.projectId;
+        projects.add(last);
+      }
+      versions = await readConfigVersions(trx, [...projects], this.sqlite);
     }
-    const versions = await readConfigVersions(trx, [...projects], this.sqlite);
     const flush: FlushContext = {
       configVersion(projectId) {
-        const v = versions.get(projectId);
+        const v = versions!.get(projectId);
         if (v === undefined) throw new Error(`project ${projectId} has no event in this transaction`);
         return v;
       },

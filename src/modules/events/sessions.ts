@@ -162,12 +162,12 @@ export class SessionTracker implements SessionAssigner {
    * written only when a session starts, so the visitor's latest event time comes from the events
    * index (index-only max).
    */
-  async load(trx: Trx, visitors: Map<string, Set<string>>): Promise<void> {
+  async load(db: DbOrTrx, visitors: Map<string, Set<string>>): Promise<void> {
     for (const [projectId, ids] of visitors) {
       const cached = this.byProject.get(projectId);
       const missing = cached ? [...ids].filter((v) => !cached.has(v)) : [...ids];
       for (let i = 0; i < missing.length; i += LOAD_CHUNK) {
-        const rows = await visitorsWithLastSeen(trx, projectId, missing.slice(i, i + LOAD_CHUNK)).execute();
+        const rows = await visitorsWithLastSeen(db, projectId, missing.slice(i, i + LOAD_CHUNK)).execute();
         for (const { project_id, visitor_id, ...state } of rows)
           this.remember(project_id, visitor_id, withLastSeen(state));
       }

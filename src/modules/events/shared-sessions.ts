@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Trx } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import {
   applyEvent,
   type SessionInfo,
@@ -64,7 +64,7 @@ export class SharedSessions {
   constructor(private redis: Redis) {}
 
   async assign(
-    trx: Trx,
+    db: DbOrTrx,
     events: PendingEvent[],
   ): Promise<{
     infos: SessionInfo[];
@@ -87,7 +87,7 @@ export class SharedSessions {
         });
     });
     const visitors = [...byKey.values()];
-    await this.read(trx, visitors);
+    await this.read(db, visitors);
     const infos: SessionInfo[] = new Array(events.length);
     for (let attempt = 0; ; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw new Error("visitor sessions: too many concurrent updates");
@@ -118,7 +118,7 @@ export class SharedSessions {
       // Nothing was written: every visitor is decided again, the stale ones from what Redis
       // holds now, the others from the same state as before.
       await this.read(
-        trx,
+        db,
         stale.map((i) => visitors[i - 1]!),
       );
     }
@@ -138,7 +138,7 @@ export class SharedSessions {
     for (let i = 0; i < keys.length; i += 500) await this.redis.del(...keys.slice(i, i + 500));
   }
 
-  private async read(trx: Trx, visitors: Visitor[]): Promise<void> {
+  private async read(db: DbOrTrx, visitors: Visitor[]): Promise<void> {
     if (visitors.length === 0) return;
     const values = await this.redis.mget(...visitors.map((v) => v.key));
     const missing = new Map<string, Visitor[]>();
@@ -160,7 +160,7 @@ export class SharedSessions {
       const byId = new Map(list.map((v) => [v.visitorId, v]));
       for (let i = 0; i < list.length; i += 500) {
         const rows = await visitorsWithLastSeen(
-          trx,
+          db,
           projectId,
           list.slice(i, i + 500).map((v) => v.visitorId),
         ).execute();

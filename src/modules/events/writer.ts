@@ -8,6 +8,7 @@ import { isMissingPartition } from "../../platform/db/partitions.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { readConfigVersions } from "../../platform/config-version.js";
 import type { EventBus, EventOrigin } from "../../platform/event-bus.js";
 import { AT, WIDTH, insertPostgres, sqliteInserter } from "./rows.js";
 import { type FlushItem, flushRows, pendingOf } from "./flush-rows.js";
@@ -246,7 +247,13 @@ export class EventWriter {
   private async flush(items: Item[]): Promise<void> {
     try {
       await this.commitRetrying(items);
-      for (const it of items) it.resolve(it.events.length);
+      if (this.handle.sqlite) for (const it of items) it.resolve(it.events.length);
+      // PostgreSQL: answer the requests after the next flush has sent its first statement, so
+      // writing their responses overlaps that round trip instead of delaying it.
+      else
+        setImmediate(() => {
+          for (const it of items) it.resolve(it.events.length);
+        });
     } catch (err) {
       if (items.length === 1) {
         items[0]!.reject(err);
@@ -289,20 +296,28 @@ export class EventWriter {
 
   private async commit(items: Item[]): Promise<void> {
     let afterCommit: (() => void)[] = [];
+    // PostgreSQL: sessions are decided (a Redis round trip or two) while the transaction begins.
+    const prepared = this.handle.sqlite ? null : this.sessions.prepare(this.handle.db, pendingOf(items));
+    prepared?.catch(() => {}); // awaited in the transaction, or below if BEGIN fails first
     try {
       // attempts 1: processors update in-memory caches as they go; a failed flush is answered as failed.
       await withTransaction(
         this.handle.db,
         async (trx) => {
-          await this.sessions.prepare(trx, pendingOf(items));
+          // PostgreSQL: the configuration versions are read while sessions are still being decided.
+          const versions = prepared ? readConfigVersions(trx, projectsOf(items)) : undefined;
+          versions?.catch(() => {}); // awaited below, unless deciding failed first
+          await (prepared ?? this.sessions.prepare(trx, pendingOf(items)));
           const { values, committed } = flushRows(items, this.sessions);
           await this.insert(trx, values);
           await this.sessions.persist(trx);
-          afterCommit = await this.bus.process(trx, committed);
+          afterCommit = await this.bus.process(trx, committed, await versions);
         },
         { attempts: 1 },
       );
     } catch (err) {
+      // what the decision wrote to Redis is known only once it has settled
+      await prepared?.catch(() => {});
       await this.sessions.rollback();
       this.visitorIndex?.rollback();
       throw err;
@@ -323,6 +338,8 @@ export class EventWriter {
     await insertPostgres(trx, values);
   }
 }
+
+const projectsOf = (items: Item[]): string[] => [...new Set(items.map((it) => it.project.id))];
 
 /** Tells the writer which visitors' stored events an exclusive task deleted (SQLite keys in `seqs`). */
 export type ForgetVisitors = (projectId: string, visitorIds: string[], seqs: number[]) => void;
