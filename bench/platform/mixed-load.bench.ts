@@ -384,6 +384,42 @@ async function main(): Promise<void> {
     /** per process: [seconds since the start of the measured load, RSS in MB] */
     rss: [number, number][][];
     problems: Map<string, number>;
+    /** PostgreSQL: every index with its scans during the whole run (the index review) */
+    indexes?: IndexUse[];
+  }
+
+  interface IndexUse {
+    table: string;
+    index: string;
+    scans: number;
+    mb: number;
+  }
+
+  /** Index scans since the database was made (pg_stat_user_indexes; partitions summed by table). */
+  async function indexUse(database: string): Promise<IndexUse[]> {
+    const c = new pg.Client({ connectionString: databaseUrl(database) });
+    await c.connect();
+    try {
+      await new Promise((r) => setTimeout(r, 1200)); // backends report their counts within 1 s
+      const { rows } = await c.query<{ t: string; i: string; scans: string; bytes: string }>(
+        `select coalesce(pt.relname, s.relname) as t, coalesce(pi.relname, s.indexrelname) as i,
+           sum(s.idx_scan) as scans, sum(pg_relation_size(s.indexrelid)) as bytes
+         from pg_stat_user_indexes s
+         left join pg_inherits ih on ih.inhrelid = s.indexrelid
+         left join pg_class pi on pi.oid = ih.inhparent
+         left join pg_inherits th on th.inhrelid = s.relid
+         left join pg_class pt on pt.oid = th.inhparent
+         group by 1, 2 order by 3 desc, 1, 2`,
+      );
+      return rows.map((r) => ({
+        table: r.t,
+        index: r.i,
+        scans: Number(r.scans),
+        mb: Number(r.bytes) / 1048576,
+      }));
+    } finally {
+      await c.end();
+    }
   }
 
   async function run(config: ConfigName): Promise<Measured> {
@@ -488,7 +524,8 @@ async function main(): Promise<void> {
       sample();
       await Promise.all(workers);
       for (const t of targets) t.agent.destroy();
-      return { wall, stats, byName, errors, rss, problems: serverProblems(setup.servers) };
+      const indexes = setup.database ? await indexUse(setup.database) : undefined;
+      return { wall, stats, byName, errors, rss, problems: serverProblems(setup.servers), indexes };
     } finally {
       await tearDown(setup);
     }
@@ -583,6 +620,13 @@ async function main(): Promise<void> {
           );
         }
       });
+      if (m.indexes) {
+        console.log("\nindexes (PostgreSQL), scans during the whole run:");
+        for (const x of m.indexes)
+          console.log(
+            `  ${`${x.table}.${x.index}`.padEnd(64)} ${String(x.scans).padStart(10)}  ${x.mb.toFixed(1)} MB`,
+          );
+      }
       console.log("");
     }
   } finally {
