@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { migrateUpTo } from "../../src/platform/db/migrate.js";
 import { up } from "../../src/platform/db/migrations/0304_events_partitions.js";
+import { up as leadIndex } from "../../src/platform/db/migrations/0305_events_lead_index.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const MONTHS = Number(process.env.BENCH_MONTHS ?? 12);
@@ -37,7 +38,8 @@ try {
   const seed = await seconds(() =>
     sql`insert into events (id, project_id, visitor_id, lead_id, type, url, referrer, data, ts, received_at,
         session_id, channel, source, is_bot, is_server)
-      select 'ev_' || lpad(g::text, 12, '0'), 'prj_bench', 'v' || (g % 500), null, 'pageview',
+      select 'ev_' || lpad(g::text, 12, '0'), 'prj_bench', 'v' || (g % 500),
+        case when g % 100 = 0 then 'lead_' || ((g / 100) % 300) end, 'pageview',
         'https://shop.example.com/p/' || (g % 50), null, '{}', r, r, 's' || (g % 2000), 'direct', null, 0, 0
       from generate_series(1, ${EVENTS}::integer) g, lateral (select ${now - span}::bigint + (g::bigint * ${span}::bigint / ${EVENTS}::bigint) as r) t`.execute(
       db,
@@ -54,6 +56,25 @@ try {
   });
   await sql`drop table events_copy`.execute(db);
   const migrate = await seconds(() => db.transaction().execute((trx) => up(trx, "postgres")));
+  // The index review's one addition (0305): erasing a lead finds the events sent with its id.
+  const erasureQuery = () =>
+    sql`select count(*) from events where project_id = 'prj_bench'
+      and (visitor_id in ('v1', 'v2', 'v3') or lead_id = 'lead_7')`.execute(db);
+  const erasureMs = async () => {
+    await erasureQuery();
+    const runs = 5;
+    return (
+      ((await seconds(async () => {
+        for (let i = 0; i < runs; i++) await erasureQuery();
+      })) *
+        1000) /
+      runs
+    );
+  };
+  const withoutIndex = await erasureMs();
+  await leadIndex(db, "postgres");
+  await sql`analyze events`.execute(db);
+  const withIndex = await erasureMs();
   const parts = (
     await sql<{
       n: number;
@@ -66,6 +87,9 @@ try {
   console.log(`plain copy into a table with the same indexes: ${copy.toFixed(1)} s`);
   console.log(
     `migration 0304: ${migrate.toFixed(1)} s (${(migrate / copy).toFixed(2)}x the plain copy; ${Math.round(EVENTS / migrate)} rows/s), ${parts} partitions, ${moved} rows after`,
+  );
+  console.log(
+    `a lead's events for erasure (3 visitors or the lead id): ${withoutIndex.toFixed(1)} ms without events_lead, ${withIndex.toFixed(1)} ms with it`,
   );
 } finally {
   await db.destroy();
