@@ -1,6 +1,6 @@
 /**
  * Issue 18, "before": single-event ingest (POST /api/events, snippet format, one event per request,
- * 50 connections in all, a browser user agent) on
+ * 50 connections in all unless BENCH_CONNECTIONS says otherwise, a browser user agent) on
  *   sqlite-1   SQLite, one process (the embedded default; the baseline),
  *   pg-1       PostgreSQL, one process,
  *   pg-2-one   PostgreSQL, two processes on one database and one Redis, 25 connections each at
@@ -25,7 +25,7 @@
  *     benchmark's rate-limit keys are deleted afterwards, nothing is flushed),
  *   BENCH_EVENT_LIMIT=0 (RATE_LIMIT_EVENTS for every server: 0 = off, as in the other ingest
  *     benches; a large number puts the shared Redis counter on the ingest path),
- *   BENCH_CONFIGS=sqlite-1,pg-1,pg-2-one,pg-2-two (a subset).
+ *   BENCH_CONFIGS=sqlite-1,pg-1,pg-2-one,pg-2-two (a subset), BENCH_CONNECTIONS=50 (in all).
  * Without a reachable PostgreSQL or Redis it prints why and exits 0 (so `npm run bench` passes).
  */
 import { randomBytes } from "node:crypto";
@@ -43,7 +43,7 @@ import { deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WARMUP_SECONDS = 2;
-const CONNECTIONS = 50;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const VISITORS = 5000;
 const SAMPLE_MS = 250;
 const PG_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:54329/postgres";
@@ -326,7 +326,7 @@ async function countSessions(database: string): Promise<{ sessions: number; visi
   }
 }
 
-/** Loads every target at once, the 50 connections split evenly. */
+/** Loads every target at once, the connections split evenly. */
 async function loadAll(setup: Setup, seconds: number): Promise<LoadResult[]> {
   const per = CONNECTIONS / setup.targets.length;
   return Promise.all(setup.targets.map((t) => loadEvents(t.url, per, seconds, body(t.key))));
