@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction, sql } from "kysely";
 import pg from "pg";
 import { type Config, isPostgres } from "../../config.js";
+import { retryWhileBusy } from "./busy.js";
 import { startCheckpointer } from "./checkpointer.js";
 import type { Database } from "./types.js";
 
@@ -75,7 +76,9 @@ export function openDatabase(config: Config): DbHandle {
   if (config.sqlitePath !== ":memory:") mkdirSync(path.dirname(config.sqlitePath), { recursive: true });
   const sqlite = new SQLite(config.sqlitePath);
   sqlite.pragma("busy_timeout = 5000");
-  enableWal(sqlite);
+  // Switching a new file to WAL takes an exclusive lock without the busy handler: a second process
+  // starting on the same new file while the first migrates would fail at once (up to ~10 s here).
+  retryWhileBusy(() => sqlite.pragma("journal_mode = WAL"), { attempts: 200, waitMs: 50 });
   // NORMAL in WAL mode is durable against process crashes (the WAL is written before commit returns);
   // only an OS crash or power loss can lose the last transactions.
   sqlite.pragma("synchronous = NORMAL");
@@ -105,23 +108,6 @@ export function openDatabase(config: Config): DbHandle {
       await db.destroy();
     },
   };
-}
-
-/**
- * Switching a new file to WAL takes an exclusive lock, without SQLite's busy handler: a second
- * process starting on the same new file while the first migrates gets SQLITE_BUSY at once. It
- * waits and tries again instead (up to ~10 s), as the migration lock does (migrate.ts).
- */
-function enableWal(sqlite: SQLite.Database): void {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      sqlite.pragma("journal_mode = WAL");
-      return;
-    } catch (err) {
-      if ((err as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 200) throw err;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    }
-  }
 }
 
 // PostgreSQL: deadlock_detected and serialization_failure mean "run it again"; the server has

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type SQLite from "better-sqlite3";
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import { retryWhileBusy } from "./busy.js";
 import type { Dialect } from "./index.js";
 
 /**
@@ -43,7 +44,8 @@ export async function migrateToLatest(
   // takes no lock (it assumes one process), so two processes starting on a new file would both
   // create the same tables; holding the file's write lock for the whole run makes them take turns,
   // and the second then finds every migration done.
-  if (sqlite) beginImmediate(sqlite);
+  // BEGIN IMMEDIATE waits past busy_timeout (5 s a try) while another process migrates: ~a minute.
+  if (sqlite) retryWhileBusy(() => sqlite.exec("BEGIN IMMEDIATE"), { attempts: 12, waitMs: 0 });
   let outcome: Awaited<ReturnType<Migrator["migrateToLatest"]>>;
   try {
     outcome = await migrator.migrateToLatest();
@@ -72,18 +74,6 @@ function folderMigrator(db: Kysely<any>, dialect: Dialect, schema?: string): Mig
 export async function migrateUpTo(db: Kysely<any>, dialect: Dialect, name: string): Promise<void> {
   const { error } = await folderMigrator(db, dialect).migrateTo(name);
   if (error) throw error;
-}
-
-/** BEGIN IMMEDIATE, waiting past busy_timeout while another process migrates (up to a minute). */
-function beginImmediate(sqlite: SQLite.Database): void {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      sqlite.exec("BEGIN IMMEDIATE");
-      return;
-    } catch (err) {
-      if ((err as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 12) throw err;
-    }
-  }
 }
 
 /** Auto-increment primary key column type for the dialect. */
