@@ -26,10 +26,7 @@ export class FlushSessions implements SessionAssigner {
     if (redis && !sqlite) this.shared = new SharedSessions(redis);
   }
 
-  /**
-   * Decides (shared) or loads (local, PostgreSQL) what the flush's events need. Reads only: `db`
-   * may be the flush's transaction or, on PostgreSQL, the root handle while the transaction begins.
-   */
+  /** Decides (shared) or loads (local, PostgreSQL) what the flush's events need. */
   async prepare(db: DbOrTrx, events: PendingEvent[]): Promise<void> {
     this.decided = null;
     this.next = 0;

@@ -296,18 +296,17 @@ export class EventWriter {
 
   private async commit(items: Item[]): Promise<void> {
     let afterCommit: (() => void)[] = [];
-    // PostgreSQL: sessions are decided (a Redis round trip or two) while the transaction begins.
-    const prepared = this.handle.sqlite ? null : this.sessions.prepare(this.handle.db, pendingOf(items));
-    prepared?.catch(() => {}); // awaited in the transaction, or below if BEGIN fails first
     try {
       // attempts 1: processors update in-memory caches as they go; a failed flush is answered as failed.
       await withTransaction(
         this.handle.db,
         async (trx) => {
-          // PostgreSQL: the configuration versions are read while sessions are still being decided.
-          const versions = prepared ? readConfigVersions(trx, projectsOf(items)) : undefined;
+          // PostgreSQL: the configuration versions are read while sessions are decided in Redis.
+          // Deciding uses this transaction's connection only: waiting for a second one from the
+          // pool deadlocked once requests blocked on this flush's locks held all of them.
+          const versions = this.handle.sqlite ? undefined : readConfigVersions(trx, projectsOf(items));
           versions?.catch(() => {}); // awaited below, unless deciding failed first
-          await (prepared ?? this.sessions.prepare(trx, pendingOf(items)));
+          await this.sessions.prepare(trx, pendingOf(items));
           const { values, committed } = flushRows(items, this.sessions);
           await this.insert(trx, values);
           await this.sessions.persist(trx);
@@ -316,8 +315,6 @@ export class EventWriter {
         { attempts: 1 },
       );
     } catch (err) {
-      // what the decision wrote to Redis is known only once it has settled
-      await prepared?.catch(() => {});
       await this.sessions.rollback();
       this.visitorIndex?.rollback();
       throw err;
