@@ -120,3 +120,29 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
 }
 
 export const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+
+/** Warnings and errors the servers logged (a failed group commit, a deadlock), by message. */
+export function serverProblems(servers: Running[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of servers)
+    for (const line of s.output().split("\n")) {
+      if (!line.startsWith("{")) continue;
+      try {
+        const j = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+        if ((j.level ?? 0) < 40) continue;
+        const k = `${j.msg ?? ""}${j.err?.message ? `: ${j.err.message}` : ""}`.slice(0, 160);
+        out.set(k, (out.get(k) ?? 0) + 1);
+      } catch {}
+    }
+  return out;
+}
+
+/** Stops the servers, then drops their PostgreSQL database (through `admin`) when they had one. */
+export async function stopServers(
+  servers: Running[],
+  database: string | undefined,
+  admin: { query(text: string): Promise<unknown> },
+): Promise<void> {
+  await Promise.all(servers.map((s) => s.stop()));
+  if (database) await admin.query(`drop database if exists ${database} with (force)`);
+}

@@ -66,7 +66,7 @@ async function serve(): Promise<void> {
 async function main(): Promise<void> {
   const { randomBytes } = await import("node:crypto");
   const pg = (await import("pg")).default;
-  const { startNode } = await import("../lib/servers.js");
+  const { serverProblems, startNode, stopServers } = await import("../lib/servers.js");
   type Running = Awaited<ReturnType<typeof startNode>>;
 
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 600);
@@ -352,27 +352,7 @@ async function main(): Promise<void> {
     }
   }
 
-  async function tearDown(s: Setup): Promise<void> {
-    await Promise.all(s.servers.map((x) => x.stop()));
-    if (s.database) await admin.query(`drop database if exists ${s.database} with (force)`);
-  }
-
-  /** Warnings and errors the servers logged, by message. */
-  function serverProblems(servers: Running[]): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const s of servers)
-      for (const line of s.output().split("\n")) {
-        if (!line.startsWith("{")) continue;
-        try {
-          const j = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
-          if ((j.level ?? 0) >= 40) {
-            const k = `${j.msg ?? ""}${j.err?.message ? `: ${j.err.message}` : ""}`.slice(0, 160);
-            out.set(k, (out.get(k) ?? 0) + 1);
-          }
-        } catch {}
-      }
-    return out;
-  }
+  const tearDown = (s: Setup) => stopServers(s.servers, s.database, admin);
 
   // ---------------------------------------------------------------- one configuration
 

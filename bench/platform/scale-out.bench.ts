@@ -37,7 +37,7 @@ import { loadConfig } from "../../src/config.js";
 import { openDatabase } from "../../src/platform/db/index.js";
 import { createProject } from "../../src/modules/workspace/service.js";
 import { type LoadResult, loadEvents } from "../events/servers.js";
-import { type Running, startNode } from "../lib/servers.js";
+import { type Running, serverProblems, startNode, stopServers } from "../lib/servers.js";
 import { deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -268,25 +268,7 @@ async function setUp(config: ConfigName, round: number, n: number): Promise<Setu
   }
 }
 
-async function tearDown(setup: Setup): Promise<void> {
-  await Promise.all(setup.servers.map((s) => s.stop()));
-  if (setup.database) await admin.query(`drop database if exists ${setup.database} with (force)`);
-}
-
-/** Warnings and errors the servers logged (a failed group commit, a deadlock), by message. */
-function serverProblems(servers: Running[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const s of servers)
-    for (const line of s.output().split("\n")) {
-      if (!line.startsWith("{")) continue;
-      try {
-        const j = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
-        if ((j.level ?? 0) >= 40)
-          bump(out, `${j.msg ?? ""}${j.err?.message ? `: ${j.err.message}` : ""}`.slice(0, 160));
-      } catch {}
-    }
-  return out;
-}
+const tearDown = (setup: Setup) => stopServers(setup.servers, setup.database, admin);
 
 // ---------------------------------------------------------------- one measurement
 
