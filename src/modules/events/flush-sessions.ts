@@ -1,9 +1,9 @@
 import type SQLite from "better-sqlite3";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
-import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import type { Trx } from "../../platform/db/index.js";
 import { type SessionAssigner, type SessionInfo, SessionTracker, upsertVisitorStates } from "./sessions.js";
-import { type PendingEvent, SharedSessions, visitorKey } from "./shared-sessions.js";
+import { type Connection, type PendingEvent, SharedSessions, visitorKey } from "./shared-sessions.js";
 
 /**
  * The sessions of one flush, decided by this process (`SessionTracker`: SQLite, or one process
@@ -26,13 +26,16 @@ export class FlushSessions implements SessionAssigner {
     if (redis && !sqlite) this.shared = new SharedSessions(redis);
   }
 
-  /** Decides (shared) or loads (local, PostgreSQL) what the flush's events need. */
-  async prepare(db: DbOrTrx, events: PendingEvent[]): Promise<void> {
+  /**
+   * Decides (shared) or loads (local, PostgreSQL) what the flush's events need. Redis is asked at
+   * once; the database only through `connection`, the flush's own transaction.
+   */
+  async prepare(connection: Connection, events: PendingEvent[]): Promise<void> {
     this.decided = null;
     this.next = 0;
     if (this.shared && events.length > 0) {
       try {
-        this.decided = await this.shared.assign(db, events);
+        this.decided = await this.shared.assign(connection, events);
         return;
       } catch (err) {
         if (!isRedisUnavailable(err)) throw err;
@@ -43,7 +46,7 @@ export class FlushSessions implements SessionAssigner {
         this.local.rollback();
       }
     }
-    if (this.local.needsLoad) await this.local.load(db, visitorsOf(events));
+    if (this.local.needsLoad) await this.local.load(await connection(), visitorsOf(events));
   }
 
   assign(

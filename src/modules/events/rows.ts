@@ -1,5 +1,5 @@
-import { sql } from "kysely";
-import type { DbHandle, Trx } from "../../platform/db/index.js";
+import { type RawBuilder, sql } from "kysely";
+import type { DbHandle } from "../../platform/db/index.js";
 import type { EventTable } from "./tables.js";
 
 /**
@@ -94,11 +94,14 @@ export function sqliteInserter(handle: DbHandle): (values: unknown[]) => number 
   };
 }
 
-/** PostgreSQL: one `insert … select * from unnest(…)` per flush, 15 array parameters. */
-export async function insertPostgres(trx: Trx, values: unknown[]): Promise<void> {
+/**
+ * PostgreSQL: one `insert … select * from unnest(…)` per flush, 15 array parameters; the writer
+ * runs it along with the read of configuration versions (readConfigVersions).
+ */
+export function insertPostgresStatement(values: unknown[]): RawBuilder<unknown> {
   const n = values.length / WIDTH;
   const cols = COLUMNS.map((_, c) => Array.from({ length: n }, (_, r) => values[r * WIDTH + c]));
   const list = sql.join(COLUMNS.map((c) => sql.ref(c)));
   const arrays = sql.join(cols.map((vs, i) => sql`${vs}::${sql.raw(PG_TYPES[i]!)}[]`));
-  await sql`insert into events (${list}) select * from unnest(${arrays})`.execute(trx);
+  return sql`insert into events (${list}) select * from unnest(${arrays})`;
 }

@@ -146,7 +146,7 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
         referrer: null,
       });
       const result = await withTransaction(first.app.db, (trx) =>
-        new SharedSessions(racing).assign(trx, [page("v", 42), page("w", 45)]),
+        new SharedSessions(racing).assign(() => Promise.resolve(trx), [page("v", 42), page("w", 45)]),
       );
       expect(raced).toBe(true);
       // v continues the other process's session; w, untouched by it, starts a new one (45 min
@@ -157,12 +157,11 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
         client
           .get(key)
           .then((raw) => ({ version: raw!.split("|")[0], ...JSON.parse(raw!.slice(raw!.indexOf("|") + 1)) }));
-      expect(await stored(v)).toMatchObject({ version: "3", session_id: "ses_v2", last_seen: T0 + 42 * MIN });
-      expect(await stored(w)).toMatchObject({
-        version: "2",
-        session_id: result.infos[1]!.sessionId,
-        last_seen: T0 + 45 * MIN,
-      });
+      const [sv, sw] = [await stored(v), await stored(w)];
+      expect(sv).toMatchObject({ session_id: "ses_v2", last_seen: T0 + 42 * MIN });
+      expect(sw).toMatchObject({ session_id: result.infos[1]!.sessionId, last_seen: T0 + 45 * MIN });
+      // each write stores a new token
+      expect(new Set([sv.version, sw.version, "1", "2"]).size).toBe(4);
       expect(result.changed.map((c) => [c.visitorId, c.st.session_id])).toEqual([
         ["w", result.infos[1]!.sessionId],
       ]);
@@ -198,5 +197,119 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
       source: "google",
       landing_page: "https://shop.example/landing",
     });
+  });
+});
+
+describe("visitors a process wrote last (PostgreSQL + Redis)", () => {
+  const page = (visitorId: string, minute: number) => ({
+    projectId: "p_known",
+    visitorId,
+    ts: T0 + minute * MIN,
+    url: "https://shop.example/",
+    referrer: null,
+  });
+  /** a Redis client that lists the session commands sent through it */
+  function counting(client: Redis, calls: string[]): Redis {
+    return new Proxy(client, {
+      get(target, prop, receiver) {
+        if (prop !== "eval" && prop !== "mget") return Reflect.get(target, prop, receiver);
+        return (...args: unknown[]) => {
+          calls.push(prop);
+          return (target[prop] as (...a: unknown[]) => Promise<unknown>)(...args);
+        };
+      },
+    });
+  }
+
+  it("are decided in one round trip; a newer state another process wrote comes back with the compare-and-set", async () => {
+    const [client, otherClient] = [new Redis(redis.url), new Redis(redis.url)];
+    const calls: string[] = [];
+    const loads: string[] = [];
+    const connection = () => {
+      loads.push("db");
+      return Promise.resolve(first.app.db);
+    };
+    try {
+      const mine = new SharedSessions(counting(client, calls));
+      const other = new SharedSessions(otherClient);
+      const r1 = await mine.assign(connection, [page("k", 0)]);
+      expect(calls).toEqual(["mget", "eval"]);
+      expect(loads).toEqual(["db"]); // a visitor Redis does not hold: looked up in the database
+
+      calls.length = 0;
+      const r2 = await mine.assign(connection, [page("k", 5)]);
+      expect(calls).toEqual(["eval"]);
+      expect(r2.infos[0]).toMatchObject({ sessionId: r1.infos[0]!.sessionId, started: false });
+
+      // Another process starts the visitor's next session (45 minutes later).
+      const o = await other.assign(connection, [page("k", 50)]);
+      expect(o.infos[0]!.started).toBe(true);
+      calls.length = 0;
+      const r3 = await mine.assign(connection, [page("k", 55)]);
+      expect(calls).toEqual(["eval", "eval"]);
+      expect(r3.infos[0]).toMatchObject({ sessionId: o.infos[0]!.sessionId, started: false });
+      expect(loads).toEqual(["db"]);
+    } finally {
+      client.disconnect();
+      otherClient.disconnect();
+    }
+  });
+
+  it("a visitor forgotten and written again by another process is not taken for the remembered one", async () => {
+    const [client, otherClient] = [new Redis(redis.url), new Redis(redis.url)];
+    const connection = () => Promise.resolve(first.app.db);
+    try {
+      const mine = new SharedSessions(client);
+      const other = new SharedSessions(otherClient);
+      await mine.assign(connection, [page("aba", 0)]);
+      // Erased elsewhere, then seen again there: each process has written the key once since it
+      // was absent, so a counter from 1 would read the same on both.
+      await other.forget([visitorKey("p_known", "aba")]);
+      const o = await other.assign(connection, [page("aba", 10)]);
+      expect(o.infos[0]!.started).toBe(true);
+      const r = await mine.assign(connection, [page("aba", 12)]);
+      expect(r.infos[0]).toMatchObject({ sessionId: o.infos[0]!.sessionId, started: false });
+    } finally {
+      client.disconnect();
+      otherClient.disconnect();
+    }
+  });
+
+  it("a remembered visitor Redis no longer holds is loaded from the database on the flush's connection", async () => {
+    const client = new Redis(redis.url);
+    const loads: string[] = [];
+    const connection = () => {
+      loads.push("db");
+      return Promise.resolve(first.app.db);
+    };
+    try {
+      const mine = new SharedSessions(client);
+      await mine.assign(connection, [page("gone", 0)]);
+      loads.length = 0;
+      // The key expired; the database holds a later session (from a flush of another process).
+      await client.del(visitorKey("p_known", "gone"));
+      await first.app.db
+        .insertInto("event_visitors")
+        .values({
+          project_id: "p_known",
+          visitor_id: "gone",
+          first_seen: T0,
+          first_channel: "direct",
+          first_source: null,
+          first_landing_page: "/",
+          session_id: "ses_db",
+          session_started: T0 + 40 * MIN,
+          session_channel: "direct",
+          session_source: null,
+          session_landing_page: "/",
+          last_seen: T0 + 40 * MIN,
+        })
+        .execute();
+      const r = await mine.assign(connection, [page("gone", 45)]);
+      expect(loads).toEqual(["db"]);
+      expect(r.infos[0]).toMatchObject({ sessionId: "ses_db", started: false });
+    } finally {
+      client.disconnect();
+    }
   });
 });

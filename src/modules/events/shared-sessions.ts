@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import {
@@ -20,25 +21,32 @@ export interface PendingEvent {
 /** How long a visitor's state stays in Redis after its last event; a miss reloads it from the database. */
 const STATE_TTL_S = 86_400;
 const MAX_ATTEMPTS = 50;
+/** visitors whose state this process last wrote, kept to skip reading them before deciding */
+const KNOWN_CAPACITY = 100_000;
 
 /**
- * Compare-and-set of many visitors' states in one step: each key holds "version|json"; every
- * expected version must match (0 = absent) or nothing is written and the 1-based positions of the
- * stale keys come back.
+ * Compare-and-set of many visitors' states in one step: each key holds "token|json"; every
+ * expected token must match ("0" = absent) or nothing is written, and each stale key comes back
+ * as its 1-based position followed by what it holds ("" = absent), so a retry needs no read.
+ * A write stores the caller's new token: tokens never repeat, so a key deleted and written again
+ * cannot pass for the state a process remembers (a counter restarting at 1 could).
  */
 const CAS = `
-local stale = {}
+local out = {}
 for i, key in ipairs(KEYS) do
   local cur = redis.call('GET', key)
-  local v = 0
-  if cur then v = tonumber(string.match(cur, '^(%d+)|')) end
-  if v ~= tonumber(ARGV[2 * i]) then stale[#stale + 1] = i end
+  local token = '0'
+  if cur then token = string.match(cur, '^([^|]*)|') or '' end
+  if token ~= ARGV[3 * i - 1] then
+    out[#out + 1] = i
+    out[#out + 1] = cur or ''
+  end
 end
-if #stale > 0 then return stale end
+if #out > 0 then return out end
 for i, key in ipairs(KEYS) do
-  redis.call('SET', key, (tonumber(ARGV[2 * i]) + 1) .. '|' .. ARGV[2 * i + 1], 'EX', ARGV[1])
+  redis.call('SET', key, ARGV[3 * i] .. '|' .. ARGV[3 * i + 1], 'EX', ARGV[1])
 end
-return stale
+return out
 `;
 
 interface Visitor {
@@ -47,24 +55,44 @@ interface Visitor {
   key: string;
   /** positions in the flush of this visitor's events, in order */
   events: number[];
-  version: number;
+  /** the token Redis is expected to hold ("0": absent) */
+  token: string;
   stored: VisitorState | undefined;
 }
+
+/** The compare-and-set's answer: position, value, position, value… of the stale keys. */
+type StaleKeys = (number | string)[];
+
+/** Where a Redis miss reloads visitors from: the flush's own transaction, once it has begun. */
+export type Connection = () => Promise<DbOrTrx>;
 
 export const visitorKey = (projectId: string, visitorId: string) => `lift:visitor:${projectId}:${visitorId}`;
 
 /**
  * Sessions decided the same way by every API process (PostgreSQL with REDIS_URL): each visitor's
- * state lives in Redis, read at the start of a flush and written back with a compare-and-set, so
- * two processes holding events of one visitor decide in turn, the second from the first's result.
- * No database row is locked to decide; the rule itself is the one process's (`applyEvent`).
- * A Redis miss reloads the state from the database (the row and the latest stored event).
+ * state lives in Redis and is written back with a compare-and-set, so two processes holding events
+ * of one visitor decide in turn, the second from the first's result. No database row is locked to
+ * decide; the rule itself is the one process's (`applyEvent`).
+ *
+ * A visitor this process wrote last is decided from what it wrote, without reading Redis first:
+ * when another process wrote since, the compare-and-set fails and returns the newer state, and the
+ * flush decides again. So a process that sees a visitor's events in a row spends one Redis round
+ * trip per flush, not two. Other visitors are read first; a Redis miss reloads the state from the
+ * database (the row and the latest stored event).
  */
 export class SharedSessions {
+  /** key → the token and state of this process's last successful write (insertion order: LRU) */
+  private known = new Map<string, { token: string; state: VisitorState }>();
+  /**
+   * Tokens are numbers from a random start, +1 per write: below 1e14, so that a process of the
+   * previous release (whose script adds 1 to the number it finds) still reads and writes them.
+   */
+  private nextToken = randomInt(1, 2 ** 46);
+
   constructor(private redis: Redis) {}
 
   async assign(
-    db: DbOrTrx,
+    connection: Connection,
     events: PendingEvent[],
   ): Promise<{
     infos: SessionInfo[];
@@ -82,16 +110,25 @@ export class SharedSessions {
           visitorId: e.visitorId,
           key,
           events: [i],
-          version: 0,
+          token: "0",
           stored: undefined,
         });
     });
     const visitors = [...byKey.values()];
-    await this.read(db, visitors);
+    const unknown: Visitor[] = [];
+    for (const v of visitors) {
+      const k = this.known.get(v.key);
+      if (k) {
+        v.token = k.token;
+        v.stored = k.state;
+      } else unknown.push(v);
+    }
+    await this.read(connection, unknown);
     const infos: SessionInfo[] = new Array(events.length);
     for (let attempt = 0; ; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw new Error("visitor sessions: too many concurrent updates");
-      const next = new Map<Visitor, VisitorState>();
+      const next = new Map<Visitor, { token: string; state: VisitorState }>();
+      const args: (string | number)[] = [STATE_TTL_S];
       for (const v of visitors) {
         // A copy: a retry starts again from what Redis holds.
         let st = v.stored ? { ...v.stored } : undefined;
@@ -101,26 +138,29 @@ export class SharedSessions {
           infos[i] = r.info;
           st = r.state;
         }
-        next.set(v, st!);
+        const token = String(this.nextToken++);
+        next.set(v, { token, state: st! });
+        args.push(v.token, token, JSON.stringify(st));
       }
-      const args: (string | number)[] = [STATE_TTL_S];
-      for (const v of visitors) args.push(v.version, JSON.stringify(next.get(v)));
-      const stale = (await this.redis.eval(
-        CAS,
-        visitors.length,
-        ...visitors.map((v) => v.key),
-        ...args,
-      )) as number[];
+      const keys = visitors.map((v) => v.key);
+      const stale = (await this.redis.eval(CAS, keys.length, ...keys, ...args)) as StaleKeys;
       if (stale.length === 0) {
-        for (const v of visitors) v.stored = next.get(v);
+        for (const v of visitors) {
+          const written = next.get(v)!;
+          v.stored = written.state;
+          this.remember(v.key, written);
+        }
         break;
       }
       // Nothing was written: every visitor is decided again, the stale ones from what Redis
-      // holds now, the others from the same state as before.
-      await this.read(
-        db,
-        stale.map((i) => visitors[i - 1]!),
-      );
+      // holds now (or the database, when Redis no longer holds them), the others as before.
+      const absent: Visitor[] = [];
+      for (let j = 0; j < stale.length; j += 2) {
+        const v = visitors[Number(stale[j]) - 1]!;
+        this.known.delete(v.key);
+        if (!this.parse(v, String(stale[j + 1]))) absent.push(v);
+      }
+      await this.load(connection, absent);
     }
     return {
       infos,
@@ -135,27 +175,48 @@ export class SharedSessions {
 
   /** Drops states from Redis (a rolled-back flush, an erasure): the next event reloads them. */
   async forget(keys: string[]): Promise<void> {
+    for (const k of keys) this.known.delete(k);
     for (let i = 0; i < keys.length; i += 500) await this.redis.del(...keys.slice(i, i + 500));
   }
 
-  private async read(db: DbOrTrx, visitors: Visitor[]): Promise<void> {
+  private remember(key: string, written: { token: string; state: VisitorState }): void {
+    this.known.delete(key);
+    if (this.known.size >= KNOWN_CAPACITY) this.known.delete(this.known.keys().next().value!);
+    this.known.set(key, written);
+  }
+
+  /** Takes a value Redis holds ("token|json"); false when it holds none. */
+  private parse(v: Visitor, raw: string | null): boolean {
+    if (!raw) {
+      v.token = "0";
+      v.stored = undefined;
+      return false;
+    }
+    const bar = raw.indexOf("|");
+    v.token = raw.slice(0, bar);
+    v.stored = JSON.parse(raw.slice(bar + 1)) as VisitorState;
+    return true;
+  }
+
+  private async read(connection: Connection, visitors: Visitor[]): Promise<void> {
     if (visitors.length === 0) return;
     const values = await this.redis.mget(...visitors.map((v) => v.key));
+    await this.load(
+      connection,
+      visitors.filter((v, i) => !this.parse(v, values[i] ?? null)),
+    );
+  }
+
+  /** Visitors Redis does not hold: their state as stored in the database (none for a new one). */
+  private async load(connection: Connection, visitors: Visitor[]): Promise<void> {
+    if (visitors.length === 0) return;
+    const db = await connection();
     const missing = new Map<string, Visitor[]>();
-    visitors.forEach((v, i) => {
-      const raw = values[i];
-      if (raw) {
-        const bar = raw.indexOf("|");
-        v.version = Number(raw.slice(0, bar));
-        v.stored = JSON.parse(raw.slice(bar + 1)) as VisitorState;
-        return;
-      }
-      v.version = 0;
-      v.stored = undefined;
+    for (const v of visitors) {
       const list = missing.get(v.projectId);
       if (list) list.push(v);
       else missing.set(v.projectId, [v]);
-    });
+    }
     for (const [projectId, list] of missing) {
       const byId = new Map(list.map((v) => [v.visitorId, v]));
       for (let i = 0; i < list.length; i += 500) {

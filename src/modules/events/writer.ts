@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { readConfigVersions } from "../../platform/config-version.js";
 import type { EventBus, EventOrigin } from "../../platform/event-bus.js";
-import { AT, WIDTH, insertPostgres, sqliteInserter } from "./rows.js";
+import { AT, WIDTH, insertPostgresStatement, sqliteInserter } from "./rows.js";
 import { type FlushItem, flushRows, pendingOf } from "./flush-rows.js";
 import { FlushSessions } from "./flush-sessions.js";
 import { ensureEventPartitions } from "./partitions.js";
@@ -296,25 +296,30 @@ export class EventWriter {
 
   private async commit(items: Item[]): Promise<void> {
     let afterCommit: (() => void)[] = [];
+    // Sessions are decided from the start: Redis is asked while BEGIN goes out. A visitor to load
+    // from the database is read on this transaction's connection once it has begun, never on a
+    // second one from the pool: that deadlocked once requests blocked on this flush's locks held
+    // every pool connection.
+    const began = deferred<Trx>();
+    const deciding = this.sessions.prepare(() => began.promise, pendingOf(items));
+    deciding.catch(() => {}); // awaited in the transaction, or below
     try {
       // attempts 1: processors update in-memory caches as they go; a failed flush is answered as failed.
       await withTransaction(
         this.handle.db,
         async (trx) => {
-          // PostgreSQL: the configuration versions are read while sessions are decided in Redis.
-          // Deciding uses this transaction's connection only: waiting for a second one from the
-          // pool deadlocked once requests blocked on this flush's locks held all of them.
-          const versions = this.handle.sqlite ? undefined : readConfigVersions(trx, projectsOf(items));
-          versions?.catch(() => {}); // awaited below, unless deciding failed first
-          await this.sessions.prepare(trx, pendingOf(items));
+          began.resolve(trx);
+          await deciding;
           const { values, committed } = flushRows(items, this.sessions);
-          await this.insert(trx, values);
+          const versions = await this.insert(trx, values, items);
           await this.sessions.persist(trx);
-          afterCommit = await this.bus.process(trx, committed, await versions);
+          afterCommit = await this.bus.process(trx, committed, versions);
         },
         { attempts: 1 },
       );
     } catch (err) {
+      began.reject(err);
+      await deciding.catch(() => {});
       await this.sessions.rollback();
       this.visitorIndex?.rollback();
       throw err;
@@ -324,16 +329,32 @@ export class EventWriter {
     for (const fn of afterCommit) fn();
   }
 
-  private async insert(trx: Trx, values: unknown[]): Promise<void> {
+  /**
+   * Inserts the flush's rows. PostgreSQL: in the statement that reads (and share-locks) the
+   * projects' configuration versions, one round trip for both; SQLite: the bus reads them.
+   */
+  private async insert(trx: Trx, values: unknown[], items: Item[]): Promise<Map<string, number> | undefined> {
     if (this.insertMany) {
       // Same connection and transaction as `trx` (better-sqlite3 has one connection), without
       // Kysely's per-statement compile cost.
       const firstSeq = this.insertMany(values);
       this.visitorIndex!.add(values, WIDTH, firstSeq, AT);
-      return;
+      return undefined;
     }
-    await insertPostgres(trx, values);
+    return readConfigVersions(trx, projectsOf(items), undefined, insertPostgresStatement(values));
   }
+}
+
+/** A promise with its settle functions, for a value that arrives later (the flush's transaction). */
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => {});
+  return { promise, resolve, reject };
 }
 
 const projectsOf = (items: Item[]): string[] => [...new Set(items.map((it) => it.project.id))];
