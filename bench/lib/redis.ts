@@ -1,5 +1,17 @@
 import { Redis } from "ioredis";
 
+/**
+ * The benches' Redis: BENCH_REDIS_URL (a redis:// URL, or a Unix socket path such as
+ * /tmp/redis.sock), in database 1 unless it names one (database 0 is left alone).
+ */
+export function benchRedisUrl(): string {
+  const url = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+  if (url.startsWith("/")) return /[?&]db=/.test(url) ? url : `${url}${url.includes("?") ? "&" : "?"}db=1`;
+  const u = new URL(url);
+  if (u.pathname === "" || u.pathname === "/") u.pathname = "/1";
+  return u.toString();
+}
+
 /** Why the bench cannot use Redis at `url`, or null when it answers PING. */
 export async function redisUnreachable(url: string): Promise<string | null> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });

@@ -33,7 +33,7 @@
 import http from "node:http";
 import os from "node:os";
 import { readFileSync } from "node:fs";
-import { deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
+import { benchRedisUrl, deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
 
 if (process.env.MIXED_LOAD_SERVER === "1") {
   await serve();
@@ -75,11 +75,7 @@ async function main(): Promise<void> {
   const VISITORS = 5000;
   const RSS_EVERY_MS = 10_000;
   const PG_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:54329/postgres";
-  const REDIS_URL = (() => {
-    const u = new URL(process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379");
-    if (u.pathname === "" || u.pathname === "/") u.pathname = "/1";
-    return u.toString();
-  })();
+  const REDIS_URL = benchRedisUrl();
   const READ_LIMIT = process.env.BENCH_READ_LIMIT ?? "1000000";
   const WRITE_LIMIT = process.env.BENCH_WRITE_LIMIT ?? "1000000";
   const SCRIPT = "bench/platform/mixed-load.bench.ts";

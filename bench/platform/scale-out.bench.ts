@@ -20,8 +20,9 @@
  *
  * Run: npx tsx bench/platform/scale-out.bench.ts
  *   BENCH_SECONDS=10, BENCH_ROUNDS=2,
- *   BENCH_PG_URL=postgres://postgres@127.0.0.1:54329/postgres (a server where databases can be made),
- *   BENCH_REDIS_URL=redis://127.0.0.1:6379 (database 1 unless the URL names one; only this
+ *   BENCH_PG_URL=postgres://postgres@127.0.0.1:54329/postgres (a server where databases can be made;
+ *     ?host=/tmp for its Unix socket),
+ *   BENCH_REDIS_URL=redis://127.0.0.1:6379 or a socket path (database 1 unless it names one; only this
  *     benchmark's rate-limit keys are deleted afterwards, nothing is flushed),
  *   BENCH_EVENT_LIMIT=0 (RATE_LIMIT_EVENTS for every server: 0 = off, as in the other ingest
  *     benches; a large number puts the shared Redis counter on the ingest path),
@@ -38,7 +39,7 @@ import { openDatabase } from "../../src/platform/db/index.js";
 import { createProject } from "../../src/modules/workspace/service.js";
 import { type LoadResult, loadEvents } from "../events/servers.js";
 import { type Running, serverProblems, startNode, stopServers } from "../lib/servers.js";
-import { deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
+import { benchRedisUrl, deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -47,7 +48,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const VISITORS = 5000;
 const SAMPLE_MS = 250;
 const PG_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:54329/postgres";
-const REDIS_URL = redisUrlWithDb(process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379");
+const REDIS_URL = benchRedisUrl();
 const EVENT_LIMIT = process.env.BENCH_EVENT_LIMIT ?? "0";
 const SCRIPT = "bench/events/lift-server.ts";
 const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"; // as bench/events/servers.ts
@@ -63,13 +64,6 @@ const LABEL: Record<ConfigName, string> = {
   "pg-2-one": "PostgreSQL, 2 processes, 1 project",
   "pg-2-two": "PostgreSQL, 2 processes, 2 projects",
 };
-
-/** Database 1 unless the URL names one (database 0 is left alone). */
-function redisUrlWithDb(url: string): string {
-  const u = new URL(url);
-  if (u.pathname === "" || u.pathname === "/") u.pathname = "/1";
-  return u.toString();
-}
 
 const body = (key: string) => (i: number) =>
   JSON.stringify({

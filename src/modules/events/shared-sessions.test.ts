@@ -101,7 +101,7 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
     }
   });
 
-  it("a compare-and-set that finds one visitor changed by another process decides every visitor again", async () => {
+  it("a compare-and-set that finds one visitor changed by another process decides that visitor again", async () => {
     const client = new Redis(redis.url);
     const other = new Redis(redis.url);
     try {
@@ -123,10 +123,12 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
       // Another process moves v on (a new session at T0 + 40 min) between this one's read and its
       // write, once.
       let raced = false;
+      const keysPerEval: number[] = [];
       const racing = new Proxy(client, {
         get(target, prop, receiver) {
           if (prop !== "eval") return Reflect.get(target, prop, receiver);
           return async (...args: unknown[]) => {
+            keysPerEval.push(Number(args[1]));
             if (!raced) {
               raced = true;
               await other.set(
@@ -149,6 +151,8 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
         new SharedSessions(racing).assign(() => Promise.resolve(trx), [page("v", 42), page("w", 45)]),
       );
       expect(raced).toBe(true);
+      // w's write stood; only v went again
+      expect(keysPerEval).toEqual([2, 1]);
       // v continues the other process's session; w, untouched by it, starts a new one (45 min
       // after its last event) and that decision reaches Redis too.
       expect(result.infos[0]).toMatchObject({ sessionId: "ses_v2", started: false });

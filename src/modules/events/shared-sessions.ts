@@ -25,9 +25,10 @@ const MAX_ATTEMPTS = 50;
 const KNOWN_CAPACITY = 100_000;
 
 /**
- * Compare-and-set of many visitors' states in one step: each key holds "token|json"; every
- * expected token must match ("0" = absent) or nothing is written, and each stale key comes back
- * as its 1-based position followed by what it holds ("" = absent), so a retry needs no read.
+ * Compare-and-set of many visitors' states in one step: each key holds "token|json". A key whose
+ * token is the expected one ("0" = absent) is written; each other comes back as its 1-based
+ * position followed by what it holds ("" = absent), so deciding it again needs no read. Visitors
+ * are independent, so the others' writes stand.
  * A write stores the caller's new token: tokens never repeat, so a key deleted and written again
  * cannot pass for the state a process remembers (a counter restarting at 1 could).
  */
@@ -37,14 +38,12 @@ for i, key in ipairs(KEYS) do
   local cur = redis.call('GET', key)
   local token = '0'
   if cur then token = string.match(cur, '^([^|]*)|') or '' end
-  if token ~= ARGV[3 * i - 1] then
+  if token == ARGV[3 * i - 1] then
+    redis.call('SET', key, ARGV[3 * i] .. '|' .. ARGV[3 * i + 1], 'EX', ARGV[1])
+  else
     out[#out + 1] = i
     out[#out + 1] = cur or ''
   end
-end
-if #out > 0 then return out end
-for i, key in ipairs(KEYS) do
-  redis.call('SET', key, ARGV[3 * i] .. '|' .. ARGV[3 * i + 1], 'EX', ARGV[1])
 end
 return out
 `;
@@ -75,8 +74,8 @@ export const visitorKey = (projectId: string, visitorId: string) => `lift:visito
  * decide; the rule itself is the one process's (`applyEvent`).
  *
  * A visitor this process wrote last is decided from what it wrote, without reading Redis first:
- * when another process wrote since, the compare-and-set fails and returns the newer state, and the
- * flush decides again. So a process that sees a visitor's events in a row spends one Redis round
+ * when another process wrote since, the compare-and-set returns the newer state instead of
+ * writing, and that visitor is decided again. So a process that sees a visitor's events in a row spends one Redis round
  * trip per flush, not two. Other visitors are read first; a Redis miss reloads the state from the
  * database (the row and the latest stored event).
  */
@@ -125,11 +124,12 @@ export class SharedSessions {
     }
     await this.read(connection, unknown);
     const infos: SessionInfo[] = new Array(events.length);
-    for (let attempt = 0; ; attempt++) {
+    let pending = visitors;
+    for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === MAX_ATTEMPTS) throw new Error("visitor sessions: too many concurrent updates");
-      const next = new Map<Visitor, { token: string; state: VisitorState }>();
+      const next: { token: string; state: VisitorState }[] = [];
       const args: (string | number)[] = [STATE_TTL_S];
-      for (const v of visitors) {
+      for (const v of pending) {
         // A copy: a retry starts again from what Redis holds.
         let st = v.stored ? { ...v.stored } : undefined;
         for (const i of v.events) {
@@ -139,27 +139,28 @@ export class SharedSessions {
           st = r.state;
         }
         const token = String(this.nextToken++);
-        next.set(v, { token, state: st! });
+        next.push({ token, state: st! });
         args.push(v.token, token, JSON.stringify(st));
       }
-      const keys = visitors.map((v) => v.key);
+      const keys = pending.map((v) => v.key);
       const stale = (await this.redis.eval(CAS, keys.length, ...keys, ...args)) as StaleKeys;
-      if (stale.length === 0) {
-        for (const v of visitors) {
-          const written = next.get(v)!;
-          v.stored = written.state;
-          this.remember(v.key, written);
-        }
-        break;
-      }
-      // Nothing was written: every visitor is decided again, the stale ones from what Redis
-      // holds now (or the database, when Redis no longer holds them), the others as before.
+      // The stale visitors are decided again from what Redis holds now (or the database, when
+      // Redis no longer holds them); the others are done.
+      const again = new Set<number>();
       const absent: Visitor[] = [];
       for (let j = 0; j < stale.length; j += 2) {
-        const v = visitors[Number(stale[j]) - 1]!;
+        const k = Number(stale[j]) - 1;
+        const v = pending[k]!;
+        again.add(k);
         this.known.delete(v.key);
         if (!this.parse(v, String(stale[j + 1]))) absent.push(v);
       }
+      pending.forEach((v, k) => {
+        if (again.has(k)) return;
+        v.stored = next[k]!.state;
+        this.remember(v.key, next[k]!);
+      });
+      pending = pending.filter((_, k) => again.has(k));
       await this.load(connection, absent);
     }
     return {
