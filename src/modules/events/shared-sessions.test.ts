@@ -279,6 +279,27 @@ describe("visitors a process wrote last (PostgreSQL + Redis)", () => {
     }
   });
 
+  it("a decision that fails after writing some visitors drops them from Redis", async () => {
+    const client = new Redis(redis.url);
+    try {
+      const mine = new SharedSessions(client);
+      await mine.assign(() => Promise.resolve(first.app.db), [page("fail-a", 0)]);
+      await client.del(visitorKey("p_known", "fail-a")); // expired: the compare-and-set finds it gone
+      let calls = 0;
+      const connection = () =>
+        ++calls === 1 ? Promise.resolve(first.app.db) : Promise.reject(new Error("connection lost"));
+      // fail-b is new (read from the database, then written); fail-a comes back stale and its
+      // reload fails.
+      await expect(mine.assign(connection, [page("fail-a", 5), page("fail-b", 5)])).rejects.toThrow(
+        "connection lost",
+      );
+      expect(calls).toBe(2);
+      expect(await client.exists(visitorKey("p_known", "fail-b"))).toBe(0);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it("a remembered visitor Redis no longer holds is loaded from the database on the flush's connection", async () => {
     const client = new Redis(redis.url);
     const loads: string[] = [];

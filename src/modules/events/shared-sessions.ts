@@ -124,44 +124,51 @@ export class SharedSessions {
     }
     await this.read(connection, unknown);
     const infos: SessionInfo[] = new Array(events.length);
-    let pending = visitors;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === MAX_ATTEMPTS) throw new Error("visitor sessions: too many concurrent updates");
-      const next: { token: string; state: VisitorState }[] = [];
-      const args: (string | number)[] = [STATE_TTL_S];
-      for (const v of pending) {
-        // A copy: a retry starts again from what Redis holds.
-        let st = v.stored ? { ...v.stored } : undefined;
-        for (const i of v.events) {
-          const e = events[i]!;
-          const r = applyEvent(st, e.ts, e.url, e.referrer);
-          infos[i] = r.info;
-          st = r.state;
+    try {
+      let pending = visitors;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === MAX_ATTEMPTS) throw new Error("visitor sessions: too many concurrent updates");
+        const next: { token: string; state: VisitorState }[] = [];
+        const args: (string | number)[] = [STATE_TTL_S];
+        for (const v of pending) {
+          // A copy: a retry starts again from what Redis holds.
+          let st = v.stored ? { ...v.stored } : undefined;
+          for (const i of v.events) {
+            const e = events[i]!;
+            const r = applyEvent(st, e.ts, e.url, e.referrer);
+            infos[i] = r.info;
+            st = r.state;
+          }
+          const token = String(this.nextToken++);
+          next.push({ token, state: st! });
+          args.push(v.token, token, JSON.stringify(st));
         }
-        const token = String(this.nextToken++);
-        next.push({ token, state: st! });
-        args.push(v.token, token, JSON.stringify(st));
+        const keys = pending.map((v) => v.key);
+        const stale = (await this.redis.eval(CAS, keys.length, ...keys, ...args)) as StaleKeys;
+        // The stale visitors are decided again from what Redis holds now (or the database, when
+        // Redis no longer holds them); the others are done.
+        const again = new Set<number>();
+        const absent: Visitor[] = [];
+        for (let j = 0; j < stale.length; j += 2) {
+          const k = Number(stale[j]) - 1;
+          const v = pending[k]!;
+          again.add(k);
+          this.known.delete(v.key);
+          if (!this.parse(v, String(stale[j + 1]))) absent.push(v);
+        }
+        pending.forEach((v, k) => {
+          if (again.has(k)) return;
+          v.stored = next[k]!.state;
+          this.remember(v.key, next[k]!);
+        });
+        pending = pending.filter((_, k) => again.has(k));
+        await this.load(connection, absent);
       }
-      const keys = pending.map((v) => v.key);
-      const stale = (await this.redis.eval(CAS, keys.length, ...keys, ...args)) as StaleKeys;
-      // The stale visitors are decided again from what Redis holds now (or the database, when
-      // Redis no longer holds them); the others are done.
-      const again = new Set<number>();
-      const absent: Visitor[] = [];
-      for (let j = 0; j < stale.length; j += 2) {
-        const k = Number(stale[j]) - 1;
-        const v = pending[k]!;
-        again.add(k);
-        this.known.delete(v.key);
-        if (!this.parse(v, String(stale[j + 1]))) absent.push(v);
-      }
-      pending.forEach((v, k) => {
-        if (again.has(k)) return;
-        v.stored = next[k]!.state;
-        this.remember(v.key, next[k]!);
-      });
-      pending = pending.filter((_, k) => again.has(k));
-      await this.load(connection, absent);
+    } catch (err) {
+      // Some of the flush's visitors may be written already: drop them all, as a rolled-back
+      // flush does, so that Redis holds no session of events that were never stored.
+      await this.forget(visitors.map((v) => v.key)).catch(() => {});
+      throw err;
     }
     return {
       infos,
