@@ -13,13 +13,20 @@ import { type DbOrTrx, isPostgresDb } from "./db/index.js";
  *   PostgreSQL `FOR SHARE`, before any processor reads configuration; a processor's cache entry is
  *   used only while its version is the one read, else reloaded inside that transaction.
  *
- * PostgreSQL (READ COMMITTED): the bump's row update and the events transaction's share lock
- * conflict, so whichever comes second waits for the other to end. If the events transaction locked
- * first, the change commits after it; if the change came first, the share lock returns once the
- * change committed, with the new version, and every later statement sees the change. Share locks
- * do not conflict with each other: ingest processes never wait for one another here. SQLite has
- * one writer: an events transaction reads after its first write, with every committed change
- * visible and no other commit possible until its own.
+ * PostgreSQL (READ COMMITTED): a change takes the project's configuration lock exclusively
+ * (`bumpConfigVersion`), an events transaction shares it (`lockConfigShared`, in a statement
+ * before its version read), so whichever comes second waits for the other to end. If the events
+ * transaction locked first, the change commits after it; if the change came first, the shared lock
+ * is granted once the change committed, and the version read, a later statement, sees the change.
+ * Shared locks do not conflict with each other: ingest processes never wait for one another here.
+ * The lock is an advisory lock, not the version row's `FOR SHARE`, because its queue is fair: a
+ * shared request waits behind a waiting change. Row share locks are granted past a waiting update
+ * while any other is held, so under steady ingest (flushes of several processes overlapping) a
+ * change waited until a gap, 0.2–1.4 s with just two overlapping holders
+ * (docs/decisions/events.md). The read keeps `FOR SHARE`, for changes made by a process of the
+ * previous release during a rolling deploy. SQLite has one writer: an events transaction reads
+ * after its first write, with every committed change visible and no other commit possible until
+ * its own.
  */
 export interface ConfigVersionRow {
   project_id: string;
@@ -32,8 +39,15 @@ declare module "./db/types.js" {
   }
 }
 
+/** First half of the configuration lock's advisory key; the second is `hashtext(project id)`. */
+const CONFIG_LOCK_CLASS = 0x4c696674; // "Lift"
+
 /** Marks the project's configuration changed; call first in the transaction that changes it. */
 export async function bumpConfigVersion(trx: DbOrTrx, projectId: string): Promise<void> {
+  if (isPostgresDb(trx))
+    await sql`select pg_advisory_xact_lock(${CONFIG_LOCK_CLASS}::integer, hashtext(${projectId}))`.execute(
+      trx,
+    );
   await trx
     .insertInto("project_config_versions")
     .values({ project_id: projectId, version: 1 })
@@ -46,17 +60,39 @@ export async function bumpConfigVersion(trx: DbOrTrx, projectId: string): Promis
 const SELECT_SQLITE = "select version from project_config_versions where project_id = ?";
 const selects = new WeakMap<SQLite.Database, SQLite.Statement>();
 
+interface ReadOptions {
+  /** SQLite: the raw connection under `trx`, for a prepared statement on the hot path */
+  sqlite?: SQLite.Database;
+  /** PostgreSQL: a statement of the transaction to run in the same one as the read */
+  along?: RawBuilder<unknown>;
+  /** PostgreSQL: `lockConfigShared` ran already in this transaction */
+  locked?: boolean;
+}
+
+/**
+ * PostgreSQL: shares the projects' configuration locks for the rest of the transaction (waits
+ * while a change holds one, or waits for one). In a statement of its own, before the version read:
+ * a statement's snapshot is taken when it starts, so a read in the same statement as the wait
+ * could miss the change it waited for. Projects in one order, so that two transactions cannot
+ * each hold one and wait behind a change of the other's.
+ */
+export async function lockConfigShared(trx: DbOrTrx, projectIds: string[]): Promise<void> {
+  if (!isPostgresDb(trx) || projectIds.length === 0) return;
+  const ids = [...new Set(projectIds)].sort();
+  await sql`select pg_advisory_xact_lock_shared(${CONFIG_LOCK_CLASS}::integer, hashtext(id))
+    from unnest(${ids}::text[]) as id`.execute(trx);
+}
+
 /**
  * The configuration version of each project (0 for a project never changed), read inside an
- * events transaction before any configuration. `sqlite` is the raw connection under `trx`, for a
- * prepared statement on the hot path; `along` (PostgreSQL) a statement to run in the same one.
+ * events transaction before any configuration, after sharing its lock (`lockConfigShared`).
  */
 export async function readConfigVersions(
   trx: DbOrTrx,
   projectIds: string[],
-  sqlite?: SQLite.Database,
-  along?: RawBuilder<unknown>,
+  opts: ReadOptions = {},
 ): Promise<Map<string, number>> {
+  const { sqlite, along } = opts;
   const out = new Map<string, number>();
   if (projectIds.length === 0) return out;
   if (sqlite && !isPostgresDb(trx)) {
@@ -79,6 +115,7 @@ export async function readConfigVersions(
     for (const r of rows) out.set(r.project_id, Number(r.version));
     return out;
   }
+  if (!opts.locked) await lockConfigShared(trx, projectIds);
   const lock = (ids: string[]) =>
     trx
       .selectFrom("project_config_versions")

@@ -119,7 +119,7 @@ export class EventBus {
         last = e.projectId;
         projects.add(last);
       }
-      versions = await readConfigVersions(trx, [...projects], this.sqlite);
+      versions = await readConfigVersions(trx, [...projects], { sqlite: this.sqlite });
     }
     const flush: FlushContext = {
       configVersion(projectId) {

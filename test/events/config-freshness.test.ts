@@ -5,6 +5,7 @@ import { buildApp } from "../../src/app.js";
 import { isPostgres } from "../../src/config.js";
 import { type Tenant, type TestApp, startTestApp } from "../helpers/app.js";
 import { PIPELINE_STEPS } from "../../src/modules/events/pipeline.js";
+import { bumpConfigVersion, readConfigVersions } from "../../src/platform/config-version.js";
 
 /**
  * Configuration that decides what the events pipeline stores (conversion goals, experiments) is
@@ -198,7 +199,9 @@ if (onPostgres)
             const { rows } = await sql<{ n: number }>`
             select count(*)::int as n from pg_stat_activity
             where datname = current_database() and wait_event_type = 'Lock'
-              and query ilike '%project_config_versions%'`.execute(t.app.db);
+              and (query ilike '%project_config_versions%' or query ilike '%pg_advisory_xact_lock%')`.execute(
+              t.app.db,
+            );
             if (rows[0]!.n === 0) throw new Error("the change is neither committed nor waiting yet");
           },
           { timeout: 10_000, interval: 20 },
@@ -217,5 +220,71 @@ if (onPostgres)
       expect(await conversions(a)).toBe(0);
       await send(other, a, { type: "purchase", visitorId: "v2" });
       expect(await conversions(a)).toBe(1);
+    });
+    it("a change waiting for an events transaction goes before the events transactions that come after it", async () => {
+      const a = await t.tenant();
+      const db = t.app.db;
+      const versionOf = async () =>
+        Number(
+          (
+            await db
+              .selectFrom("project_config_versions")
+              .select("version")
+              .where("project_id", "=", a.projectId)
+              .executeTakeFirst()
+          )?.version ?? 0,
+        );
+      const waiting = async (n: number) =>
+        vi.waitFor(
+          async () => {
+            const { rows } = await sql<{ n: number }>`
+              select count(*)::int as n from pg_locks l join pg_stat_activity s on s.pid = l.pid
+              where not l.granted and s.datname = current_database()`.execute(db);
+            if (rows[0]!.n < n) throw new Error(`${rows[0]!.n} transactions wait, not ${n}`);
+          },
+          { timeout: 10_000, interval: 20 },
+        );
+      const gate = () => {
+        let open!: () => void;
+        const opened = new Promise<void>((r) => (open = r));
+        return { opened, open };
+      };
+      // The version row exists, as it does for any project that ingested or changed anything.
+      await db.transaction().execute((trx) => bumpConfigVersion(trx, a.projectId));
+      const before = await versionOf();
+      const order: string[] = [];
+      const locked = gate();
+      const finish = gate();
+      const first = db.transaction().execute(async (trx) => {
+        await readConfigVersions(trx, [a.projectId]);
+        locked.open();
+        await finish.opened;
+        order.push("events 1");
+      });
+      let second: Promise<void> | undefined;
+      let seen = -1;
+      try {
+        await locked.opened;
+        const change = db.transaction().execute(async (trx) => {
+          await bumpConfigVersion(trx, a.projectId);
+          order.push("change");
+        });
+        await waiting(1);
+        second = db.transaction().execute(async (trx) => {
+          seen = (await readConfigVersions(trx, [a.projectId])).get(a.projectId)!;
+          order.push("events 2");
+        });
+        // The second events transaction queues behind the waiting change. (A row share lock was
+        // granted to it at once, and then to the next and the next: the change waited for a gap.)
+        await waiting(2);
+        expect(order).toEqual([]);
+        finish.open();
+        await Promise.all([first, change, second]);
+      } finally {
+        finish.open();
+        await Promise.allSettled([first, second]);
+      }
+      expect(order).toEqual(["events 1", "change", "events 2"]);
+      expect(seen).toBe(before + 1);
     });
   });
