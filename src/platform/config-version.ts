@@ -14,17 +14,17 @@ import { type DbOrTrx, isPostgresDb } from "./db/index.js";
  *   used only while its version is the one read, else reloaded inside that transaction.
  *
  * PostgreSQL (READ COMMITTED): a change takes the project's configuration lock exclusively
- * (`bumpConfigVersion`), an events transaction shares it (`lockConfigShared`, in a statement
- * before its version read), so whichever comes second waits for the other to end. If the events
- * transaction locked first, the change commits after it; if the change came first, the shared lock
- * is granted once the change committed, and the version read, a later statement, sees the change.
- * Shared locks do not conflict with each other: ingest processes never wait for one another here.
- * The lock is an advisory lock, not the version row's `FOR SHARE`, because its queue is fair: a
- * shared request waits behind a waiting change. Row share locks are granted past a waiting update
- * while any other is held, so under steady ingest (flushes of several processes overlapping) a
- * change waited until a gap, 0.2–1.4 s with just two overlapping holders
- * (docs/decisions/events.md). The read keeps `FOR SHARE`, for changes made by a process of the
- * previous release during a rolling deploy. SQLite has one writer: an events transaction reads
+ * (`bumpConfigVersion`), an events transaction shares it (`readConfigVersions`, before its row
+ * lock), so whichever comes second waits for the other to end. If the events transaction locked
+ * first, the change commits after it; if the change came first, the shared lock is granted once
+ * the change committed, and the version read returns the changed row. Shared locks do not
+ * conflict with each other: ingest processes never wait for one another here.
+ * The lock is an advisory lock, not only the version row's `FOR SHARE`, because its queue is fair:
+ * a shared request waits behind a waiting change. Row share locks are granted past a waiting
+ * update while any other is held, so under steady ingest (flushes of several processes
+ * overlapping) a change waited until a gap: 0.2–1.4 s with just two overlapping holders
+ * (docs/decisions/events.md). The read keeps `FOR SHARE`, which also orders it against a change
+ * made by a process of the previous release during a rolling deploy. SQLite has one writer: an events transaction reads
  * after its first write, with every committed change visible and no other commit possible until
  * its own.
  */
@@ -65,27 +65,17 @@ interface ReadOptions {
   sqlite?: SQLite.Database;
   /** PostgreSQL: a statement of the transaction to run in the same one as the read */
   along?: RawBuilder<unknown>;
-  /** PostgreSQL: `lockConfigShared` ran already in this transaction */
-  locked?: boolean;
-}
-
-/**
- * PostgreSQL: shares the projects' configuration locks for the rest of the transaction (waits
- * while a change holds one, or waits for one). In a statement of its own, before the version read:
- * a statement's snapshot is taken when it starts, so a read in the same statement as the wait
- * could miss the change it waited for. Projects in one order, so that two transactions cannot
- * each hold one and wait behind a change of the other's.
- */
-export async function lockConfigShared(trx: DbOrTrx, projectIds: string[]): Promise<void> {
-  if (!isPostgresDb(trx) || projectIds.length === 0) return;
-  const ids = [...new Set(projectIds)].sort();
-  await sql`select pg_advisory_xact_lock_shared(${CONFIG_LOCK_CLASS}::integer, hashtext(id))
-    from unnest(${ids}::text[]) as id`.execute(trx);
 }
 
 /**
  * The configuration version of each project (0 for a project never changed), read inside an
- * events transaction before any configuration, after sharing its lock (`lockConfigShared`).
+ * events transaction before any configuration.
+ *
+ * PostgreSQL: the read shares the projects' configuration locks first, in project order (so two
+ * transactions cannot each hold one and wait behind a change of the other's), in the same
+ * statement: an uncorrelated subquery in the filter runs once, before the first row is locked.
+ * The statement's snapshot may predate a change it waited for; `FOR SHARE` then locks and returns
+ * the row as that change committed it (READ COMMITTED rechecks a row updated since the snapshot).
  */
 export async function readConfigVersions(
   trx: DbOrTrx,
@@ -115,23 +105,23 @@ export async function readConfigVersions(
     for (const r of rows) out.set(r.project_id, Number(r.version));
     return out;
   }
-  if (!opts.locked) await lockConfigShared(trx, projectIds);
-  const lock = (ids: string[]) =>
-    trx
-      .selectFrom("project_config_versions")
-      .select(["project_id", "version"])
-      .where("project_id", "in", ids)
-      .forShare()
-      .execute();
+  const select = (ids: string[]) => {
+    const sorted = [...new Set(ids)].sort();
+    return sql<ConfigVersionRow>`select project_id, version from project_config_versions
+      where project_id in (${sql.join(sorted)})
+        and (select count(pg_advisory_xact_lock_shared(${CONFIG_LOCK_CLASS}::integer, hashtext(id))::text)
+          from unnest(${sorted}::text[]) as id) >= 0
+      for share`;
+  };
   // `along` (a data-modifying statement of the same transaction, e.g. the flush's events insert)
   // runs in the same statement: one round trip instead of two.
-  const rows = along
-    ? (
-        await sql<ConfigVersionRow>`with along as (${along}) select project_id, version from project_config_versions where project_id in (${sql.join(projectIds)}) for share`.execute(
-          trx,
-        )
-      ).rows
-    : await lock(projectIds);
+  const lock = async (ids: string[], with_?: RawBuilder<unknown>) =>
+    (
+      await (with_ ? sql<ConfigVersionRow>`with along as (${with_}) ${select(ids)}` : select(ids)).execute(
+        trx,
+      )
+    ).rows;
+  const rows = await lock(projectIds, along);
   for (const r of rows) out.set(r.project_id, Number(r.version));
   const missing = projectIds.filter((id) => !out.has(id)).sort();
   if (missing.length > 0) {

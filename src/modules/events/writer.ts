@@ -8,7 +8,7 @@ import { isMissingPartition } from "../../platform/db/partitions.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { lockConfigShared, readConfigVersions } from "../../platform/config-version.js";
+import { readConfigVersions } from "../../platform/config-version.js";
 import type { EventBus, EventOrigin } from "../../platform/event-bus.js";
 import { AT, WIDTH, insertPostgresStatement, sqliteInserter } from "./rows.js";
 import { type FlushItem, flushRows, pendingOf } from "./flush-rows.js";
@@ -309,11 +309,7 @@ export class EventWriter {
         this.handle.db,
         async (trx) => {
           began.resolve(trx);
-          // PostgreSQL: the configuration lock is taken while Redis decides (then the read).
-          const locked = this.handle.sqlite ? undefined : lockConfigShared(trx, projectsOf(items));
-          locked?.catch(() => {}); // awaited below, unless deciding failed first
           await deciding;
-          await locked;
           const { values, committed } = flushRows(items, this.sessions);
           const versions = await this.insert(trx, values, items);
           await this.sessions.persist(trx);
@@ -345,10 +341,7 @@ export class EventWriter {
       this.visitorIndex!.add(values, WIDTH, firstSeq, AT);
       return undefined;
     }
-    return readConfigVersions(trx, projectsOf(items), {
-      along: insertPostgresStatement(values),
-      locked: true,
-    });
+    return readConfigVersions(trx, projectsOf(items), { along: insertPostgresStatement(values) });
   }
 }
 
