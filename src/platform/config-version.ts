@@ -24,9 +24,10 @@ import { type DbOrTrx, isPostgresDb } from "./db/index.js";
  * update while any other is held, so under steady ingest (flushes of several processes
  * overlapping) a change waited until a gap: 0.2–1.4 s with just two overlapping holders
  * (docs/decisions/events.md). The read keeps `FOR SHARE`, which also orders it against a change
- * made by a process of the previous release during a rolling deploy. SQLite has one writer: an events transaction reads
- * after its first write, with every committed change visible and no other commit possible until
- * its own.
+ * made by a process of the previous release during a rolling deploy.
+ *
+ * SQLite has one writer: an events transaction reads after its first write, with every committed
+ * change visible and no other commit possible until its own.
  */
 export interface ConfigVersionRow {
   project_id: string;
@@ -105,22 +106,18 @@ export async function readConfigVersions(
     for (const r of rows) out.set(r.project_id, Number(r.version));
     return out;
   }
-  const select = (ids: string[]) => {
+  const lock = async (ids: string[], withStatement?: RawBuilder<unknown>) => {
     const sorted = [...new Set(ids)].sort();
-    return sql<ConfigVersionRow>`select project_id, version from project_config_versions
+    const select = sql<ConfigVersionRow>`select project_id, version from project_config_versions
       where project_id in (${sql.join(sorted)})
         and (select count(pg_advisory_xact_lock_shared(${CONFIG_LOCK_CLASS}::integer, hashtext(id))::text)
           from unnest(${sorted}::text[]) as id) >= 0
       for share`;
+    const query = withStatement ? sql<ConfigVersionRow>`with along as (${withStatement}) ${select}` : select;
+    return (await query.execute(trx)).rows;
   };
   // `along` (a data-modifying statement of the same transaction, e.g. the flush's events insert)
   // runs in the same statement: one round trip instead of two.
-  const lock = async (ids: string[], with_?: RawBuilder<unknown>) =>
-    (
-      await (with_ ? sql<ConfigVersionRow>`with along as (${with_}) ${select(ids)}` : select(ids)).execute(
-        trx,
-      )
-    ).rows;
   const rows = await lock(projectIds, along);
   for (const r of rows) out.set(r.project_id, Number(r.version));
   const missing = projectIds.filter((id) => !out.has(id)).sort();

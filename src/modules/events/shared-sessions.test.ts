@@ -52,6 +52,15 @@ function send(app: FastifyInstance, visitorId: string, minute: number, key = pro
   });
 }
 
+/** A pageview as `SharedSessions.assign` takes it, for a project of its own (no database rows). */
+const pageOf = (projectId: string) => (visitorId: string, minute: number) => ({
+  projectId,
+  visitorId,
+  ts: T0 + minute * MIN,
+  url: "https://shop.example/",
+  referrer: null,
+});
+
 async function sessionsOf(app: FastifyInstance, visitorId: string): Promise<string[]> {
   const rows = await app.db
     .selectFrom("events")
@@ -140,13 +149,7 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
           };
         },
       });
-      const page = (visitorId: string, minute: number) => ({
-        projectId: "p_cas",
-        visitorId,
-        ts: T0 + minute * MIN,
-        url: "https://shop.example/",
-        referrer: null,
-      });
+      const page = pageOf("p_cas");
       const result = await withTransaction(first.app.db, (trx) =>
         new SharedSessions(racing).assign(() => Promise.resolve(trx), [page("v", 42), page("w", 45)]),
       );
@@ -205,13 +208,7 @@ describe("sessions across two API processes (PostgreSQL + Redis)", () => {
 });
 
 describe("visitors a process wrote last (PostgreSQL + Redis)", () => {
-  const page = (visitorId: string, minute: number) => ({
-    projectId: "p_known",
-    visitorId,
-    ts: T0 + minute * MIN,
-    url: "https://shop.example/",
-    referrer: null,
-  });
+  const page = pageOf("p_known");
   /** a Redis client that lists the session commands sent through it */
   function counting(client: Redis, calls: string[]): Redis {
     return new Proxy(client, {
