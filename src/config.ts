@@ -44,7 +44,7 @@ export interface Config {
   startWorkers: boolean;
   /** SQLite: events per merge of the per-visitor event index (EVENT_INDEX_MERGE_ROWS). */
   eventIndexMergeRows: number;
-  /** PostgreSQL: this process's rollup rows (analytics/shard.ts); unset = from host and port. */
+  /** PostgreSQL: this process's rows of sharded counters (platform/db/shard.ts); unset = from host and port. */
   rollupShard?: number;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
-import type { Trx } from "../../platform/db/index.js";
+import { type Trx, isPostgresDb } from "../../platform/db/index.js";
+import { rollupKey, writerShard } from "../../platform/db/shard.js";
 import { ATTRIBUTION_MODELS, type Touch, creditTouches } from "./models.js";
 import { DAY_MS, dayOf } from "./rollup-store.js";
 import { sessionsOf, visitorsOfPeople } from "./people.js";
@@ -75,10 +76,7 @@ export async function creditConversions(
 ): Promise<void> {
   if (convs.length === 0) return;
   const touches = known ?? (await touchesFor(trx, projectId, convs));
-  const deltas = new Map<
-    string,
-    { day: number; model: string; channel: string; credited: number; revenue: number }
-  >();
+  const deltas = new Map<string, AttributionDelta>();
   const add = (
     day: number,
     model: string,
@@ -111,13 +109,37 @@ export async function creditConversions(
       .where("event_id", "=", c.event_id)
       .execute();
   }
-  const rows = [...deltas.values()].map((d) => ({ project_id: projectId, ...d }));
+  await addAttributionCredits(trx, projectId, deltas.values());
+}
+
+export interface AttributionDelta {
+  day: number;
+  model: string;
+  channel: string;
+  credited: number;
+  revenue: number;
+}
+
+/**
+ * Adds to the attribution rollup: on PostgreSQL to this process's rows (platform/db/shard.ts),
+ * which the summary sums, in key order.
+ */
+export async function addAttributionCredits(
+  trx: Trx,
+  projectId: string,
+  deltas: Iterable<AttributionDelta>,
+): Promise<void> {
+  const shard = writerShard(trx);
+  const rows = [...deltas]
+    .map((d) => ({ project_id: projectId, ...d, shard }))
+    .sort((a, b) => a.day - b.day || cmp(a.model, b.model) || cmp(a.channel, b.channel));
+  const key = rollupKey(["project_id", "model", "day", "channel"], isPostgresDb(trx));
   for (let i = 0; i < rows.length; i += CHUNK) {
     await trx
       .insertInto("analytics_attribution_daily")
       .values(rows.slice(i, i + CHUNK))
       .onConflict((oc) =>
-        oc.columns(["project_id", "model", "day", "channel"]).doUpdateSet({
+        oc.columns(key).doUpdateSet({
           credited: sql<number>`analytics_attribution_daily.credited + excluded.credited`,
           revenue: sql<number>`analytics_attribution_daily.revenue + excluded.revenue`,
         }),
@@ -125,6 +147,8 @@ export async function creditConversions(
       .execute();
   }
 }
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Conversions of a person, for re-crediting after its touchpoints changed. */
 export async function conversionsOfPerson(trx: Trx, projectId: string, personKey: string) {

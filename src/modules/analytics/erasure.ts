@@ -6,7 +6,13 @@ import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
 import { applyAnalyticsDeltas } from "./apply-deltas.js";
 import { BreakdownDeltas } from "./breakdown-store.js";
-import { type Credits, conversionsOfPerson, creditConversions } from "./credit-store.js";
+import {
+  type AttributionDelta,
+  type Credits,
+  addAttributionCredits,
+  conversionsOfPerson,
+  creditConversions,
+} from "./credit-store.js";
 import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
 import { personKey, sessionsOf, visitorsOfPeople } from "./people.js";
 import { RollupDeltas, dayOf } from "./rollup-store.js";
@@ -133,10 +139,7 @@ async function takeBackConversions(
   const sessions = await sessionsOf(trx, projectId, [...new Set([...people.values()].flat())]);
   const deltas = new RollupDeltas();
   const breakdowns = new BreakdownDeltas();
-  const credits = new Map<
-    string,
-    { day: number; model: string; channel: string; credited: number; revenue: number }
-  >();
+  const credits = new Map<string, AttributionDelta>();
   for (const r of rows) {
     const ts = Number(r.ts);
     const counted = Number(r.counted);
@@ -168,15 +171,7 @@ async function takeBackConversions(
       }
   }
   await applyAnalyticsDeltas(trx, deltas, breakdowns, { raw });
-  for (const c of credits.values())
-    await trx
-      .updateTable("analytics_attribution_daily")
-      .set({ credited: sql`credited + ${c.credited}`, revenue: sql`revenue + ${c.revenue}` })
-      .where("project_id", "=", projectId)
-      .where("day", "=", c.day)
-      .where("model", "=", c.model)
-      .where("channel", "=", c.channel)
-      .execute();
+  await addAttributionCredits(trx, projectId, credits.values());
 }
 
 /** A lead leaves the daily count of leads it was added to when created. */

@@ -3,14 +3,15 @@ import { registerGoalMetricProvider } from "../goals/service.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
 import { createAnalyticsProcessor } from "./processor.js";
 import { analyticsRoutes } from "./routes.js";
-import { rollupShard } from "./shard.js";
+import { writerShard } from "../../platform/db/shard.js";
 
 export const analyticsModule: LiftModule = {
   name: "analytics",
   async register(app) {
     // Reads identity's visitor → lead links (a batch's userId) to key touchpoints and conversions.
-    const shard = app.dbHandle.sqlite ? 0 : (app.config.rollupShard ?? rollupShard(true, app.config.port));
-    app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle, shard), ["identity"]);
+    app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle, writerShard(app.db)), [
+      "identity",
+    ]);
     registerGoalMetricProvider(app.deps, goalMetric, ANALYTICS_GOAL_METRICS);
     await app.register(analyticsRoutes);
   },

@@ -3,7 +3,7 @@ import { visitorEventPages } from "../events/service.js";
 import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
 import { VisitorSketch, visitorHash } from "./hll.js";
 import { ALL_CHANNELS, DAY_MS, dayOf } from "./rollup-store.js";
-import { rollupKey } from "./shard.js";
+import { rollupKey } from "../../platform/db/shard.js";
 import { weekOf, weekStart } from "./sketches.js";
 import "./tables.js";
 

@@ -65,6 +65,8 @@ export interface AttributionDailyTable {
   channel: string;
   credited: number;
   revenue: number;
+  /** PostgreSQL: the writing process's rows (migration 0395); 0 on SQLite. */
+  shard: ColumnType<number, number | undefined, number>;
 }
 
 export interface GoalHitTable {

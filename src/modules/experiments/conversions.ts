@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { Trx } from "../../platform/db/index.js";
+import { type Trx, isPostgresDb } from "../../platform/db/index.js";
+import { rollupKey, writerShard } from "../../platform/db/shard.js";
 import type { CommittedEvent } from "../../platform/event-bus.js";
 import { type ConversionGoalT, matchesConversionGoal } from "../goals/service.js";
 import { extraGoalsOf } from "./metrics.js";
@@ -23,9 +24,23 @@ export interface StatsDelta {
   squares: number;
 }
 
+/** The delta of an experiment's variant in `deltas`, made on first use. */
+export function statsDelta(deltas: Map<string, StatsDelta>, exp: string, variant: string): StatsDelta {
+  const key = `${exp}\u0000${variant}`;
+  const d = deltas.get(key) ?? { exp, variant, e: 0, c: 0, revenue: 0, squares: 0 };
+  deltas.set(key, d);
+  return d;
+}
+
+/**
+ * Adds to the variants' counters: on PostgreSQL to this process's rows (platform/db/shard.ts),
+ * which results sum, so two processes' flushes never wait on each other here.
+ */
 export async function bumpStats(trx: Trx, deltas: Map<string, StatsDelta>) {
-  // In key order, so concurrent flushes of two processes lock the counters in one order.
-  for (const [, d] of [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  const shard = writerShard(trx);
+  const key = rollupKey(["experiment_id", "variant"], isPostgresDb(trx));
+  // In key order, so concurrent transactions of one process lock the counters in one order.
+  for (const [, d] of [...deltas.entries()].sort(([a], [b]) => cmp(a, b))) {
     await trx
       .insertInto("experiment_variant_stats")
       .values({
@@ -35,9 +50,10 @@ export async function bumpStats(trx: Trx, deltas: Map<string, StatsDelta>) {
         conversions: d.c,
         revenue_sum: d.revenue,
         revenue_sum_squares: d.squares,
+        shard,
       })
       .onConflict((oc) =>
-        oc.columns(["experiment_id", "variant"]).doUpdateSet({
+        oc.columns(key).doUpdateSet({
           exposures: sql`experiment_variant_stats.exposures + ${d.e}`,
           conversions: sql`experiment_variant_stats.conversions + ${d.c}`,
           revenue_sum: sql`experiment_variant_stats.revenue_sum + ${d.revenue}`,
@@ -46,6 +62,46 @@ export async function bumpStats(trx: Trx, deltas: Map<string, StatsDelta>) {
       )
       .execute();
   }
+}
+
+export interface GoalStatsDelta {
+  experiment_id: string;
+  goal_id: string;
+  variant: string;
+  n: number;
+}
+
+/** Adds to the counters of secondary and guardrail goals, sharded as `bumpStats`. */
+export async function bumpGoalStats(trx: Trx, deltas: Map<string, GoalStatsDelta>) {
+  const shard = writerShard(trx);
+  const key = rollupKey(["experiment_id", "goal_id", "variant"], isPostgresDb(trx));
+  for (const [, c] of [...deltas.entries()].sort(([a], [b]) => cmp(a, b)))
+    await trx
+      .insertInto("experiment_goal_stats")
+      .values({
+        experiment_id: c.experiment_id,
+        goal_id: c.goal_id,
+        variant: c.variant,
+        conversions: c.n,
+        shard,
+      })
+      .onConflict((oc) =>
+        oc.columns(key).doUpdateSet({ conversions: sql`experiment_goal_stats.conversions + ${c.n}` }),
+      )
+      .execute();
+}
+
+/** The delta of an experiment's goal and variant in `deltas`, made on first use. */
+export function goalStatsDelta(
+  deltas: Map<string, GoalStatsDelta>,
+  experiment_id: string,
+  goal_id: string,
+  variant: string,
+): GoalStatsDelta {
+  const key = `${experiment_id}\u0000${goal_id}\u0000${variant}`;
+  const d = deltas.get(key) ?? { experiment_id, goal_id, variant, n: 0 };
+  deltas.set(key, d);
+  return d;
 }
 
 export async function recordConversions(
@@ -110,12 +166,7 @@ export async function recordConversions(
     else eventsOf.set(e.visitorId, [e]);
   }
   const deltas = new Map<string, StatsDelta>();
-  const delta = (exp: string, variant: string) => {
-    const key = `${exp}\u0000${variant}`;
-    const d = deltas.get(key) ?? { exp, variant, e: 0, c: 0, revenue: 0, squares: 0 };
-    deltas.set(key, d);
-    return d;
-  };
+  const delta = (exp: string, variant: string) => statsDelta(deltas, exp, variant);
   const goalHits: ExperimentGoalConversionTable[] = [];
   const earned: { x: OpenExposure; revenue: number }[] = [];
   // In key order: the exposure updates below lock rows another process's flush may also update.
@@ -227,7 +278,7 @@ async function addExposureRevenue(trx: Trx, earned: { x: OpenExposure; revenue: 
 
 /** First conversions on secondary and guardrail goals; true when any was new. */
 async function recordGoalHits(trx: Trx, hits: ExperimentGoalConversionTable[]): Promise<boolean> {
-  const counts = new Map<string, { experiment_id: string; goal_id: string; variant: string; n: number }>();
+  const counts = new Map<string, GoalStatsDelta>();
   for (let i = 0; i < hits.length; i += CHUNK) {
     const inserted = await trx
       .insertInto("experiment_goal_conversions")
@@ -235,22 +286,8 @@ async function recordGoalHits(trx: Trx, hits: ExperimentGoalConversionTable[]): 
       .onConflict((oc) => oc.columns(["experiment_id", "visitor_id", "goal_id"]).doNothing())
       .returning(["experiment_id", "goal_id", "variant"])
       .execute();
-    for (const r of inserted) {
-      const key = `${r.experiment_id}\u0000${r.goal_id}\u0000${r.variant}`;
-      const c = counts.get(key) ?? { ...r, n: 0 };
-      c.n++;
-      counts.set(key, c);
-    }
+    for (const r of inserted) goalStatsDelta(counts, r.experiment_id, r.goal_id, r.variant).n++;
   }
-  for (const [, c] of [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    await trx
-      .insertInto("experiment_goal_stats")
-      .values({ experiment_id: c.experiment_id, goal_id: c.goal_id, variant: c.variant, conversions: c.n })
-      .onConflict((oc) =>
-        oc
-          .columns(["experiment_id", "goal_id", "variant"])
-          .doUpdateSet({ conversions: sql`experiment_goal_stats.conversions + ${c.n}` }),
-      )
-      .execute();
+  await bumpGoalStats(trx, counts);
   return counts.size > 0;
 }

@@ -5,7 +5,7 @@ import type { CommittedEvent, FlushContext } from "../../platform/event-bus.js";
 import { conversionGoalsCache } from "../goals/service.js";
 import { completeExperiment } from "./completion.js";
 import { decideWinner } from "./decision.js";
-import { bumpStats, EXPOSURE_EVENT, recordConversions, type StatsDelta } from "./conversions.js";
+import { bumpStats, EXPOSURE_EVENT, recordConversions, type StatsDelta, statsDelta } from "./conversions.js";
 import { computeResults } from "./results.js";
 import { loadCounts, parseVariants, parseWeights } from "./view.js";
 import type { ExperimentExposureTable, ExperimentTable } from "./tables.js";
@@ -101,17 +101,7 @@ async function recordExposures(
       .returning(["experiment_id", "variant"])
       .execute();
     for (const r of inserted) {
-      const key = `${r.experiment_id}\u0000${r.variant}`;
-      const d = deltas.get(key) ?? {
-        exp: r.experiment_id,
-        variant: r.variant,
-        e: 0,
-        c: 0,
-        revenue: 0,
-        squares: 0,
-      };
-      d.e++;
-      deltas.set(key, d);
+      statsDelta(deltas, r.experiment_id, r.variant).e++;
       touched.add(r.experiment_id);
     }
   }

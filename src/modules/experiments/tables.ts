@@ -54,6 +54,8 @@ export interface ExperimentVariantStatsTable {
   conversions: number;
   revenue_sum: ColumnType<number, number | undefined, number>;
   revenue_sum_squares: ColumnType<number, number | undefined, number>;
+  /** PostgreSQL: the writing process's rows (migration 0530); 0 on SQLite. */
+  shard: ColumnType<number, number | undefined, number>;
 }
 
 /** A visitor's first conversion on one of an experiment's secondary or guardrail goals. */
@@ -70,6 +72,8 @@ export interface ExperimentGoalStatsTable {
   goal_id: string;
   variant: string;
   conversions: number;
+  /** PostgreSQL: the writing process's rows (migration 0530); 0 on SQLite. */
+  shard: ColumnType<number, number | undefined, number>;
 }
 
 export interface ExperimentWeightsTable {

@@ -37,7 +37,20 @@ export async function loadCounts(
     .selectAll()
     .where("experiment_id", "in", ids)
     .execute();
-  const byKey = new Map(stats.map((s) => [`${s.experiment_id}\u0000${s.variant}`, s]));
+  // PostgreSQL keeps a row per writing process (platform/db/shard.ts): a variant's counters are their sums.
+  const byKey = new Map<
+    string,
+    { exposures: number; conversions: number; revenueSum: number; squares: number }
+  >();
+  for (const s of stats) {
+    const key = `${s.experiment_id}\u0000${s.variant}`;
+    const sum = byKey.get(key) ?? { exposures: 0, conversions: 0, revenueSum: 0, squares: 0 };
+    sum.exposures += Number(s.exposures);
+    sum.conversions += Number(s.conversions);
+    sum.revenueSum += Number(s.revenue_sum);
+    sum.squares += Number(s.revenue_sum_squares);
+    byKey.set(key, sum);
+  }
   const withGoals = rows.filter((r) => r.metrics);
   const goalStats =
     withGoals.length === 0
@@ -52,9 +65,11 @@ export async function loadCounts(
           )
           .execute();
   const goalKey = (e: string, g: string, v: string) => `${e}\u0000${g}\u0000${v}`;
-  const goalCounts = new Map(
-    goalStats.map((s) => [goalKey(s.experiment_id, s.goal_id, s.variant), Number(s.conversions)]),
-  );
+  const goalCounts = new Map<string, number>();
+  for (const s of goalStats) {
+    const key = goalKey(s.experiment_id, s.goal_id, s.variant);
+    goalCounts.set(key, (goalCounts.get(key) ?? 0) + Number(s.conversions));
+  }
   for (const r of rows) {
     const variants = parseVariants(r);
     out.set(r.id, {
@@ -62,15 +77,15 @@ export async function loadCounts(
         const s = byKey.get(`${r.id}\u0000${v.name}`);
         return {
           name: v.name,
-          exposures: Number(s?.exposures ?? 0),
-          conversions: Number(s?.conversions ?? 0),
-          revenueSum: Number(s?.revenue_sum ?? 0),
-          revenueSumSquares: Number(s?.revenue_sum_squares ?? 0),
+          exposures: Math.max(0, s?.exposures ?? 0),
+          conversions: Math.max(0, s?.conversions ?? 0),
+          revenueSum: s?.revenueSum ?? 0,
+          revenueSumSquares: s?.squares ?? 0,
         };
       }),
       goals: extraGoalsOf(r).map((g) => ({
         ...g,
-        conversions: variants.map((v) => goalCounts.get(goalKey(r.id, g.goal, v.name)) ?? 0),
+        conversions: variants.map((v) => Math.max(0, goalCounts.get(goalKey(r.id, g.goal, v.name)) ?? 0)),
       })),
       history: r.mode === "bandit" ? await recentWeights(db, r.id) : [],
     });

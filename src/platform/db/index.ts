@@ -1,11 +1,12 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction, sql } from "kysely";
+import { Kysely, PostgresAdapter, SqliteDialect, type Transaction, sql } from "kysely";
 import pg from "pg";
 import { type Config, isPostgres } from "../../config.js";
 import { retryWhileBusy } from "./busy.js";
 import { startCheckpointer } from "./checkpointer.js";
+import { ShardedPostgresDialect, rollupShard } from "./shard.js";
 import type { Database } from "./types.js";
 
 export { enterExclusive } from "./exclusive.js";
@@ -70,7 +71,8 @@ export function openDatabase(config: Config): DbHandle {
     });
     // An idle client error (server restart) must not crash the process.
     pool.on("error", () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const shard = config.rollupShard ?? rollupShard(config.port);
+    const db = new Kysely<Database>({ dialect: new ShardedPostgresDialect({ pool }, shard) });
     return { db, dialect: "postgres", pool, close: () => db.destroy() };
   }
   if (config.sqlitePath !== ":memory:") mkdirSync(path.dirname(config.sqlitePath), { recursive: true });

@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
+import { addShardToKey } from "../shard.js";
 
 /**
  * Issue 18: the rollup rows every flush of a project updates (its day's and week's visitor
@@ -16,15 +17,5 @@ const TABLES: [table: string, key: string[]][] = [
 ];
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
-  for (const [table, key] of TABLES) {
-    await db.schema
-      .alterTable(table)
-      .addColumn("shard", "integer", (c) => c.notNull().defaultTo(0))
-      .execute();
-    if (dialect !== "postgres") continue;
-    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_pk`)}`.execute(db);
-    await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_pk`)} primary key (${sql.join(
-      [...key, "shard"].map((c) => sql.id(c)),
-    )})`.execute(db);
-  }
+  for (const [table, key] of TABLES) await addShardToKey(db, dialect, table, key);
 }
