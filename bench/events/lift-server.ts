@@ -1,10 +1,14 @@
 /**
  * Lift as src/main.ts builds it (SQLite under DATA_DIR), printing the public key. With
  * BENCH_NO_PROCESSORS=1 the event processors of other modules (identity, analytics, experiments)
- * are unregistered, to show what the events module itself costs.
+ * are unregistered, to show what the events module itself costs. With BENCH_MIX=growth the new
+ * project also gets a `purchase` conversion goal and a running A/B experiment deciding on it,
+ * whose id is printed (`experiment: …`).
  */
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import { createExperiment, updateExperiment } from "../../src/modules/experiments/service.js";
+import { createConversionGoal } from "../../src/modules/goals/service.js";
 import { bootstrapIfEmpty } from "../../src/modules/workspace/bootstrap.js";
 
 const config = loadConfig();
@@ -16,6 +20,18 @@ const created = await bootstrapIfEmpty(app.db, {
   adminPassword: "bench bench bench",
 });
 process.stdout.write(`public key: ${created?.project.publicKey}\n`);
+if (created && process.env.BENCH_MIX === "growth") {
+  const project = { id: created.project.id, workspaceId: created.workspace.id };
+  const goal = await createConversionGoal(app.db, project, { name: "Purchase", eventType: "purchase" });
+  const exp = await createExperiment(app.db, project, {
+    name: "Bench",
+    targetUrl: "https://shop.example.com/",
+    variants: [{ name: "control" }, { name: "treatment" }],
+    conversionGoalIds: [goal.id],
+  });
+  await updateExperiment(app.db, project, { id: exp.id, status: "running" });
+  process.stdout.write(`experiment: ${exp.id}\n`);
+}
 await app.listen({ port: config.port, host: config.host });
 process.on("SIGTERM", () => {
   app.close().then(

@@ -26,11 +26,21 @@
  *     benchmark's rate-limit keys are deleted afterwards, nothing is flushed),
  *   BENCH_EVENT_LIMIT=0 (RATE_LIMIT_EVENTS for every server: 0 = off, as in the other ingest
  *     benches; a large number puts the shared Redis counter on the ingest path),
- *   BENCH_CONFIGS=sqlite-1,pg-1,pg-2-one,pg-2-two (a subset), BENCH_CONNECTIONS=50 (in all).
+ *   BENCH_CONFIGS=sqlite-1,pg-1,pg-2-one,pg-2-two (a subset), BENCH_CONNECTIONS=50 (in all),
+ *   BENCH_PG_LOG=<path of the PostgreSQL server's log, readable here>: every lock wait over 1 ms in
+ *     the bench database is logged (log_lock_waits, deadlock_timeout = 1 ms, set on that database),
+ *     and the waits logged during the measured load are counted by table: exact where sampling
+ *     catches only the waits under way every 250 ms,
+ *   BENCH_MIX=pageviews, or growth: the project has a conversion goal on `purchase` and a running
+ *     A/B experiment on it (bench/events/lift-server.ts), and of every 100 requests 10 expose a new
+ *     visitor to a variant, 4 are purchases (data.revenue) of exposed visitors and 2 server batches
+ *     naming a new lead (userId) for an exposed visitor (see `body`); the rest are pageviews. These
+ *     write the rows all visitors share: the variant counters, attribution and lead rollups.
+ *     pg-2-two sends pageviews only to the second project (it has no experiment).
  * Without a reachable PostgreSQL or Redis it prints why and exits 0 (so `npm run bench` passes).
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -50,6 +60,9 @@ const SAMPLE_MS = 250;
 const PG_URL = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:54329/postgres";
 const REDIS_URL = benchRedisUrl();
 const EVENT_LIMIT = process.env.BENCH_EVENT_LIMIT ?? "0";
+const PG_LOG = process.env.BENCH_PG_LOG;
+const MIX = process.env.BENCH_MIX ?? "pageviews";
+if (MIX !== "pageviews" && MIX !== "growth") throw new Error(`unknown BENCH_MIX ${MIX}`);
 const SCRIPT = "bench/events/lift-server.ts";
 const BROWSER_UA = "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"; // as bench/events/servers.ts
 
@@ -65,15 +78,42 @@ const LABEL: Record<ConfigName, string> = {
   "pg-2-two": "PostgreSQL, 2 processes, 2 projects",
 };
 
-const body = (key: string) => (i: number) =>
-  JSON.stringify({
-    type: "pageview",
-    visitorId: `v${i % VISITORS}`,
-    projectKey: key,
-    url: `https://shop.example.com/p/${i % 100}?utm_source=newsletter&utm_medium=email`,
-    referrer: "https://www.google.com/",
-    data: { plan: "pro", i },
-  });
+/**
+ * Request `i` to a target: a pageview of one of the 5000 returning visitors, or with
+ * BENCH_MIX=growth per 100 requests also 10 exposures of new visitors (this call's own, so the two
+ * processes never share one), 4 purchases by visitors exposed 4 requests before, 2 server batches
+ * naming a new lead for a visitor exposed 8 requests before.
+ */
+const body = (target: { key: string; experimentId?: string }) => {
+  const tag = randomBytes(4).toString("hex");
+  return (i: number) => {
+    const page = {
+      type: "pageview",
+      visitorId: `v${i % VISITORS}`,
+      projectKey: target.key,
+      url: `https://shop.example.com/p/${i % 100}?utm_source=newsletter&utm_medium=email`,
+      referrer: "https://www.google.com/",
+      data: { plan: "pro", i } as Record<string, unknown>,
+    };
+    const kind = i % 100;
+    if (MIX === "pageviews" || kind >= 16 || !target.experimentId) return JSON.stringify(page);
+    if (kind < 10) {
+      const variant = i % 2 ? "control" : "treatment";
+      const data = { experimentId: target.experimentId, variant };
+      return JSON.stringify({ ...page, visitorId: `${tag}-${i}`, type: "$exposure", data });
+    }
+    if (kind < 14) {
+      const data = { revenue: 20 + (i % 7) };
+      return JSON.stringify({ ...page, visitorId: `${tag}-${i - 4}`, type: "purchase", data });
+    }
+    return JSON.stringify({
+      projectKey: target.key,
+      userId: `${tag}-u${i}`,
+      visitorId: `${tag}-${i - 8}`,
+      events: [{ type: "signup", url: page.url }],
+    });
+  };
+};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -196,7 +236,7 @@ async function backendPids(database: string): Promise<number[]> {
 // ---------------------------------------------------------------- servers per configuration
 
 interface Setup {
-  targets: { url: string; key: string }[];
+  targets: { url: string; key: string; experimentId?: string }[];
   servers: Running[];
   database?: string;
 }
@@ -211,14 +251,18 @@ function databaseUrl(name: string): string {
   return u.toString();
 }
 
-async function startServer(env: NodeJS.ProcessEnv): Promise<{ server: Running; key?: string }> {
+async function startServer(
+  env: NodeJS.ProcessEnv,
+): Promise<{ server: Running; key?: string; experimentId?: string }> {
   const server = await startNode(SCRIPT, {
     BENCH_NO_PROCESSORS: "0",
+    BENCH_MIX: MIX,
     RATE_LIMIT_EVENTS: EVENT_LIMIT,
     ...env,
   });
   const key = /public key:\s+(svc_pk_\S+)/.exec(server.output())?.[1];
-  return { server, key };
+  const experimentId = /experiment:\s+(\S+)/.exec(server.output())?.[1];
+  return { server, key, experimentId };
 }
 
 /** A second project in the first one's workspace, through the workspace service on the bench database. */
@@ -234,13 +278,16 @@ async function secondProjectKey(url: string): Promise<string> {
 
 async function setUp(config: ConfigName, round: number, n: number): Promise<Setup> {
   if (config === "sqlite-1") {
-    const { server, key } = await startServer({ DATABASE_URL: "", REDIS_URL: "" });
+    const { server, key, experimentId } = await startServer({ DATABASE_URL: "", REDIS_URL: "" });
     if (!key) throw new Error(`no public key printed: ${server.output()}`);
-    return { targets: [{ url: `${server.base}/api/events`, key }], servers: [server] };
+    return { targets: [{ url: `${server.base}/api/events`, key, experimentId }], servers: [server] };
   }
   const database = `bench_scale_${process.pid}_${round}_${n}`;
   await admin.query(`create database ${database}`);
   created.push(database);
+  if (PG_LOG)
+    for (const setting of ["log_lock_waits = on", "deadlock_timeout = '1ms'"])
+      await admin.query(`alter database ${database} set ${setting}`);
   const env = { DATABASE_URL: databaseUrl(database), REDIS_URL, SECRET_KEY: secretKey };
   const setup: Setup = { targets: [], servers: [], database };
   try {
@@ -249,12 +296,17 @@ async function setUp(config: ConfigName, round: number, n: number): Promise<Setu
     const a = await startServer({ ...env, ROLLUP_SHARD: "1" });
     setup.servers.push(a.server);
     if (!a.key) throw new Error(`no public key printed: ${a.server.output()}`);
-    setup.targets.push({ url: `${a.server.base}/api/events`, key: a.key });
+    setup.targets.push({ url: `${a.server.base}/api/events`, key: a.key, experimentId: a.experimentId });
     if (config === "pg-1") return setup;
     const keyB = config === "pg-2-one" ? a.key : await secondProjectKey(env.DATABASE_URL);
     const b = await startServer({ ...env, ROLLUP_SHARD: "2" });
     setup.servers.push(b.server);
-    setup.targets.push({ url: `${b.server.base}/api/events`, key: keyB });
+    // pg-2-two: the second project has no experiment (its exposures are ignored).
+    setup.targets.push({
+      url: `${b.server.base}/api/events`,
+      key: keyB,
+      experimentId: config === "pg-2-one" ? a.experimentId : undefined,
+    });
     return setup;
   } catch (err) {
     await tearDown(setup);
@@ -276,6 +328,8 @@ interface Measured {
   /** CPU use during the measured load, in % of one core: the Lift processes, the bench
    * database's PostgreSQL backends (those alive at the end; pools keep theirs), this process */
   cpu: { lift: number; postgres: number; loader: number };
+  /** BENCH_PG_LOG: lock waits over 1 ms logged during the measured load, by table */
+  logged?: Map<string, number>;
   /** lock-wait samples during the measured load (PostgreSQL) */
   waits?: Waits;
   /** the same during the first-visits part of the warm-up */
@@ -305,7 +359,7 @@ async function countSessions(database: string): Promise<{ sessions: number; visi
 /** Loads every target at once, the connections split evenly. */
 async function loadAll(setup: Setup, seconds: number): Promise<LoadResult[]> {
   const per = CONNECTIONS / setup.targets.length;
-  return Promise.all(setup.targets.map((t) => loadEvents(t.url, per, seconds, body(t.key))));
+  return Promise.all(setup.targets.map((t) => loadEvents(t.url, per, seconds, body(t))));
 }
 
 /**
@@ -319,7 +373,7 @@ async function firstVisits(setup: Setup): Promise<void> {
   await Promise.all(
     setup.targets.map((t) => {
       let i = 0;
-      const next = body(t.key);
+      const next = body(t);
       return autocannon({
         url: t.url,
         connections: per,
@@ -364,9 +418,11 @@ async function measure(config: ConfigName, round: number, n: number): Promise<Me
     const pgBefore = new Map((await pids()).map((p) => [p, cpuMs(p)]));
     const liftBefore = liftCpu();
     const loaderBefore = process.cpuUsage();
+    const logFrom = PG_LOG && setup.database ? statSync(PG_LOG).size : undefined;
     const t0 = Date.now();
     const results = await loadAll(setup, SECONDS);
     const wall = Date.now() - t0;
+    const logged = logFrom === undefined ? undefined : loggedWaits(PG_LOG!, logFrom);
     const loader = process.cpuUsage(loaderBefore);
     const lift = liftCpu() - liftBefore;
     const postgres = (await pids()).reduce((s, p) => s + cpuMs(p) - (pgBefore.get(p) ?? 0), 0);
@@ -386,6 +442,7 @@ async function measure(config: ConfigName, round: number, n: number): Promise<Me
       p99: Math.max(...results.map((r) => r.p99)),
       non2xx: results.reduce((s, r) => s + r.non2xx, 0),
       waits,
+      logged,
       firstWaits,
       commitsPerSecond: (committed * 1000) / wall,
       problems: serverProblems(setup.servers),
@@ -393,6 +450,29 @@ async function measure(config: ConfigName, round: number, n: number): Promise<Me
   } finally {
     await tearDown(setup);
   }
+}
+
+/**
+ * Lock waits logged since byte `from` of the server log, by the table named in the wait's context
+ * ("while inserting index tuple … in relation …", "while updating tuple …").
+ */
+function loggedWaits(file: string, from: number): Map<string, number> {
+  const size = statSync(file).size;
+  const buf = Buffer.alloc(Math.max(0, size - from));
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, buf, 0, buf.length, from);
+  } finally {
+    closeSync(fd);
+  }
+  const out = new Map<string, number>();
+  const lines = buf.toString("utf8").split("\n");
+  lines.forEach((line, i) => {
+    if (!/still waiting for/.test(line)) return;
+    const context = lines.slice(i + 1, i + 4).find((l) => /CONTEXT:/.test(l));
+    bump(out, /relation "([^"]+)"/.exec(context ?? "")?.[1] ?? "(no table named)");
+  });
+  return out;
 }
 
 // ---------------------------------------------------------------- main
@@ -427,7 +507,7 @@ const { rows: settings } = await admin.query<{ name: string; setting: string }>(
 console.log(
   `${started.toISOString()} load average ${loadBefore}; ${os.cpus().length} cores; Node ${process.version}; ` +
     `PostgreSQL ${ver[0]!.v} (${settings.map((s) => `${s.name}=${s.setting}`).join(", ")}); Redis ${REDIS_URL}; ` +
-    `RATE_LIMIT_EVENTS=${EVENT_LIMIT}`,
+    `RATE_LIMIT_EVENTS=${EVENT_LIMIT}; BENCH_MIX=${MIX}`,
 );
 console.log(
   `${ROUNDS} rounds x (${WARMUP_SECONDS} s warm-up + ${VISITORS} first visits per process + ${SECONDS} s), ${CONNECTIONS} connections in all\n`,
@@ -453,6 +533,13 @@ try {
       );
       if (m.sessions)
         console.log(`    ${m.sessions.sessions} sessions stored for ${m.sessions.visitors} visitors`);
+      if (m.logged) {
+        const total = [...m.logged.values()].reduce((a, b) => a + b, 0);
+        const byTable = top(m.logged, 8).map(([t, n]) => `${t} ${n}`);
+        console.log(
+          `    lock waits over 1 ms (server log): ${total}${total ? ` (${byTable.join(", ")})` : ""}`,
+        );
+      }
       for (const [msg, n] of m.problems) console.log(`    server log x${n}: ${msg}`);
       if (m.non2xx > 0) console.log(`    WARNING: ${m.non2xx} non-2xx responses`);
     }
