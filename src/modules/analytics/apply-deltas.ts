@@ -14,9 +14,9 @@ export async function applyAnalyticsDeltas(
   trx: Trx,
   rollups: RollupDeltas,
   breakdowns: BreakdownDeltas,
-  { raw, shard = writerShard(trx) }: { raw?: SQLite.Database; shard?: number } = {},
+  { raw }: { raw?: SQLite.Database } = {},
 ): Promise<void> {
-  if (isPostgresDb(trx)) return applyRollupsPostgres(trx, rollups, breakdowns, shard);
+  if (isPostgresDb(trx)) return applyRollupsPostgres(trx, rollups, breakdowns, writerShard(trx));
   await applyRollupDeltas(trx, rollups, raw);
   if (breakdowns.rows.length === 0) return;
   if (!raw) throw new Error("breakdowns on SQLite need the raw connection");

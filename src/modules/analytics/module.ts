@@ -3,15 +3,12 @@ import { registerGoalMetricProvider } from "../goals/service.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
 import { createAnalyticsProcessor } from "./processor.js";
 import { analyticsRoutes } from "./routes.js";
-import { writerShard } from "../../platform/db/shard.js";
 
 export const analyticsModule: LiftModule = {
   name: "analytics",
   async register(app) {
     // Reads identity's visitor → lead links (a batch's userId) to key touchpoints and conversions.
-    app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle, writerShard(app.db)), [
-      "identity",
-    ]);
+    app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle), ["identity"]);
     registerGoalMetricProvider(app.deps, goalMetric, ANALYTICS_GOAL_METRICS);
     await app.register(analyticsRoutes);
   },

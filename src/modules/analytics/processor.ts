@@ -46,10 +46,9 @@ export const SIGNUP_KEY = "$signup";
  * are left out of all of it. The per-event work is a session insert (usually a no-op conflict) and
  * a visitor hash; conversions, rare, carry the lookups.
  */
-export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }, shard = 0): EventProcessor {
+export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): EventProcessor {
   const ctx: ProcessorContext = {
     raw: handle.sqlite,
-    shard,
     goals: conversionGoalsCache(),
     seenSessions: new Map(),
     seenCount: 0,
@@ -61,8 +60,6 @@ export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }, s
 interface ProcessorContext {
   /** SQLite: the connection under the transaction, for prepared statements on the hot path */
   raw?: SQLite.Database;
-  /** PostgreSQL: this process's rollup rows (shard.ts) */
-  shard: number;
   /** the project's conversion goals, for the configuration version the transaction read */
   goals: ReturnType<typeof conversionGoalsCache>;
   /**
