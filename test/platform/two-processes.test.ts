@@ -1,18 +1,35 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeSelfSignedCert } from "../../src/modules/webhooks/testing/receiver.js";
 import { ADMIN, call, printedApiKey } from "../hardening/lift-process.js";
-import { freePort, waitFor } from "../helpers/net.js";
+import { waitFor } from "../helpers/net.js";
 import { startPgCluster } from "../helpers/pg-cluster.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";
-import { mulberry32 } from "../../src/modules/experiments/stats.js";
+import {
+  killAll,
+  type Proc,
+  printed,
+  query,
+  startLift,
+  stopAll,
+  webhookReceiver,
+} from "./two-processes.harness.js";
+import {
+  type Db,
+  REPORTS,
+  type Visitor,
+  expectedSessions,
+  get,
+  ingest,
+  leadsOf,
+  rounded,
+  script,
+  sessionsOf,
+} from "./two-processes.script.js";
 
 /**
  * Issue 18: two API processes (A, B) on different ports over one PostgreSQL database and one
@@ -24,91 +41,8 @@ import { mulberry32 } from "../../src/modules/experiments/stats.js";
  * itself), journeys, summary, breakdowns, leads and attribution of A/B equal R's; every webhook job
  * runs once although A and B both run job workers; a read limit counts once.
  */
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const BROWSER_UA =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 const VISITORS = 60;
 const READ_LIMIT = 120;
-const MIN = 60_000;
-const SESSION_GAP_MS = 30 * MIN;
-
-// ---- the processes ------------------------------------------------------------------------------
-
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-}
-
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
-const killAll = () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-};
-
-/** `node --import tsx src/main.ts` with exactly the given database and Redis; healthy (Redis up). */
-async function startLift(name: string, env: NodeJS.ProcessEnv): Promise<Proc> {
-  const port = await freePort();
-  const base = { ...process.env };
-  // Whatever the CI stage put in the environment, this test chooses the database and the Redis.
-  delete base.DATABASE_URL;
-  delete base.REDIS_URL;
-  delete base.SMTP_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: ROOT,
-    env: { ...base, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  child.stdout!.on("data", (c) => {
-    out += c;
-  });
-  child.stderr!.on("data", (c) => {
-    out += c;
-  });
-  const proc = { name, child, base: `http://127.0.0.1:${port}`, output: () => out };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${out}`);
-    const health = await fetch(`${proc.base}/healthz`).then(
-      async (r) => (r.ok ? ((await r.json()) as { status: string }) : undefined),
-      () => undefined,
-    );
-    // "ok", not "degraded": with REDIS_URL, Redis is connected before the first event arrives.
-    if (health?.status === "ok") return proc;
-    if (Date.now() > deadline) throw new Error(`${name} did not become healthy: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A process's warnings and errors (pino lines), short: for the message of a failed assertion. */
-const problems = (p: Proc) =>
-  p
-    .output()
-    .split("\n")
-    .filter((l) => /"level":(40|50|60)/.test(l) && !l.includes("ALLOW_PRIVATE_WEBHOOK_TARGETS"))
-    .map((l) => {
-      const { msg, err } = JSON.parse(l) as { msg?: string; err?: { message?: string; stack?: string } };
-      const where = err?.stack?.split("\n").find((s) => s.includes("/src/"));
-      return `${msg}: ${err?.message ?? ""} ${where?.trim() ?? ""}`;
-    })
-    .slice(-5)
-    .join("\n");
-
-const printed = (output: string, label: string) => {
-  const m = new RegExp(`${label}:\\s+(\\S+)`).exec(output);
-  if (!m) throw new Error(`no ${label} printed: ${output}`);
-  return m[1]!;
-};
-
-interface Db {
-  url: string;
-  apiKey: string;
-  publicKey: string;
-  projectId: string;
-}
 
 let cluster: Awaited<ReturnType<typeof startPgCluster>>;
 let redis: RedisServer;
@@ -118,38 +52,9 @@ let R: Proc;
 /** database `two` (A and B) and database `one` (R) */
 let two: Db;
 let one: Db;
-
-// ---- the webhook receiver (HTTPS, self-signed; the processes trust it via NODE_EXTRA_CA_CERTS) ---
-
-interface Delivery {
-  eventId: string;
-  type: string;
-  messageId: string;
-}
-const delivered: Delivery[] = [];
-let inFlight = 0;
-let maxInFlight = 0;
-const tls = makeSelfSignedCert();
-const receiver = https.createServer(tls, (req, res) => {
-  req.on("error", () => {});
-  res.on("error", () => {});
-  let body = "";
-  req.setEncoding("utf8");
-  req.on("data", (c: string) => {
-    body += c;
-  });
-  req.on("end", () => {
-    const p = JSON.parse(body) as { id: string; type: string };
-    delivered.push({ eventId: p.id, type: p.type, messageId: String(req.headers["webhook-id"]) });
-    // Held a moment: deliveries of A's and B's workers overlap (each worker runs one job at a time).
-    inFlight++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    setTimeout(() => {
-      inFlight--;
-      res.writeHead(200).end("ok");
-    }, 40);
-  });
-});
+const dirs: string[] = [];
+// The webhook receiver (HTTPS, self-signed; the processes trust it via NODE_EXTRA_CA_CERTS).
+const receiver = webhookReceiver();
 
 beforeAll(async () => {
   process.once("exit", killAll);
@@ -163,12 +68,12 @@ beforeAll(async () => {
   await admin.end();
   const dbUrl = (name: string) => cluster.url.replace(/\/postgres$/, `/${name}`);
 
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => receiver.server.listen(0, "127.0.0.1", resolve));
   const dirTwo = mkdtempSync(path.join(tmpdir(), "lift-two-"));
   const dirOne = mkdtempSync(path.join(tmpdir(), "lift-one-"));
   dirs.push(dirTwo, dirOne);
   const certFile = path.join(dirTwo, "receiver-ca.pem");
-  writeFileSync(certFile, tls.cert);
+  writeFileSync(certFile, receiver.cert);
   const common: NodeJS.ProcessEnv = {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
@@ -214,262 +119,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   process.removeListener("exit", killAll);
-  killAll();
-  await Promise.all(
-    children.map((c) =>
-      c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("close", r)) : null,
-    ),
-  );
-  receiver.closeAllConnections();
-  await new Promise((r) => receiver.close(r));
+  await stopAll();
+  receiver.server.closeAllConnections();
+  await new Promise((r) => receiver.server.close(r));
   await redis?.stop();
   await cluster?.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-async function query<T = Record<string, unknown>>(url: string, text: string, values: unknown[] = []) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, values)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
-
-// ---- the script: deterministic visitors, events, conversions and stitches -----------------------
-
-/** Where a visit comes from: URL query and referrer (channels: direct, search, email, social …). */
-const ACQUISITIONS: { query: string; referrer?: string }[] = [
-  { query: "" },
-  { query: "", referrer: "https://www.google.com/" },
-  { query: "?utm_source=google&utm_medium=cpc&utm_campaign=spring", referrer: "https://www.google.com/" },
-  { query: "?utm_source=newsletter&utm_medium=email&utm_campaign=may" },
-  { query: "", referrer: "https://www.facebook.com/" },
-  { query: "?utm_source=facebook&utm_medium=paid&utm_campaign=retarget" },
-  { query: "", referrer: "https://news.ycombinator.com/item?id=1" },
-  // a tab left open past the gap: a self-referral continues the visit's source
-  { query: "", referrer: "https://shop.example.com/pricing" },
-  { query: "?gclid=abc123" },
-  { query: "", referrer: "https://chat.openai.com/" },
-];
-const PAGES = ["/", "/pricing", "/blog/launch", "/docs/start", "/checkout", "/features"];
-/** Gaps between a visitor's events: some within a session (≤ 29 min), some past it (≥ 31 min). */
-const GAPS = [1, 4, 12, 20, 29, 31, 45, 120, 420].map((m) => m * MIN);
-
-interface EventBody {
-  type: string;
-  visitorId: string;
-  url: string;
-  referrer?: string;
-  timestamp: string;
-  data?: Record<string, unknown>;
-}
-type Step =
-  | { kind: "event"; event: EventBody }
-  /** two events of one visitor sent at once, one to each process (same page, a minute apart) */
-  | { kind: "burst"; events: [EventBody, EventBody] }
-  | { kind: "stitch"; email: string };
-
-interface Visitor {
-  id: string;
-  steps: Step[];
-  /** timestamps of the visitor's events in order */
-  times: number[];
-}
-
-function script(now: number): Visitor[] {
-  const rnd = mulberry32(18);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const visitors: Visitor[] = [];
-  for (let i = 0; i < VISITORS; i++) {
-    const id = `v${String(i).padStart(3, "0")}-${Math.floor(rnd() * 1e9).toString(36)}`;
-    const n = 4 + Math.floor(rnd() * 7);
-    const steps: Step[] = [];
-    const times: number[] = [];
-    let t = now - 4 * 86_400_000 + Math.floor(rnd() * 86_400_000);
-    for (let j = 0; j < n; j++) {
-      if (j > 0) t += pick(GAPS);
-      const acq = pick(ACQUISITIONS);
-      const url = `https://shop.example.com${pick(PAGES)}${acq.query}`;
-      const r = rnd();
-      const type =
-        j === 0
-          ? "pageview"
-          : r < 0.55
-            ? "pageview"
-            : r < 0.7
-              ? "click"
-              : r < 0.8
-                ? "signup"
-                : r < 0.92
-                  ? "purchase"
-                  : "video_play";
-      const event: EventBody = {
-        type,
-        visitorId: id,
-        url,
-        ...(acq.referrer ? { referrer: acq.referrer } : {}),
-        timestamp: new Date(t).toISOString(),
-        ...(type === "purchase" ? { data: { revenue: 10 + Math.floor(rnd() * 190) + 0.5 } } : {}),
-      };
-      times.push(t);
-      // A burst: the same page clicked a minute later, both in flight at once (one on A, one on B),
-      // not across midnight (a session's day is its first event's).
-      const second = new Date(t + MIN);
-      if (type === "pageview" && rnd() < 0.3 && second.getUTCDate() === new Date(t).getUTCDate()) {
-        t += MIN;
-        times.push(t);
-        steps.push({
-          kind: "burst",
-          events: [event, { ...event, type: "click", timestamp: second.toISOString() }],
-        });
-      } else steps.push({ kind: "event", event });
-      if (i % 2 === 0 && j === Math.floor(n / 2)) steps.push({ kind: "stitch", email: `${id}@example.com` });
-    }
-    visitors.push({ id, steps, times });
-  }
-  return visitors;
-}
-
-/** Sessions of a visitor by the rule itself: a new one after more than 30 minutes without events. */
-const expectedSessions = (v: Visitor) =>
-  1 + v.times.slice(1).filter((t, k) => t - v.times[k]! > SESSION_GAP_MS).length;
-
-async function send(p: Proc, db: Db, event: EventBody): Promise<void> {
-  const res = await call(p.base, "POST", "/api/events", {
-    body: { ...event, projectKey: db.publicKey },
-    headers: { "user-agent": BROWSER_UA },
-  });
-  expect(res.status, `${p.name}: ${JSON.stringify(res.body)}\n${problems(p)}`).toBe(200);
-}
-
-/**
- * Every visitor at once; each visitor's steps in order (a burst's two events together), the steps
- * going to `procs` in turn (A, B, A, B … or R, R, R …).
- */
-async function ingest(visitors: Visitor[], procs: Proc[], db: Db): Promise<void> {
-  await Promise.all(
-    visitors.map(async (v, i) => {
-      let k = i;
-      const next = () => procs[k++ % procs.length]!;
-      for (const step of v.steps) {
-        if (step.kind === "event") await send(next(), db, step.event);
-        else if (step.kind === "burst") await Promise.all(step.events.map((e) => send(next(), db, e)));
-        else {
-          const p = next();
-          const res = await call(p.base, "POST", "/api/identity/stitch", {
-            body: { projectKey: db.publicKey, visitorId: v.id, email: step.email },
-          });
-          expect(res.status, `${p.name}: ${JSON.stringify(res.body)}\n${problems(p)}`).toBe(200);
-        }
-      }
-    }),
-  );
-}
-
-// ---- reading the results ------------------------------------------------------------------------
-
-interface Exported {
-  visitorId: string;
-  sessionId: string;
-  type: string;
-  url: string;
-  timestamp: string;
-  channel: string;
-  source: string | null;
-  origin: string;
-}
-
-async function get(p: Proc, key: string, url: string): Promise<any> {
-  const res = await call(p.base, "GET", url, { key });
-  expect(res.status, `${p.name} GET ${url}: ${JSON.stringify(res.body)}`).toBe(200);
-  return res.body;
-}
-
-/**
- * Each visitor's sessions as structure (session ids are random): per session, its first event's
- * time, its events (time and type) in order, its channel and source.
- */
-async function sessionsOf(p: Proc, key: string): Promise<Map<string, unknown[]>> {
-  const res = await fetch(`${p.base}/api/export/events?format=ndjson`, { headers: { "x-api-key": key } });
-  expect(res.status).toBe(200);
-  const rows = (await res.text())
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Exported);
-  const byVisitor = new Map<string, Map<string, Exported[]>>();
-  for (const e of rows) {
-    let sessions = byVisitor.get(e.visitorId);
-    if (!sessions) {
-      sessions = new Map();
-      byVisitor.set(e.visitorId, sessions);
-    }
-    const list = sessions.get(e.sessionId);
-    if (list) list.push(e);
-    else sessions.set(e.sessionId, [e]);
-  }
-  const out = new Map<string, unknown[]>();
-  for (const [visitorId, sessions] of byVisitor) {
-    const shaped = [...sessions.values()].map((events) => {
-      events.sort((a, b) => a.timestamp.localeCompare(b.timestamp) || a.type.localeCompare(b.type));
-      return {
-        start: events[0]!.timestamp,
-        events: events.map((e) => `${e.timestamp} ${e.type}`),
-        channels: [...new Set(events.map((e) => `${e.channel}/${e.source}`))],
-      };
-    });
-    shaped.sort((a, b) => a.start.localeCompare(b.start));
-    out.set(visitorId, shaped);
-  }
-  return out;
-}
-
-/** Numbers rounded (credits are fractions summed in storage order, which differs between databases). */
-function rounded(v: unknown): unknown {
-  if (typeof v === "number") return Math.round(v * 1e6) / 1e6;
-  if (Array.isArray(v)) return v.map(rounded);
-  if (v && typeof v === "object")
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rounded(x)]));
-  return v;
-}
-
-const REPORTS = [
-  "/api/analytics/summary",
-  "/api/analytics/timeseries?period=7d",
-  "/api/analytics/breakdown?by=channel&limit=100",
-  "/api/analytics/breakdown?by=source&limit=100",
-  "/api/analytics/breakdown?by=landing_page&limit=100",
-  "/api/analytics/breakdown?by=event_type&limit=100",
-  "/api/attribution/summary",
-  "/api/attribution/summary?model=first_touch",
-  "/api/attribution/summary?model=last_touch",
-  "/api/attribution/summary?model=linear",
-];
-
-async function leadsOf(p: Proc, key: string) {
-  const list = await get(p, key, "/api/leads?limit=200");
-  expect(list.nextCursor).toBeNull();
-  return (
-    list.items as {
-      email: string;
-      firstTouch: unknown;
-      visitorIds: string[];
-      conversions: number;
-      revenue: number;
-    }[]
-  )
-    .map((l) => ({
-      email: l.email,
-      firstTouch: l.firstTouch,
-      visitorIds: [...l.visitorIds].sort(),
-      conversions: l.conversions,
-      revenue: rounded(l.revenue),
-    }))
-    .sort((a, b) => a.email.localeCompare(b.email));
-}
-
-// ---- the tests ----------------------------------------------------------------------------------
 
 describe("two API processes over one PostgreSQL and one Redis", () => {
   let visitors: Visitor[];
@@ -492,7 +148,7 @@ describe("two API processes over one PostgreSQL and one Redis", () => {
         expect(res.status, JSON.stringify(res.body)).toBe(201);
       }
     }
-    const port = (receiver.address() as AddressInfo).port;
+    const port = (receiver.server.address() as AddressInfo).port;
     const wh = await call(B.base, "POST", "/api/webhooks", {
       key: two.apiKey,
       body: { url: `https://localhost:${port}/hook`, events: ["lead.created", "lead.updated"] },
@@ -500,7 +156,7 @@ describe("two API processes over one PostgreSQL and one Redis", () => {
     expect(wh.status, JSON.stringify(wh.body)).toBe(201);
     webhookId = wh.body.id;
 
-    visitors = script(Date.now());
+    visitors = script(Date.now(), VISITORS);
     await Promise.all([ingest(visitors, [A, B], two), ingest(visitors, [R], one)]);
     ingested = true;
     const events = visitors.reduce((n, v) => n + v.times.length, 0);
@@ -568,7 +224,7 @@ describe("two API processes over one PostgreSQL and one Redis", () => {
           "select count(*) as n from jobs where status in ('queued', 'running') and run_at <= $1",
           [Date.now()],
         );
-        return delivered.length >= ids.size && Number(open[0]!.n) === 0;
+        return receiver.delivered.length >= ids.size && Number(open[0]!.n) === 0;
       },
       20_000,
       100,
@@ -587,6 +243,7 @@ describe("two API processes over one PostgreSQL and one Redis", () => {
     );
     expect(byType(events)["lead.created"]).toBe(VISITORS / 2);
 
+    const { delivered } = receiver;
     const deliveredIds = delivered.map((d) => d.eventId).sort();
     expect(deliveredIds).toEqual(events.map((e) => e.id).sort());
     expect(new Set(delivered.map((d) => d.messageId)).size).toBe(delivered.length);
@@ -603,7 +260,7 @@ describe("two API processes over one PostgreSQL and one Redis", () => {
       [webhookId],
     );
     expect(Number(attempts[0]!.n)).toBe(events.length);
-    console.log(`two-processes: ${delivered.length} deliveries, at most ${maxInFlight} at once`);
+    console.log(`two-processes: ${delivered.length} deliveries, at most ${receiver.maxInFlight()} at once`);
   }, 30_000);
 
   it("a read limit counts once across A and B (a shared counter in Redis)", async () => {
