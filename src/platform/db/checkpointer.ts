@@ -93,6 +93,8 @@ export function startCheckpointer(
       new Promise<void>((resolve) => {
         if (exited) return resolve();
         worker.once("exit", () => resolve());
+        // Held until it exits: a process whose last work is closing must not end while it waits.
+        worker.ref();
         worker.postMessage("stop");
       }),
   };
