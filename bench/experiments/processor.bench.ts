@@ -165,10 +165,5 @@ try {
   console.error(err);
   process.exitCode = 1;
 } finally {
-  // Closing waits for the WAL checkpointer thread to exit, and that thread is unref'd
-  // (platform/db/checkpointer.ts): with nothing else pending, Node would end the script with exit
-  // code 13 (unsettled top-level await) before it does. A timer holds the loop open meanwhile.
-  const hold = setInterval(() => {}, 1_000);
   await t.close();
-  clearInterval(hold);
 }
