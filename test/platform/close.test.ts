@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,7 +15,9 @@ import { freePort, waitFor } from "../helpers/net.js";
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -25,8 +27,8 @@ function tempDir(): string {
   return d;
 }
 
-/** Runs `node --import tsx <args>` in the repository, SQLite only; resolves with its exit. */
-function run(args: string[], env: NodeJS.ProcessEnv, onStart?: (kill: () => void) => void) {
+/** Starts `node --import tsx <args>` in the repository, SQLite only; `exit` settles when it ends. */
+function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const base = { ...process.env };
   delete base.DATABASE_URL;
   delete base.REDIS_URL;
@@ -35,6 +37,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, onStart?: (kill: () => void
     env: { ...base, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  children.push(child);
   let out = "";
   child.stdout.on("data", (c) => {
     out += c;
@@ -42,10 +45,10 @@ function run(args: string[], env: NodeJS.ProcessEnv, onStart?: (kill: () => void
   child.stderr.on("data", (c) => {
     out += c;
   });
-  onStart?.(() => child.kill("SIGTERM"));
-  return new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) =>
-    child.once("close", (code, signal) => resolve({ code, signal, out })),
+  const exit = new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.once("close", (code) => resolve({ code, out })),
   );
+  return { child, exit };
 }
 
 describe("closing the embedded database", () => {
@@ -65,7 +68,7 @@ await handle.close();
 console.log("closed");
 `,
     );
-    const { code, out } = await run([script], {});
+    const { code, out } = await run([script]).exit;
     expect(out).toContain("closed");
     expect(code, out).toBe(0);
     // The app's connection was closed, the last one: SQLite checkpointed and removed the WAL.
@@ -75,22 +78,23 @@ console.log("closed");
   it("the server on SIGTERM closes its database before it exits", async () => {
     const dir = tempDir();
     const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const result = await run(
-      ["src/main.ts"],
-      { DATA_DIR: dir, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "warn" },
-      (kill) => {
-        waitFor(
-          () =>
-            fetch(`${base}/healthz`).then(
-              (r) => r.ok,
-              () => false,
-            ),
-          60_000,
-          100,
-        ).then(kill, kill);
-      },
+    const server = run(["src/main.ts"], {
+      DATA_DIR: dir,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+    });
+    await waitFor(
+      () =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      60_000,
+      100,
     );
+    server.child.kill("SIGTERM");
+    const result = await server.exit;
     expect(result.code, result.out).toBe(0);
     expect(existsSync(path.join(dir, "lift.db"))).toBe(true);
     expect(existsSync(path.join(dir, "lift.db-wal")), result.out).toBe(false);

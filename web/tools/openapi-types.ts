@@ -27,11 +27,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     await app.ready();
     return JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>;
   } finally {
-    // Closing waits for the SQLite checkpoint thread's exit, and that thread is unref'd: with
-    // nothing else pending the process would end before the exit event arrives.
-    const keepAlive = setInterval(() => {}, 1000);
     await app.close();
-    clearInterval(keepAlive);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
