@@ -1,5 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
+import { compileGlob } from "../../platform/glob.js";
 import { stepEventPages } from "../events/service.js";
 import { NONE_KEY, type FunnelBreakdown } from "./dimensions.js";
 import { leadsOfVisitors, personKey } from "./people.js";
@@ -93,16 +94,12 @@ export function funnelResult(steps: FunnelStep[], progress: Iterable<number[]>):
   }));
 }
 
-function urlMatcher(pattern: string): RegExp {
-  const escaped = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${escaped.join(".*")}$`, "s");
-}
-
 /** The bit mask of the steps an event satisfies. */
 function stepMatcher(steps: FunnelStep[]): (type: string, url: string, dataJson: string) => number {
   const compiled = steps.map((s) => ({
     type: s.eventType,
-    url: s.urlPattern ? urlMatcher(s.urlPattern) : null,
+    // linear in pattern and URL (platform/glob.ts): a caller chooses both
+    url: s.urlPattern ? compileGlob(s.urlPattern) : null,
     conditions: Object.entries(s.conditions ?? {}),
   }));
   return (type, url, dataJson) => {

@@ -1,5 +1,6 @@
 import type { ConditionT } from "./schema.js";
 import { memoize } from "../../platform/cache.js";
+import { compileGlob, type Glob } from "../../platform/glob.js";
 
 export interface ConversionGoalDef {
   eventType: string;
@@ -12,14 +13,15 @@ export interface MatchableEvent {
   data: Record<string, unknown>;
 }
 
-/** `*` matches any run of characters (slashes included); everything else is literal. Anchored. */
-export const globToRegExp = memoize(5000, (pattern: string): RegExp => {
-  const body = pattern
-    .split("*")
-    .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${body}$`, "i");
-});
+/**
+ * `*` matches any run of characters (slashes included); everything else is literal, compared
+ * case-insensitively. Anchored. Linear in pattern and URL (platform/glob.ts): the pattern runs on
+ * every ingested event, and anyone with a page's public key chooses the URL.
+ */
+const compiledGlob = memoize(
+  5000,
+  (pattern: string): Glob => compileGlob(pattern, { caseInsensitive: true }),
+);
 
 const trimSlash = (s: string) => (s.length > 1 && s.endsWith("/") ? s.slice(0, -1) : s);
 
@@ -29,7 +31,7 @@ const trimSlash = (s: string) => (s.length > 1 && s.endsWith("/") ? s.slice(0, -
  * slash is not significant.
  */
 export function urlMatches(pattern: string, url: string): boolean {
-  const re = globToRegExp(trimSlash(pattern));
+  const re = compiledGlob(trimSlash(pattern));
   let u: URL | null = null;
   try {
     u = new URL(url);
