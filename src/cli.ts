@@ -1,6 +1,6 @@
 /**
  * `lift <command>`: operator commands that run beside the server, not in it (the server itself is
- * `npm start`). One command so far.
+ * `npm start`).
  */
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<number> }> = {
   "migrate-to-postgres": {
@@ -8,6 +8,10 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
     // Loaded on demand: a command's dependencies (database drivers) stay out of the others' start.
     run: async (argv) =>
       (await import("./platform/db/migrate-to-postgres/command.js")).migrateToPostgres(argv),
+  },
+  "set-tier": {
+    summary: "set a workspace's plan tier (an operator's setting, not a workspace admin's)",
+    run: async (argv) => (await import("./modules/workspace/set-tier-command.js")).setTierCommand(argv),
   },
 };
 

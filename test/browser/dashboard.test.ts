@@ -184,12 +184,14 @@ describe("dashboard in Chromium", () => {
     await settled(page);
 
     await page.getByLabel("Workspace name").fill("Acme growth");
-    await page.getByLabel("Plan tier").selectOption("pro");
+    // The plan is the operator's: shown, not editable.
+    await page.getByText("set by the server's operator").waitFor();
+    expect(await page.getByLabel("Plan tier").count()).toBe(0);
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Saved.").waitFor();
     expect((await w.get("/api/workspace", { as: "admin" })).body).toMatchObject({
       name: "Acme growth",
-      tier: "pro",
+      tier: "free",
     });
     await page.locator(".workspace", { hasText: "Acme growth" }).waitFor();
 
@@ -207,6 +209,18 @@ describe("dashboard in Chromium", () => {
     await members.getByLabel("Initial password").fill("a long password");
     await members.getByRole("button", { name: "Add member" }).click();
     await page.getByRole("alert").filter({ hasText: "Not added" }).waitFor();
+    // The member signed in somewhere: "Sign out everywhere" ends that session at once.
+    const memberLogin = await d.t.app.inject({
+      method: "POST",
+      url: "/api/auth/login",
+      payload: { email, password: "a long password" },
+    });
+    const memberCookie = String(memberLogin.headers["set-cookie"]).split(";")[0]!;
+    await page.getByRole("button", { name: `Sign ${email} out everywhere` }).click();
+    await page.getByText("Signed out of 1 session.").waitFor();
+    expect(
+      (await d.t.app.inject({ url: "/api/auth/me", headers: { cookie: memberCookie } })).statusCode,
+    ).toBe(401);
     await page.getByRole("button", { name: `Remove ${email}` }).click();
     await page.waitForFunction((e) => !document.body.textContent?.includes(`Remove ${e}`), email);
     expect(
@@ -237,6 +251,18 @@ describe("dashboard in Chromium", () => {
     expect(await page.getByRole("heading", { name: "Members" }).count()).toBe(0);
     expect(await page.getByLabel("Project").count()).toBe(0);
     await checkPage(page, "settings-member");
+    // Anyone changes their own password here; the page says how many other sessions it ended.
+    const form = page.getByRole("form", { name: "Change your password" });
+    await form.getByLabel("Current password").fill(PASSWORD);
+    await form.getByLabel("New password").fill("a fresher passphrase");
+    await form.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Password changed; 0 other sessions signed out.").waitFor();
+    const relogin = await d.t.app.inject({
+      method: "POST",
+      url: "/api/auth/login",
+      payload: { email, password: "a fresher passphrase" },
+    });
+    expect(relogin.statusCode).toBe(200);
     expect(problems).toEqual([]);
   }, 60_000);
 

@@ -79,6 +79,10 @@ const TABLE: Row[] = [
   r("PATCH /api/workspace", "admin", "/api/workspace", { body: () => ({ name: "Renamed" }) }),
   r("GET /api/workspace/users", "admin", "/api/workspace/users"),
   r("POST /api/workspace/users", "admin", "/api/workspace/users", { body: () => ({}) }),
+  r("POST /api/auth/password", "session", "/api/auth/password", { body: () => ({}) }),
+  r("DELETE /api/workspace/users/:id/sessions", "admin", (i) => `/api/workspace/users/${i.userId}/sessions`, {
+    owned: true,
+  }),
   r("DELETE /api/workspace/users/:id", "admin", (i) => `/api/workspace/users/${i.userId}`, { owned: true }),
   r("GET /api/projects", "admin", "/api/projects"),
   r("POST /api/projects", "admin", "/api/projects", { body: () => ({}) }),

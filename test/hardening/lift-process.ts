@@ -132,7 +132,7 @@ export async function call(
   method: string,
   url: string,
   opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${base}${url}`, {
     method,
     headers: {
@@ -149,5 +149,5 @@ export async function call(
   } catch {
     body = text;
   }
-  return { status: res.status, body };
+  return { status: res.status, body, headers: res.headers };
 }

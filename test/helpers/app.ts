@@ -8,7 +8,7 @@ import { buildApp } from "../../src/app.js";
 import { testSchemaPrefix } from "../global-setup.js";
 import { type Config, isPostgres, loadConfig } from "../../src/config.js";
 import { provisionWorkspace, type Provisioned } from "../../src/modules/workspace/bootstrap.js";
-import { createUser } from "../../src/modules/workspace/service.js";
+import { createUser, startSession } from "../../src/modules/workspace/service.js";
 import type { Role, Tier } from "../../src/modules/workspace/tables.js";
 import { SESSION_COOKIE, signSession } from "../../src/platform/auth/session.js";
 
@@ -88,12 +88,14 @@ export async function startTestApp(overrides: Partial<Config> = {}) {
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 export type Tenant = Awaited<ReturnType<typeof makeTenant>>;
 
-async function sessionCookie(app: FastifyInstance, userId: string, workspaceId: string): Promise<string> {
-  return `${SESSION_COOKIE}=${await signSession(app.sessionKey, userId, workspaceId)}`;
+/** A signed-in session of the user, as POST /api/auth/login makes one, without the password round. */
+export async function sessionCookie(app: FastifyInstance, userId: string): Promise<string> {
+  const session = await startSession(app.db, userId);
+  return `${SESSION_COOKIE}=${await signSession(app.sessionKey, { sessionId: session.id, userId }, session.expiresAt)}`;
 }
 
 async function makeTenant(app: FastifyInstance, p: Provisioned) {
-  const adminCookie = await sessionCookie(app, p.admin.id, p.workspace.id);
+  const adminCookie = await sessionCookie(app, p.admin.id);
   let memberCookie: string | undefined;
 
   async function headersFor(as: As): Promise<Record<string, string>> {
@@ -106,7 +108,7 @@ async function makeTenant(app: FastifyInstance, p: Provisioned) {
           role: "member" as Role,
           password: "correct horse battery",
         });
-        memberCookie = await sessionCookie(app, m.id, p.workspace.id);
+        memberCookie = await sessionCookie(app, m.id);
       }
       return { cookie: memberCookie };
     }

@@ -279,7 +279,7 @@ describe("credentials never leak", () => {
       "GET",
       `/api/connectors/search_ads/callback?code=${code}&state=${state}`,
       undefined,
-      "none",
+      "admin",
     );
     expect(cb.headers.location).toBe("http://localhost:3000/integrations?connected=search_ads");
     gads.expireAccessTokens(); // forces a refresh: new tokens travel through the sync

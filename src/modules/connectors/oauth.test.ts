@@ -144,7 +144,7 @@ describe("state and consent failures store nothing", () => {
       JSON.stringify({ ...JSON.parse(Buffer.from(body!, "base64url").toString()), p: "prj_other" }),
     ).toString("base64url");
     const cb = await a.get("/api/connectors/search_ads/callback", {
-      as: "none",
+      as: "admin",
       query: { code, state: `${forged}.${sig}` },
     });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=invalid_state`);
@@ -163,7 +163,7 @@ describe("state and consent failures store nothing", () => {
       e: Date.now() - 1,
     });
     const code = google().fake.issueCode();
-    const cb = await a.get("/api/connectors/search_ads/callback", { as: "none", query: { code, state } });
+    const cb = await a.get("/api/connectors/search_ads/callback", { as: "admin", query: { code, state } });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=expired_state`);
     expect(await rawConnectors(a.projectId)).toHaveLength(0);
   });
@@ -172,10 +172,10 @@ describe("state and consent failures store nothing", () => {
     const a = await t.tenant();
     const res = await a.get("/api/connectors/search_ads/auth", { as: "admin" });
     const { code, state } = consent(google().fake, String(res.headers.location));
-    const first = await a.get("/api/connectors/search_ads/callback", { as: "none", query: { code, state } });
+    const first = await a.get("/api/connectors/search_ads/callback", { as: "admin", query: { code, state } });
     expect(first.headers.location).toBe(`${PUBLIC_URL}/integrations?connected=search_ads`);
     await t.app.db.deleteFrom("connectors").where("project_id", "=", a.projectId).execute();
-    const again = await a.get("/api/connectors/search_ads/callback", { as: "none", query: { code, state } });
+    const again = await a.get("/api/connectors/search_ads/callback", { as: "admin", query: { code, state } });
     expect(again.headers.location).toBe(`${PUBLIC_URL}/integrations?error=state_used`);
     expect(await rawConnectors(a.projectId)).toHaveLength(0);
   });
@@ -184,7 +184,7 @@ describe("state and consent failures store nothing", () => {
     const a = await t.tenant();
     const res = await a.get("/api/connectors/search_ads/auth", { as: "admin" });
     const { code, state } = consent(google().fake, String(res.headers.location));
-    const cb = await a.get("/api/connectors/web_analytics/callback", { as: "none", query: { code, state } });
+    const cb = await a.get("/api/connectors/web_analytics/callback", { as: "admin", query: { code, state } });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=invalid_state`);
     expect(await rawConnectors(a.projectId)).toHaveLength(0);
   });
@@ -194,7 +194,7 @@ describe("state and consent failures store nothing", () => {
     const res = await a.get("/api/connectors/social_ads/auth", { as: "admin" });
     const state = new URL(String(res.headers.location)).searchParams.get("state")!;
     const cb = await a.get("/api/connectors/social_ads/callback", {
-      as: "none",
+      as: "admin",
       query: { error: "access_denied", error_reason: "user_denied", state },
     });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=access_denied`);
@@ -206,7 +206,7 @@ describe("state and consent failures store nothing", () => {
     const res = await a.get("/api/connectors/crm/auth", { as: "admin" });
     const state = new URL(String(res.headers.location)).searchParams.get("state")!;
     const cb = await a.get("/api/connectors/crm/callback", {
-      as: "none",
+      as: "admin",
       query: { code: "code_forged", state },
     });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=exchange_failed`);
@@ -219,7 +219,7 @@ describe("state and consent failures store nothing", () => {
     const url = new URL(String(res.headers.location));
     const code = cases[1]!.fake.issueCode("not-the-challenge");
     const cb = await a.get("/api/connectors/web_analytics/callback", {
-      as: "none",
+      as: "admin",
       query: { code, state: url.searchParams.get("state")! },
     });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=exchange_failed`);
@@ -238,7 +238,7 @@ describe("state and consent failures store nothing", () => {
       },
     };
     try {
-      const cb = await a.get("/api/connectors/search_ads/callback", { as: "none", query: { code, state } });
+      const cb = await a.get("/api/connectors/search_ads/callback", { as: "admin", query: { code, state } });
       expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=account_failed`);
     } finally {
       fake.failWith = null;
@@ -249,7 +249,7 @@ describe("state and consent failures store nothing", () => {
 
   it("no state at all → invalid_state", async () => {
     const a = await t.tenant();
-    const cb = await a.get("/api/connectors/crm/callback", { as: "none", query: { code: "x" } });
+    const cb = await a.get("/api/connectors/crm/callback", { as: "admin", query: { code: "x" } });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?error=invalid_state`);
   });
 });
@@ -282,7 +282,7 @@ describe("choosing the project from the browser", () => {
     expect(res.status).toBe(302);
     const hs = cases.find((k) => k.type === "crm")!.fake;
     const { code, state } = consent(hs, String(res.headers.location));
-    const cb = await a.get("/api/connectors/crm/callback", { as: "none", query: { code, state } });
+    const cb = await a.get("/api/connectors/crm/callback", { as: "admin", query: { code, state } });
     expect(cb.headers.location).toBe(`${PUBLIC_URL}/integrations?connected=crm`);
     expect(await rawConnectors(second.body.id)).toHaveLength(1);
     expect(await rawConnectors(a.projectId)).toHaveLength(0);

@@ -103,7 +103,7 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw new AppError("NOT_FOUND", "project not found");
         project = chosen;
       }
-      return reply.redirect(await startOAuth(app.deps, project, req.principal.userId, req.params.type), 302);
+      return reply.redirect(await startOAuth(app.deps, project, req.principal, req.params.type), 302);
     },
   );
 
@@ -121,7 +121,11 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const q = req.query as Record<string, string | undefined>;
-      return reply.redirect(await completeOAuth(app.deps, req.params.type, q), 302);
+      const session = await app.sessionOf(req);
+      return reply.redirect(
+        await completeOAuth(app.deps, req.params.type, q, session?.sessionId ?? null),
+        302,
+      );
     },
   );
 
@@ -134,6 +138,8 @@ export const connectorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SyncStarted },
         tags,
       },
+      // A GET that starts work: refused cross-site on a cookie session (platform/auth/cross-site.ts).
+      config: { changesState: true },
       preHandler: app.requireProject("write"),
     },
     async (req) => startSync(app.deps, projectOf(req)),

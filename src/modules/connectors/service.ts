@@ -137,9 +137,10 @@ export async function disconnect(
 export async function startOAuth(
   deps: ServiceDeps,
   project: ProjectRef,
-  userId: string,
+  starter: { userId: string; sessionId: string },
   type: ConnectorType,
 ): Promise<string> {
+  const { userId } = starter;
   const adapter = platforms[type];
   if (!adapter.oauth) {
     throw new AppError(
@@ -163,6 +164,7 @@ export async function startOAuth(
       workspace_id: project.workspaceId,
       project_id: project.id,
       user_id: userId,
+      session_id: starter.sessionId,
       type,
       code_verifier: pkce ? deps.secrets.encrypt(pkce.verifier) : null,
       expires_at: expiresAt,
@@ -187,11 +189,17 @@ export async function startOAuth(
   );
 }
 
-/** Where the callback sends the browser; `?error=<code>` on any failure, with nothing stored. */
+/**
+ * Where the callback sends the browser; `?error=<code>` on any failure, with nothing stored. The
+ * callback completes only in the browser session that started the flow (`sessionId`, from the
+ * request's cookie): a consent link started by someone else and opened by a victim would otherwise
+ * store the victim's platform tokens in the starter's project.
+ */
 export async function completeOAuth(
   deps: ServiceDeps,
   type: string,
   query: Record<string, string | undefined>,
+  sessionId: string | null,
 ): Promise<string> {
   const base = `${deps.config.publicUrl}/integrations`;
   const fail = (code: string) => `${base}?error=${encodeURIComponent(code)}`;
@@ -200,6 +208,13 @@ export async function completeOAuth(
   if (!check.ok) return fail(check.code);
   const st = check.payload;
   if (st.t !== type) return fail("invalid_state");
+  const started = await deps.db
+    .selectFrom("connector_oauth_states")
+    .select("session_id")
+    .where("nonce", "=", st.n)
+    .executeTakeFirst();
+  // Checked before the state is claimed, so the flow's own browser can still complete it.
+  if (!started || !sessionId || started.session_id !== sessionId) return fail("session_mismatch");
   // Single use: the first callback to mark the row wins; a replay finds it used.
   const claimed = await deps.db
     .updateTable("connector_oauth_states")

@@ -19,6 +19,8 @@ export interface ConnectorOauthStateTable {
   workspace_id: string;
   project_id: string;
   user_id: string;
+  /** the session that started the flow (null: a flow started before this column existed, which cannot complete) */
+  session_id: string | null;
   type: string;
   code_verifier: string | null;
   expires_at: number;

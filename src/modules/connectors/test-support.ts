@@ -24,7 +24,7 @@ export function platformConfig(
   return { platforms };
 }
 
-/** Full OAuth round trip as a browser does it: auth redirect → consent → callback. */
+/** Full OAuth round trip as a browser does it: auth redirect → consent → callback, in the admin's signed-in browser. */
 export async function connectOAuth(
   a: Tenant,
   type: string,
@@ -36,7 +36,7 @@ export async function connectOAuth(
   const authorize = new URL(String(res.headers.location));
   const { code, state } = consent(fake, authorize.toString());
   const cb = await a.get(`/api/connectors/${type}/callback`, {
-    as: "none",
+    as: "admin",
     query: { code, state, ...extraCallback },
   });
   expect(cb.status).toBe(302);

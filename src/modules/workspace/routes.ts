@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import { SESSION_COOKIE, SESSION_TTL_SECONDS, signSession } from "../../platform/auth/session.js";
+import type { FastifyRequest } from "fastify";
+import type { Principal } from "../../platform/auth/principal.js";
+import { SESSION_COOKIE, signSession } from "../../platform/auth/session.js";
 import {
+  ChangePasswordBody,
   CreateKeyBody,
   CreateProjectBody,
   CreateUserBody,
@@ -10,18 +13,27 @@ import {
   IdParam,
   LoginBody,
   Me,
+  PasswordChanged,
   PatchWorkspaceBody,
   Project,
   ProjectKey,
   ProjectKeyParams,
+  SessionsEnded,
   User,
   Workspace,
 } from "./schema.js";
 import * as svc from "./service.js";
 
 const tags = ["workspace"];
+type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
-export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean }> = async (app, opts) => {
+/** The session cookie is Secure everywhere but plain HTTP to a loopback host (development on this machine). */
+function secureCookie(req: FastifyRequest): boolean {
+  const loopback = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i.test(req.hostname);
+  return !(req.protocol === "http" && loopback);
+}
+
+export const workspaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/api/auth/login",
     {
@@ -36,22 +48,21 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
     },
     async (req, reply) => {
       const { email, password } = req.body;
-      await app.loginThrottle.check(req.ip, email);
-      let user: Awaited<ReturnType<typeof svc.authenticateUser>>;
-      try {
-        user = await svc.authenticateUser(app.db, email, password);
-      } catch (err) {
-        if ((err as { code?: string }).code === "UNAUTHORIZED") await app.loginThrottle.failed(req.ip, email);
-        throw err;
-      }
+      await app.loginThrottle.attempt(req.ip, email);
+      const user = await svc.authenticateUser(app.db, email, password);
       await app.loginThrottle.succeeded(req.ip, email);
-      const token = await signSession(app.sessionKey, user.id, user.workspaceId);
+      const session = await svc.startSession(app.db, user.id);
+      const token = await signSession(
+        app.sessionKey,
+        { sessionId: session.id, userId: user.id },
+        session.expiresAt,
+      );
       reply.setCookie(SESSION_COOKIE, token, {
         httpOnly: true,
         sameSite: "lax",
-        secure: opts.secureCookies,
+        secure: secureCookie(req),
         path: "/",
-        maxAge: SESSION_TTL_SECONDS,
+        expires: new Date(session.expiresAt),
       });
       return { user, workspace: await svc.getWorkspace(app.db, user.workspaceId) };
     },
@@ -59,10 +70,42 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
 
   app.post(
     "/api/auth/logout",
-    { schema: { operationId: "signOut", summary: "Sign out (clears the session cookie)", tags: ["auth"] } },
-    async (_req, reply) => {
+    {
+      schema: {
+        operationId: "signOut",
+        summary: "Sign out: ends this session on every process and clears the cookie",
+        tags: ["auth"],
+      },
+    },
+    async (req, reply) => {
+      const session = await app.sessionOf(req);
+      if (session) await svc.endSession(app.db, session.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: "/" });
       return { ok: true };
+    },
+  );
+
+  app.post(
+    "/api/auth/password",
+    {
+      schema: {
+        operationId: "changePassword",
+        summary: "Change your password (needs the current one); ends your other sessions",
+        errors: ["UNAUTHORIZED", "RATE_LIMITED"],
+        body: ChangePasswordBody,
+        response: { 200: PasswordChanged },
+        tags: ["auth"],
+      },
+      preHandler: app.requireSession(),
+    },
+    async (req) => {
+      const p = req.principal as SessionPrincipal;
+      // The current password is a password guess like a sign-in's: a stolen session must not try it freely.
+      await app.loginThrottle.attempt(req.ip, p.email);
+      const { currentPassword, newPassword } = req.body;
+      const endedSessions = await svc.changePassword(app.db, p, currentPassword, newPassword);
+      await app.loginThrottle.succeeded(req.ip, p.email);
+      return { changed: true as const, endedSessions };
     },
   );
 
@@ -78,7 +121,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
       preHandler: app.requireSession(),
     },
     async (req) => {
-      const p = req.principal as Extract<typeof req.principal, { kind: "session" }>;
+      const p = req.principal as SessionPrincipal;
       return {
         user: await svc.getUser(app.db, p.userId),
         workspace: await svc.getWorkspace(app.db, p.workspaceId),
@@ -105,7 +148,8 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
     {
       schema: {
         operationId: "updateWorkspace",
-        summary: "Rename the workspace or change its plan tier",
+        summary: "Rename the workspace (its plan tier is the operator's: `lift set-tier`)",
+        errors: ["FORBIDDEN"],
         body: PatchWorkspaceBody,
         response: { 200: Workspace },
         tags,
@@ -113,6 +157,21 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
       preHandler: app.requireAdmin(),
     },
     async (req) => svc.updateWorkspace(app.db, req.principal.workspaceId, req.body),
+  );
+
+  app.delete(
+    "/api/workspace/users/:id/sessions",
+    {
+      schema: {
+        operationId: "endUserSessions",
+        summary: "End every session of a user of the workspace (they must sign in again)",
+        params: IdParam,
+        response: { 200: SessionsEnded },
+        tags,
+      },
+      preHandler: app.requireAdmin(),
+    },
+    async (req) => svc.endSessionsOfMember(app.db, req.principal.workspaceId, req.params.id),
   );
 
   app.get(
@@ -160,7 +219,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ secureCookies: boolean
       preHandler: app.requireAdmin(),
     },
     async (req) => {
-      const p = req.principal as Extract<typeof req.principal, { kind: "session" }>;
+      const p = req.principal as SessionPrincipal;
       return svc.deleteUser(app.db, p.workspaceId, req.params.id, p.userId);
     },
   );

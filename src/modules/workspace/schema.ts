@@ -1,12 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 
-export const TierSchema = Type.Union([
-  Type.Literal("free"),
-  Type.Literal("starter"),
-  Type.Literal("pro"),
-  Type.Literal("growth"),
-  Type.Literal("scale"),
-]);
+export const TIERS = ["free", "starter", "pro", "growth", "scale"] as const;
+export const TierSchema = Type.Union(TIERS.map((t) => Type.Literal(t)));
 export const RoleSchema = Type.Union([Type.Literal("admin"), Type.Literal("member")]);
 const Email = Type.String({ format: "email", maxLength: 320 });
 
@@ -19,9 +14,31 @@ export const LoginBody = Type.Object(
 );
 export const Workspace = Type.Object({ id: Type.String(), name: Type.String(), tier: TierSchema });
 export const PatchWorkspaceBody = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), tier: Type.Optional(TierSchema) },
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    tier: Type.Optional({
+      ...TierSchema,
+      description:
+        "the plan tier is the operator's (`lift set-tier`): accepted only when it is the current tier, else 403",
+    }),
+  },
   { additionalProperties: false },
 );
+export const ChangePasswordBody = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+    newPassword: Type.String({ minLength: 8, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+export const PasswordChanged = Type.Object({
+  changed: Type.Literal(true),
+  endedSessions: Type.Integer({ description: "the user's other sessions, ended by the change" }),
+});
+export const SessionsEnded = Type.Object({
+  userId: Type.String(),
+  endedSessions: Type.Integer(),
+});
 export const User = Type.Object({
   id: Type.String(),
   email: Type.String(),

@@ -11,6 +11,9 @@ import type { CreatedProjectKeyT, ProjectKeyT, ProjectT, UserT, WorkspaceT } fro
 import type { ProjectKeyTable, ProjectTable, Role, Tier, UserTable, WorkspaceTable } from "./tables.js";
 import "./tables.js";
 import { boundedCache } from "../../platform/cache.js";
+import { sessionChecker } from "./sessions.js";
+
+export { changePassword, endSession, endSessionsOfMember, startSession } from "./sessions.js";
 
 const now = () => new Date().toISOString();
 const normEmail = (e: string) => e.trim().toLowerCase();
@@ -57,15 +60,42 @@ export async function getWorkspaceRef(db: DbOrTrx, workspaceId: string): Promise
   return { id: w.id, tier: w.tier };
 }
 
+/**
+ * Renames a workspace. The plan tier sets how much a workspace may send and store, so it is the
+ * operator's to change (`lift set-tier`, setWorkspaceTier), not a workspace admin's: a tier other
+ * than the current one is 403.
+ */
 export async function updateWorkspace(
   db: Db,
   id: string,
   patch: { name?: string; tier?: Tier },
 ): Promise<WorkspaceT> {
-  const set: Partial<WorkspaceTable> = {};
-  if (patch.name !== undefined) set.name = patch.name;
-  if (patch.tier !== undefined) set.tier = patch.tier;
-  if (Object.keys(set).length) await db.updateTable("workspaces").set(set).where("id", "=", id).execute();
+  const current = await getWorkspace(db, id);
+  if (patch.tier !== undefined && patch.tier !== current.tier)
+    throw new AppError(
+      "FORBIDDEN",
+      "the plan tier is set by the server's operator (lift set-tier), not in the workspace",
+    );
+  if (patch.name !== undefined)
+    await db.updateTable("workspaces").set({ name: patch.name }).where("id", "=", id).execute();
+  return getWorkspace(db, id);
+}
+
+/** The workspace of the user with this email (404 when none): how an operator names one. */
+export async function findWorkspaceByAdminEmail(db: Db, email: string): Promise<string> {
+  const row = await db
+    .selectFrom("users")
+    .select("workspace_id")
+    .where("email", "=", normEmail(email))
+    .executeTakeFirst();
+  if (!row) throw new AppError("NOT_FOUND", `no user with email ${normEmail(email)}`);
+  return row.workspace_id;
+}
+
+/** The operator's change of a workspace's plan tier (`lift set-tier`). */
+export async function setWorkspaceTier(db: Db, id: string, tier: Tier): Promise<WorkspaceT> {
+  const res = await db.updateTable("workspaces").set({ tier }).where("id", "=", id).executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) throw notFound("workspace", id);
   return getWorkspace(db, id);
 }
 
@@ -260,6 +290,7 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
       .executeTakeFirst();
     return p ? { id: p.id, workspaceId: p.workspace_id } : null;
   };
+  const liveSessionUser = sessionChecker(db);
   const resolver: PrincipalResolver = {
     async resolveApiKey(rawKey) {
       const row = await db
@@ -290,12 +321,13 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
         project: { id: row.projectId, workspaceId: row.workspaceId },
       };
     },
-    async resolveUser(userId) {
-      const u = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
+    async resolveSession(claims) {
+      const u = await liveSessionUser(claims);
       return u
         ? {
             kind: "session",
             userId: u.id,
+            sessionId: claims.sessionId,
             workspaceId: u.workspace_id,
             role: u.role,
             email: u.email,

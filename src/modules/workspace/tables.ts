@@ -33,8 +33,19 @@ export interface ProjectKeyTable {
   last_used_at: string | null;
 }
 
+/** A sign-in session (sessions.ts); times epoch ms. */
+export interface UserSessionTable {
+  id: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  ended_at: number | null;
+}
+
 declare module "../../platform/db/types.js" {
   interface Database {
+    user_sessions: UserSessionTable;
     workspaces: WorkspaceTable;
     users: UserTable;
     projects: ProjectTable;

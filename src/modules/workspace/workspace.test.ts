@@ -67,14 +67,15 @@ describe("sign-in", () => {
 });
 
 describe("workspace admin endpoints", () => {
-  it("reads and patches the workspace; tier is validated", async () => {
+  it("reads and renames the workspace; the tier is validated, and only the operator changes it", async () => {
     const a = await t.tenant();
     expect((await a.get("/api/workspace", { as: "admin" })).body).toMatchObject({
       id: a.workspaceId,
       tier: "free",
     });
-    const p = await a.patch("/api/workspace", { name: "Acme", tier: "pro" }, { as: "admin" });
-    expect(p.body).toEqual({ id: a.workspaceId, name: "Acme", tier: "pro" });
+    const p = await a.patch("/api/workspace", { name: "Acme" }, { as: "admin" });
+    expect(p.body).toEqual({ id: a.workspaceId, name: "Acme", tier: "free" });
+    expect((await a.patch("/api/workspace", { tier: "pro" }, { as: "admin" })).status).toBe(403);
     const bad = await a.patch("/api/workspace", { tier: "platinum" }, { as: "admin" });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/tier/);

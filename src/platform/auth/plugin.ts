@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../errors.js";
+import { refuseCrossSite } from "./cross-site.js";
 import type { Principal, PrincipalResolver, ProjectRef } from "./principal.js";
 import { SESSION_COOKIE, verifySession } from "./session.js";
 
 export type Access = "read" | "write";
+type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
 /** How a route authenticates; the OpenAPI document derives each operation's `security` from it. */
 export type AuthKind = "project" | "session" | "admin";
@@ -30,6 +32,12 @@ declare module "fastify" {
     requireSession(): preHandlerAsyncHookHandler;
     principalResolver: PrincipalResolver;
     sessionKey: Uint8Array;
+    /** The signed-in user of the request's session cookie while that session stands, else null (no error). */
+    sessionOf(req: FastifyRequest): Promise<SessionPrincipal | null>;
+  }
+  interface FastifyContextConfig {
+    /** A GET that changes state (GET /api/sync/run): refused cross-site on a cookie session, like a POST. */
+    changesState?: boolean;
   }
   interface FastifyRequest {
     /** The caller (see platform/auth/principal.ts); its `project` is what the request acts on. */
@@ -70,6 +78,13 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
   app.decorate("sessionKey", opts.sessionKey);
   app.decorateRequest("principal", null as never);
 
+  async function sessionOf(req: FastifyRequest): Promise<SessionPrincipal | null> {
+    const token = req.cookies?.[SESSION_COOKIE];
+    const claims = token ? await verifySession(opts.sessionKey, token) : null;
+    return claims ? opts.resolver.resolveSession(claims) : null;
+  }
+  app.decorate("sessionOf", sessionOf);
+
   async function authenticate(req: FastifyRequest): Promise<Principal> {
     const key = bearerOrApiKey(req, "svc_key_");
     if (key) {
@@ -80,11 +95,10 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
     if (req.headers["x-api-key"] || req.headers.authorization) {
       throw new AppError("UNAUTHORIZED", "invalid credentials");
     }
-    const token = req.cookies?.[SESSION_COOKIE];
-    if (token) {
-      const userId = await verifySession(opts.sessionKey, token);
-      const p = userId ? await opts.resolver.resolveUser(userId) : null;
+    if (req.cookies?.[SESSION_COOKIE]) {
+      const p = await sessionOf(req);
       if (!p) throw new AppError("UNAUTHORIZED", "session expired or invalid");
+      refuseCrossSite(req);
       return p;
     }
     throw new AppError(

@@ -1,3 +1,5 @@
+import type { SessionClaims } from "./session.js";
+
 /** A workspace's plan tier, in ascending order (the spec's mapping of transactional throughput). */
 export type Tier = "free" | "starter" | "pro" | "growth" | "scale";
 export type Role = "admin" | "member";
@@ -16,6 +18,8 @@ export type Principal =
       kind: "session";
       workspaceId: string;
       userId: string;
+      /** the server-side session the cookie names (ended by logout, a password change, an admin) */
+      sessionId: string;
       role: Role;
       email: string;
       project: ProjectRef | null;
@@ -39,8 +43,8 @@ export interface WorkspaceRef {
 export interface PrincipalResolver {
   /** Returns the key's principal (and marks it used), or null for an unknown or deleted key. */
   resolveApiKey(rawKey: string): Promise<Extract<Principal, { kind: "apiKey" }> | null>;
-  /** Returns the user's current principal, or null when the user no longer exists. */
-  resolveUser(userId: string): Promise<Extract<Principal, { kind: "session" }> | null>;
+  /** The principal of a session that still stands (not ended, within its lifetimes), else null. */
+  resolveSession(claims: SessionClaims): Promise<Extract<Principal, { kind: "session" }> | null>;
   /** The project a session acts on: the given id if it is in the workspace, else the first project. */
   resolveSessionProject(workspaceId: string, projectId: string | undefined): Promise<ProjectRef | null>;
   /** Resolves the project key of a public endpoint: the public `svc_pk_…` or a secret `svc_key_…`. */

@@ -10,6 +10,8 @@ const ERRORS: Record<string, string> = {
   consent_failed: "the platform reported an error on its consent screen.",
   invalid_state: "the sign-in link was invalid or expired; start again.",
   state_used: "that sign-in link was already used; start again.",
+  session_mismatch:
+    "this connection was started in another browser or by another user; nothing was stored. Start it again here, signed in.",
   missing_code: "the platform sent no authorization code.",
   not_configured: "this platform's OAuth client is not configured on the server.",
   exchange_failed: "the platform refused to exchange the authorization code.",

@@ -21,6 +21,10 @@ export function MembersSection({ selfId }: { selfId: string }) {
       void refresh();
     },
   });
+  const endSessions = useMutation({
+    mutationFn: (id: string) =>
+      call(api.DELETE("/api/workspace/users/{id}/sessions", { params: { path: { id } } })),
+  });
   const remove = useMutation({
     mutationFn: (id: string) => call(api.DELETE("/api/workspace/users/{id}", { params: { path: { id } } })),
     onSettled: () => void refresh(),
@@ -51,23 +55,41 @@ export function MembersSection({ selfId }: { selfId: string }) {
                 u.id === selfId ? (
                   <span className="muted">you</span>
                 ) : (
-                  <button
-                    type="button"
-                    className="button danger small"
-                    aria-label={`Remove ${u.email}`}
-                    disabled={remove.isPending}
-                    onClick={() => {
-                      if (window.confirm(`Remove ${u.email} from the workspace?`)) remove.mutate(u.id);
-                    }}
-                  >
-                    Remove
-                  </button>
+                  <span className="actions">
+                    <button
+                      type="button"
+                      className="button small"
+                      aria-label={`Sign ${u.email} out everywhere`}
+                      disabled={endSessions.isPending}
+                      onClick={() => endSessions.mutate(u.id)}
+                    >
+                      Sign out everywhere
+                    </button>
+                    <button
+                      type="button"
+                      className="button danger small"
+                      aria-label={`Remove ${u.email}`}
+                      disabled={remove.isPending}
+                      onClick={() => {
+                        if (window.confirm(`Remove ${u.email} from the workspace?`)) remove.mutate(u.id);
+                      }}
+                    >
+                      Remove
+                    </button>
+                  </span>
                 ),
             },
           ]}
         />
       )}
       {remove.isError && <ErrorState title="Not removed" error={remove.error} />}
+      {endSessions.isError && <ErrorState title="Sessions not ended" error={endSessions.error} />}
+      {endSessions.isSuccess && (
+        <p role="status" className="ok-text">
+          Signed out of {endSessions.data.endedSessions} session
+          {endSessions.data.endedSessions === 1 ? "" : "s"}.
+        </p>
+      )}
       <form className="form-row" onSubmit={submit} aria-label="Add a member">
         <Field label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
         <SelectField

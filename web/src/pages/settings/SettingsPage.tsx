@@ -2,6 +2,7 @@ import { useMe } from "../../api/session";
 import { PageHeader } from "../../components/states";
 import { ErasuresSection } from "./ErasuresSection";
 import { MembersSection } from "./MembersSection";
+import { PasswordSection } from "./PasswordSection";
 import { ProjectsSection } from "./ProjectsSection";
 import { WorkspaceSection } from "./WorkspaceSection";
 
@@ -13,6 +14,7 @@ export default function SettingsPage() {
     <>
       <PageHeader title="Settings" />
       <WorkspaceSection isAdmin={isAdmin} />
+      <PasswordSection />
       {isAdmin ? (
         <>
           <MembersSection selfId={me.data!.user.id} />

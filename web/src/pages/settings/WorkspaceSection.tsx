@@ -1,25 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { api, call } from "../../api/client";
-import { Field, SelectField } from "../../components/Field";
+import { Field } from "../../components/Field";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
-
-const TIERS = ["free", "starter", "pro", "growth", "scale"] as const;
-type Tier = (typeof TIERS)[number];
 
 export function WorkspaceSection({ isAdmin }: { isAdmin: boolean }) {
   const queryClient = useQueryClient();
   const workspace = useQuery({ queryKey: ["workspace"], queryFn: () => call(api.GET("/api/workspace")) });
   const [name, setName] = useState("");
-  const [tier, setTier] = useState<Tier>("free");
   useEffect(() => {
-    if (workspace.data) {
-      setName(workspace.data.name);
-      setTier(workspace.data.tier);
-    }
+    if (workspace.data) setName(workspace.data.name);
   }, [workspace.data]);
   const save = useMutation({
-    mutationFn: () => call(api.PATCH("/api/workspace", { body: { name, tier } })),
+    mutationFn: () => call(api.PATCH("/api/workspace", { body: { name } })),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ["workspace"] });
       void queryClient.invalidateQueries({ queryKey: ["me"] });
@@ -63,16 +56,14 @@ export function WorkspaceSection({ isAdmin }: { isAdmin: boolean }) {
           required
           maxLength={200}
         />
-        <SelectField
-          label="Plan tier"
-          value={tier}
-          onChange={(e) => setTier(e.target.value as Tier)}
-          options={TIERS.map((t) => ({ value: t, label: t }))}
-        />
         <button type="submit" className="button" disabled={save.isPending}>
           Save
         </button>
       </form>
+      <p className="muted">
+        Plan: <strong>{workspace.data.tier}</strong> — set by the server's operator (
+        <code>lift set-tier</code>), not in the dashboard.
+      </p>
       {save.isError && <ErrorState title="Not saved" error={save.error} />}
       {save.isSuccess && (
         <p role="status" className="ok-text">
