@@ -41,6 +41,11 @@ export interface CommittedEvent {
   /** a crawler's or headless browser's event: stored, left out of analytics and experiments */
   isBot: boolean;
   origin: EventOrigin;
+  /**
+   * Sent with a page's public key (svc_pk_, which anyone can read): the identity processor lets its
+   * `$set` fill a lead's missing properties only, never overwrite them.
+   */
+  fromPublicKey?: boolean;
 }
 
 /** What one events transaction knows beside its events. */

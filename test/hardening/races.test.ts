@@ -100,7 +100,7 @@ describe("parallel duplicates of idempotent writes", () => {
         Array.from({ length: PARALLEL }, (_, i) =>
           a.post(
             "/api/identity/stitch",
-            { projectKey: a.publicKey, visitorId: `race-v${round}-${i}`, email },
+            { projectKey: a.apiKey, visitorId: `race-v${round}-${i}`, email },
             { as: "none" },
           ),
         ),

@@ -123,7 +123,7 @@ async function fill(t: TestApp): Promise<Seeded> {
       await ok(
         a.post(
           "/api/identity/stitch",
-          { projectKey: a.publicKey, visitorId, email: `buyer${i}@example.com` },
+          { projectKey: a.apiKey, visitorId, email: `buyer${i}@example.com` },
           { as: "none" },
         ),
       )

@@ -1,5 +1,5 @@
 import { ISO_DATE_OR_TIME as ISO } from "../../platform/validation.js";
-import { stringify } from "csv-stringify/sync";
+import { toCsv } from "../../platform/csv.js";
 import { validation } from "../../platform/errors.js";
 import { type ExportRange, toStoredEvent } from "./service.js";
 import type { EventTable } from "./tables.js";
@@ -47,10 +47,10 @@ export async function* exportChunks(
   pages: AsyncIterable<EventTable[]>,
   format: ExportFormat,
 ): AsyncGenerator<string> {
-  if (format === "csv") yield stringify([CSV_COLUMNS as unknown as string[]]);
+  if (format === "csv") yield toCsv([CSV_COLUMNS as unknown as string[]]);
   for await (const page of pages) {
     if (format === "csv") {
-      yield stringify(
+      yield toCsv(
         page.map((r) => [
           r.id,
           iso(r.ts),

@@ -11,6 +11,8 @@ export interface FlushItem {
   events: IncomingEvent[];
   origin: EventOrigin;
   receivedAt: number;
+  /** sent with a page's public key (svc_pk_): its `$set` may fill a lead's properties, never overwrite them */
+  fromPublicKey?: boolean;
 }
 
 /** What a server event gets in place of a session (one shared object, nothing per event). */
@@ -92,6 +94,7 @@ export function flushRows(
         userAgent: e.userAgent,
         isBot: e.isBot,
         origin,
+        fromPublicKey: it.fromPublicKey === true,
       });
     }
   }

@@ -39,6 +39,9 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     if (!project) throw new AppError("UNAUTHORIZED", "unknown projectKey");
     req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
   };
+  // A page's public key is anyone's: its events only fill a lead's missing properties (identity/profile.ts).
+  const fromPublicKey = (req: FastifyRequest) =>
+    !(req.body as { projectKey: string }).projectKey.startsWith("svc_key_");
   // A child plugin's onClose runs before the root's, which closes the database: flush first.
   const writer = writerFor(app.deps);
   app.addHook("onClose", async () => writer.close());
@@ -106,7 +109,11 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.named("body"));
           throw err;
         }
-        return { received: await writeEvents(app.deps, project, [event], "web") };
+        return {
+          received: await writeEvents(app.deps, project, [event], "web", {
+            fromPublicKey: fromPublicKey(req),
+          }),
+        };
       }
       const defaults = { leadId: body.userId ?? null, visitorId: body.visitorId ?? null };
       // Batch events come from servers: the request's User-Agent is the server's, never judged.
@@ -119,7 +126,10 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           errors,
         });
       }
-      return { received: await writeEvents(app.deps, project, valid, "server"), errors };
+      const received = await writeEvents(app.deps, project, valid, "server", {
+        fromPublicKey: fromPublicKey(req),
+      });
+      return { received, errors };
     },
   );
 }

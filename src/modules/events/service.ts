@@ -38,8 +38,9 @@ export function writeEvents(
   project: ProjectRef,
   events: IncomingEvent[],
   origin: EventOrigin,
+  opts: { fromPublicKey?: boolean } = {},
 ): Promise<number> {
-  return writerFor(deps).write(project, events, origin);
+  return writerFor(deps).write(project, events, origin, opts);
 }
 
 /**

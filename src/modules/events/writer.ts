@@ -74,13 +74,27 @@ export class EventWriter {
   }
 
   /** Queues events of one request; resolves with their count once they are committed. */
-  write(project: ProjectRef, events: IncomingEvent[], origin: EventOrigin): Promise<number> {
+  write(
+    project: ProjectRef,
+    events: IncomingEvent[],
+    origin: EventOrigin,
+    opts: { fromPublicKey?: boolean } = {},
+  ): Promise<number> {
     if (events.length === 0) return Promise.resolve(0);
     // Sessions are assigned in time order (server events have none).
     if (origin === "web" && events.some((e, i) => i > 0 && e.ts < events[i - 1]!.ts))
       events = [...events].sort((a, b) => a.ts - b.ts);
     return new Promise((resolve, reject) => {
-      this.queue.push({ project, events, origin, receivedAt: this.receivedNow(), resolve, reject });
+      const receivedAt = this.receivedNow();
+      this.queue.push({
+        project,
+        events,
+        origin,
+        receivedAt,
+        fromPublicKey: opts.fromPublicKey,
+        resolve,
+        reject,
+      });
       this.queued += events.length;
       this.schedule();
     });

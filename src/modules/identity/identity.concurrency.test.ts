@@ -26,7 +26,7 @@ describe("stitches racing event commits for the same visitors", () => {
       visitors.flatMap((visitorId, i) => [
         a.post(
           "/api/identity/stitch",
-          { visitorId, email: `race${i % 4}@example.com`, projectKey: a.publicKey },
+          { visitorId, email: `race${i % 4}@example.com`, projectKey: a.apiKey },
           { as: "none" },
         ),
         ingestServerEvents(t.app.deps, project, [

@@ -21,8 +21,10 @@ async function serviceEvents(a: Tenant, type: string) {
   return rows.map((r) => JSON.parse(r.data) as Record<string, any>);
 }
 
+// The server's stitch (a secret key as projectKey): the full result. What a page's public key gets back is
+// test/security/stitch.test.ts's subject.
 const stitch = (a: Tenant, body: Record<string, unknown>) =>
-  a.post("/api/identity/stitch", { projectKey: a.publicKey, ...body }, { as: "none" });
+  a.post("/api/identity/stitch", { projectKey: a.apiKey, ...body }, { as: "none" });
 
 describe("POST /api/identity/stitch", () => {
   it("creates the lead once, case-insensitively, and a repeat stitch is idempotent", async () => {

@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { Trx } from "../../platform/db/index.js";
+import { type DbOrTrx, type Trx, withTransaction } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { recordVisitorLinked } from "../analytics/service.js";
 import {
@@ -12,7 +12,7 @@ import {
   upsertLead,
 } from "./leads.js";
 import { firstTouchForVisitors } from "../events/service.js";
-import { mergeVisitorProperties } from "./profile.js";
+import { mergeVisitorProperties, updateLeadProperties } from "./profile.js";
 import "./tables.js";
 import { ensureVisitor, findVisitor } from "./visitors.js";
 
@@ -120,14 +120,19 @@ export async function stitchVisitor(
   trx: Trx,
   project: ProjectRef,
   input: { visitorId: string; email: string },
-): Promise<StitchResult> {
+  opts: { ifEmailTaken?: "conflict" | "skip" } = {},
+): Promise<StitchResult | null> {
   const email = normalizeEmail(input.email);
   const visitor = await ensureVisitor(trx, project, input.visitorId);
   if (visitor.lead_id !== null) {
     const current = await findLead(trx, project, visitor.lead_id);
     if (current && current.email === null) {
-      // A lead known only by the caller's id learns its email, unless another lead has it.
-      if (!(await setLeadEmail(trx, project, current.id, email))) throw conflict(input.visitorId);
+      // A lead known only by the caller's id learns its email, unless another lead has it. Whether
+      // another lead has it is what a public caller must not learn: "skip" answers null instead.
+      if (!(await setLeadEmail(trx, project, current.id, email))) {
+        if (opts.ifEmailTaken === "skip") return null;
+        throw conflict(input.visitorId);
+      }
       return { visitorId: input.visitorId, leadId: current.id, email, created: false, linked: false };
     }
     if (current && current.email !== email) throw conflict(input.visitorId);
@@ -136,4 +141,49 @@ export async function stitchVisitor(
   const { lead, created } = await upsertLead(trx, project, { email, source: "stitch" }, touch);
   const link = await linkVisitor(trx, project, input.visitorId, lead.id, "stitch");
   return { visitorId: input.visitorId, leadId: lead.id, email, created, linked: link?.linked ?? false };
+}
+
+/** The public stitch's answer to a page: the same whether or not the email belongs to a lead. */
+export interface PageStitchAnswer {
+  visitorId: string;
+  email: string;
+  accepted: true;
+}
+
+/**
+ * POST /api/identity/stitch. The public key is in every page, so its caller is anyone: the answer
+ * does not say whether the email was a known lead (no lead id, no "created"), and traits only fill
+ * properties the lead does not have yet. A secret key (a server) gets the full result, and its
+ * traits overwrite. A stitch and an event commit for one visitor can deadlock on PostgreSQL: the
+ * transaction retries.
+ */
+export async function stitchFromCaller(
+  db: DbOrTrx,
+  project: ProjectRef,
+  input: { visitorId: string; email: string; traits?: Record<string, unknown> },
+  caller: "page" | "server",
+): Promise<StitchResult | PageStitchAnswer> {
+  return withTransaction(db, async (trx) => {
+    const page = caller === "page";
+    const stitched = await stitchVisitor(trx, project, input, { ifEmailTaken: page ? "skip" : "conflict" });
+    if (stitched && input.traits) {
+      const change = page ? { setOnce: input.traits } : { set: input.traits };
+      await updateLeadProperties(trx, project, stitched.leadId, change);
+    }
+    if (!page) return stitched!;
+    return { visitorId: input.visitorId, email: normalizeEmail(input.email), accepted: true as const };
+  });
+}
+
+/** POST /api/identity: a server links a visitor to a lead by its id; traits overwrite the lead's properties. */
+export async function linkWithTraits(
+  db: DbOrTrx,
+  project: ProjectRef,
+  input: { visitorId: string; leadId: string; source?: string; traits?: Record<string, unknown> },
+): Promise<LinkResult> {
+  return withTransaction(db, async (trx) => {
+    const link = (await linkVisitor(trx, project, input.visitorId, input.leadId, input.source ?? "api"))!;
+    if (input.traits) await updateLeadProperties(trx, project, input.leadId, { set: input.traits });
+    return link;
+  });
 }

@@ -9,10 +9,11 @@ afterAll(async () => t.close());
 
 const HOUR = 3_600_000;
 const at = (h: number) => new Date(Date.now() - 10 * HOUR + h * 60_000).toISOString();
-const track = async (a: Tenant, body: Record<string, unknown>) => {
+/** Events as a page sends them (the public key), or with `server` a server (the secret key), whose `$set` may overwrite. */
+const track = async (a: Tenant, body: Record<string, unknown>, server = false) => {
   const res = await a.post(
     "/api/events",
-    { projectKey: a.publicKey, ...body },
+    { projectKey: server ? a.apiKey : a.publicKey, ...body },
     { as: "none", headers: { "user-agent": BROWSER_UA } },
   );
   expect(res.status).toBe(200);
@@ -29,7 +30,7 @@ type Profile = {
 };
 
 describe("lead profiles", () => {
-  it("traits on link and stitch overwrite; $set overwrites and $set_once fills only missing keys, in event time order", async () => {
+  it("traits on link and stitch overwrite; a server's $set overwrites and $set_once fills only missing keys, in event time order", async () => {
     const a = await t.tenant();
     await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" });
     const link = await a.post("/api/identity", {
@@ -38,55 +39,71 @@ describe("lead profiles", () => {
       traits: { plan: "free", seats: 1 },
     });
     expect(link.status).toBe(200);
-    await track(a, {
-      type: "pageview",
-      visitorId: "laptop",
-      url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
-      timestamp: at(0),
-    });
-    await track(a, {
-      type: "trial",
-      visitorId: "laptop",
-      url: "https://shop.example.com/trial",
-      data: { $set: { plan: "trial" }, $set_once: { firstPlanSeen: "trial" } },
-      timestamp: at(5),
-    });
+    await track(
+      a,
+      {
+        type: "pageview",
+        visitorId: "laptop",
+        url: "https://shop.example.com/?utm_source=newsletter&utm_medium=email",
+        timestamp: at(0),
+      },
+      true,
+    );
+    await track(
+      a,
+      {
+        type: "trial",
+        visitorId: "laptop",
+        url: "https://shop.example.com/trial",
+        data: { $set: { plan: "trial" }, $set_once: { firstPlanSeen: "trial" } },
+        timestamp: at(5),
+      },
+      true,
+    );
     // One request, its events listed out of time order: they apply in event time order.
-    await track(a, {
-      visitorId: "laptop",
-      events: [
-        {
-          type: "upgrade",
-          url: "https://shop.example.com/billing",
-          data: { $set: { plan: "pro" }, $set_once: { firstPlanSeen: "pro", signupDay: "monday" } },
-          timestamp: at(30),
-        },
-        {
-          type: "downgrade",
-          url: "https://shop.example.com/billing",
-          data: { $set: { plan: "basic" } },
-          timestamp: at(20),
-        },
-        {
-          type: "purchase",
-          url: "https://shop.example.com/thanks",
-          data: { revenue: 49, $set: { paid: true } },
-          timestamp: at(31),
-        },
-      ],
-    });
+    await track(
+      a,
+      {
+        visitorId: "laptop",
+        events: [
+          {
+            type: "upgrade",
+            url: "https://shop.example.com/billing",
+            data: { $set: { plan: "pro" }, $set_once: { firstPlanSeen: "pro", signupDay: "monday" } },
+            timestamp: at(30),
+          },
+          {
+            type: "downgrade",
+            url: "https://shop.example.com/billing",
+            data: { $set: { plan: "basic" } },
+            timestamp: at(20),
+          },
+          {
+            type: "purchase",
+            url: "https://shop.example.com/thanks",
+            data: { revenue: 49, $set: { paid: true } },
+            timestamp: at(31),
+          },
+        ],
+      },
+      true,
+    );
     // An anonymous visitor's $set stays with it: no lead gets it until the visitor is linked.
-    await track(a, {
-      type: "pageview",
-      visitorId: "stranger",
-      url: "https://shop.example.com/",
-      data: { $set: { plan: "enterprise" } },
-      timestamp: at(5),
-    });
+    await track(
+      a,
+      {
+        type: "pageview",
+        visitorId: "stranger",
+        url: "https://shop.example.com/",
+        data: { $set: { plan: "enterprise" } },
+        timestamp: at(5),
+      },
+      true,
+    );
     const stitch = await a.post(
       "/api/identity/stitch",
       {
-        projectKey: a.publicKey,
+        projectKey: a.apiKey,
         visitorId: "phone",
         email: "Ada@Example.com",
         traits: { name: "Ada", seats: 3 },
@@ -166,7 +183,7 @@ describe("lead profiles", () => {
     });
     const stitch = await a.post(
       "/api/identity/stitch",
-      { projectKey: a.publicKey, visitorId: "tablet", email: "lin@example.com", traits: { size: "m" } },
+      { projectKey: a.apiKey, visitorId: "tablet", email: "lin@example.com", traits: { size: "m" } },
       { as: "none" },
     );
     expect(stitch.status).toBe(200);

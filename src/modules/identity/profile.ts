@@ -128,12 +128,15 @@ export async function applyEventProperties(trx: Trx, events: CommittedEvent[]): 
       leadOf.set(key, leadId);
     }
     const project = { id: e.projectId, workspaceId: e.workspaceId };
-    const change = {
-      set: objectOrNull(e.data.$set) ?? undefined,
-      setOnce: objectOrNull(e.data.$set_once) ?? undefined,
-    };
-    if (leadId === null) await updateVisitorProperties(trx, project, e.visitorId, change);
-    else await updateLeadProperties(trx, project, leadId, change, "skip");
+    const set = objectOrNull(e.data.$set) ?? undefined;
+    const setOnce = objectOrNull(e.data.$set_once) ?? undefined;
+    if (leadId === null) await updateVisitorProperties(trx, project, e.visitorId, { set, setOnce });
+    else {
+      // Anyone can send a page's public key, naming any userId: it fills a lead's gaps, nothing more
+      // (an explicit $set_once value wins over a $set of the same key, as it would have applied first).
+      const change = e.fromPublicKey ? { setOnce: { ...set, ...setOnce } } : { set, setOnce };
+      await updateLeadProperties(trx, project, leadId, change, "skip");
+    }
   }
 }
 

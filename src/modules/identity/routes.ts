@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { withTransaction } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import { getJourney } from "./journey.js";
 import { listLeads } from "./lead-list.js";
-import { linkVisitor, stitchVisitor } from "./links.js";
-import { getLeadProfile, propertyFilters, updateLeadProperties } from "./profile.js";
+import { linkWithTraits, stitchFromCaller } from "./links.js";
+import { getLeadProfile, propertyFilters } from "./profile.js";
 import {
   Journey,
   JourneyQuery,
@@ -84,14 +83,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => {
-      const { visitorId, leadId, source, traits } = req.body;
-      return withTransaction(app.db, async (trx) => {
-        const link = (await linkVisitor(trx, projectOf(req), visitorId, leadId, source ?? "api"))!;
-        if (traits) await updateLeadProperties(trx, projectOf(req), leadId, { set: traits });
-        return link;
-      });
-    },
+    async (req) => linkWithTraits(app.db, projectOf(req), req.body),
   );
 
   // Public (browser snippet): the project's public key in the body; the write limit per key.
@@ -125,14 +117,12 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (stitchLimit) await stitchLimit.call(app, req, reply);
       },
     },
-    async (req) => {
-      const { visitorId, email, traits } = req.body;
-      // A stitch and an event commit for the same visitor can deadlock on PostgreSQL; retry then.
-      return withTransaction(app.db, async (trx) => {
-        const stitched = await stitchVisitor(trx, projectOf(req), { visitorId, email });
-        if (traits) await updateLeadProperties(trx, projectOf(req), stitched.leadId, { set: traits });
-        return stitched;
-      });
-    },
+    async (req) =>
+      stitchFromCaller(
+        app.db,
+        projectOf(req),
+        req.body,
+        req.body.projectKey.startsWith("svc_key_") ? "server" : "page",
+      ),
   );
 };

@@ -54,13 +54,26 @@ export const StitchBody = Type.Object({
   traits: Type.Optional(Traits),
 });
 
-export const StitchResult = Type.Object({
-  visitorId: Type.String(),
-  leadId: Type.String(),
-  email: Type.String(),
-  created: Type.Boolean(),
-  linked: Type.Boolean(),
-});
+export const StitchResult = Type.Union([
+  Type.Object(
+    {
+      visitorId: Type.String(),
+      leadId: Type.String(),
+      email: Type.String(),
+      created: Type.Boolean(),
+      linked: Type.Boolean(),
+    },
+    { title: "ServerStitchResult", description: "with a secret project key (svc_key_…): the full result" },
+  ),
+  Type.Object(
+    { visitorId: Type.String(), email: Type.String(), accepted: Type.Literal(true) },
+    {
+      title: "PageStitchResult",
+      description:
+        "with the public key (svc_pk_…, in every page): the same answer whether or not the email belongs to a lead",
+    },
+  ),
+]);
 
 export const LeadListQuery = Type.Object({
   q: Type.Optional(
