@@ -21,6 +21,7 @@ import { registerRouteConventions } from "./platform/http/route-conventions.js";
 import { registerCompression, registerSecurityHeaders } from "./platform/http-hardening.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
 import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from "./platform/login-throttle.js";
+import { redactUrl, scrubLogLine } from "./platform/log-redaction.js";
 import { registerOpenApi } from "./platform/openapi.js";
 import { createLimit, registerRateLimit } from "./platform/rate-limit.js";
 import { watchRedis } from "./platform/redis-health.js";
@@ -63,10 +64,6 @@ declare module "fastify" {
 
 export type { PageFallback };
 
-// OAuth callbacks and tracking links carry one-time codes and signatures in the query string.
-const SECRET_PARAMS = /([?&](?:code|state|token|access_token|refresh_token|sig|signature)=)[^&]*/gi;
-export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, "$1[redacted]");
-
 export interface BuildOptions {
   /** Use an already-open database (tests share nothing else). */
   handle?: DbHandle;
@@ -86,10 +83,18 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
             level: config.logLevel,
             redact: ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-api-key"]'],
             serializers: { req: (req) => ({ method: req.method, url: redactUrl(req.url), reqId: req.id }) },
+            hooks: { streamWrite: scrubLogLine },
             ...(typeof opts.logger === "object" ? opts.logger : {}),
           },
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // Forwarding headers are believed only from the proxies TRUST_PROXY names (off by default).
+    trustProxy:
+      typeof config.trustProxy === "number"
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.trustProxy)
+        : config.trustProxy,
     // Every error in the general format, also the ones raised before a route runs: the router's
     // (bad percent-encoding, a too-long parameter), the HTTP parser's (431, 408, malformed), and
     // shutdown's 503 (Fastify's own fast path writes a fixed body, so it is off; see below).

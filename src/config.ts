@@ -1,5 +1,6 @@
 import type { LoginLimits } from "./platform/login-throttle.js";
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { ensurePrivateDir, narrowIfPresent } from "./platform/private-files.js";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 
@@ -26,6 +27,13 @@ export interface Config {
   adminEmail?: string;
   adminPassword?: string;
   rateLimits: { events: number; reads: number; writes: number };
+  /**
+   * Which proxies' X-Forwarded-For / -Proto / -Host to believe (TRUST_PROXY, Fastify's forms: a hop
+   * count, addresses or CIDRs, `true` for any). Off by default: a client's own header is not its address.
+   */
+  trustProxy: boolean | number | string;
+  /** Bearer token for /metrics (METRICS_TOKEN); unset, /metrics answers loopback clients only. */
+  metricsToken?: string;
   /** Overrides of the sign-in throttling limits (src/platform/login-throttle.ts); tests lower them. */
   loginLimits?: Partial<LoginLimits>;
   /** Per-platform OAuth client config and base URLs, keyed by connector type in upper case. */
@@ -81,12 +89,35 @@ export function parseDuration(v: string | undefined, dflt: number): number {
   return Number(m[1]) * unit;
 }
 
+/** SECRET_KEY signs sessions and roots encryption at rest: shorter keys are refused at start. */
+export const MIN_SECRET_KEY_BYTES = 32;
+
+function checkedSecretKey(key: string, from: string): string {
+  if (Buffer.byteLength(key) < MIN_SECRET_KEY_BYTES)
+    throw new Error(
+      `${from} is ${Buffer.byteLength(key)} bytes; it signs sessions and encrypts stored credentials, so it must be at least ${MIN_SECRET_KEY_BYTES} (e.g. openssl rand -base64 32)`,
+    );
+  return key;
+}
+
+/** TRUST_PROXY: unset/false → trust none; true; a hop count; else addresses or CIDRs, comma-separated. */
+export function parseTrustProxy(v: string | undefined): boolean | number | string {
+  const t = (v ?? "").trim();
+  if (t === "" || t === "false") return false;
+  if (t === "true") return true;
+  if (/^\d+$/.test(t)) return Number(t);
+  return t;
+}
+
 /** The secret key encrypts credentials at rest; in embedded mode it is generated once into dataDir. */
 function resolveSecretKey(env: NodeJS.ProcessEnv, dataDir: string): string {
-  if (env.SECRET_KEY) return env.SECRET_KEY;
+  if (env.SECRET_KEY) return checkedSecretKey(env.SECRET_KEY, "SECRET_KEY");
   const file = path.join(dataDir, "secret.key");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(file)) {
+    narrowIfPresent(file);
+    return checkedSecretKey(readFileSync(file, "utf8").trim(), file);
+  }
+  ensurePrivateDir(dataDir);
   // Two processes starting at once on a new data dir must end up with one key: the key is written
   // to a file of our own, then published with link(), which fails if another process got there first.
   const key = randomBytes(32).toString("base64url");
@@ -97,7 +128,7 @@ function resolveSecretKey(env: NodeJS.ProcessEnv, dataDir: string): string {
     return key;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    return readFileSync(file, "utf8").trim();
+    return checkedSecretKey(readFileSync(file, "utf8").trim(), file);
   } finally {
     unlinkSync(draft);
   }
@@ -138,6 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       reads: num(env.RATE_LIMIT_READS, 200),
       writes: num(env.RATE_LIMIT_WRITES, 100),
     },
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    metricsToken: env.METRICS_TOKEN || undefined,
     platforms,
     jobPollMs: num(env.JOB_POLL_MS, 500),
     retryScale: num(env.RETRY_SCALE, 1),

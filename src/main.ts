@@ -1,8 +1,12 @@
 import { buildApp } from "./app.js";
 import { loadConfig } from "./config.js";
+import path from "node:path";
 import { bootstrapIfEmpty } from "./modules/workspace/bootstrap.js";
+import { ensurePrivateDir } from "./platform/private-files.js";
 
 const config = loadConfig();
+// The data dir holds the database, the secret key and the mail outbox: the server's user's only.
+ensurePrivateDir(config.dataDir);
 const app = await buildApp(config);
 const created = await bootstrapIfEmpty(app.db, {
   adminEmail: config.adminEmail,
@@ -24,6 +28,10 @@ if (created) {
   );
 }
 await app.listen({ port: config.port, host: config.host });
+if (!config.smtpUrl)
+  app.log.warn(
+    `SMTP_URL is not set: email is written as .eml files to ${path.resolve(config.dataDir, "outbox")}, not sent to recipients`,
+  );
 if (config.startWorkers) app.worker.start();
 
 let closing = false;

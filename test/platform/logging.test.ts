@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { buildApp, redactUrl } from "../../src/app.js";
+import { buildApp } from "../../src/app.js";
+import { redactUrl } from "../../src/platform/log-redaction.js";
 import { startTestApp } from "../helpers/app.js";
 
 describe("request logs", () => {

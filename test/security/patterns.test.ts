@@ -84,6 +84,19 @@ describe("hostile patterns against a running server", () => {
   afterAll(async () => store?.dispose());
 
   it("/healthz answers in under 100 ms while hostile goal and funnel patterns meet long URLs", async () => {
+    const send = (url: string, visitorId: string) =>
+      fetch(`${lift.base}/api/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": BROWSER_UA },
+        body: JSON.stringify({ projectKey: publicKey, visitorId, type: "pageview", url }),
+      });
+    const long = aUrl(4096 - "https://shop.example/".length);
+    // Warm up first (code paths compiled, caches filled), so what is timed is the patterns' work.
+    for (let i = 0; i < 3; i++) expect((await send(long, `v-warm-${i}`)).status).toBe(200);
+    await call(lift.base, "POST", "/api/analytics/funnel", {
+      key,
+      body: { steps: [{ eventType: "pageview", urlPattern: "*/aaa*" }, { eventType: "signup" }] },
+    });
     const goal = await call(lift.base, "POST", "/api/conversion-goals", {
       key,
       body: { name: "Hostile", eventType: "pageview", urlPattern: hostile(999) },
@@ -100,13 +113,6 @@ describe("hostile patterns against a running server", () => {
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
-    const send = (url: string, visitorId: string) =>
-      fetch(`${lift.base}/api/events`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "user-agent": BROWSER_UA },
-        body: JSON.stringify({ projectKey: publicKey, visitorId, type: "pageview", url }),
-      });
-    const long = aUrl(4096 - "https://shop.example/".length);
     const sent = await Promise.all([
       ...Array.from({ length: 20 }, (_, i) => send(long, `v-long-${i}`)),
       send(`${long.slice(0, -1)}b`, "v-match"),
@@ -120,7 +126,7 @@ describe("hostile patterns against a running server", () => {
     polling = false;
     await poller;
     expect(slowest.ms).toBeLessThan(100);
-    // The pattern still works: the one URL ending in "b" converted, the 20 others did not.
+    // The pattern still works: the one URL ending in "b" converted, the 23 others did not.
     const summary = await call(lift.base, "GET", "/api/analytics/summary?period=7d", { key });
     expect(summary.body.conversions).toBe(1);
     expect(funnel.body.steps[0].count).toBe(1);

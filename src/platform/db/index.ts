@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from "../private-files.js";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresAdapter, SqliteDialect, type Transaction, sql } from "kysely";
 import pg from "pg";
@@ -75,7 +75,12 @@ export function openDatabase(config: Config): DbHandle {
     const db = new Kysely<Database>({ dialect: new ShardedPostgresDialect({ pool }, shard) });
     return { db, dialect: "postgres", pool, close: () => db.destroy() };
   }
-  if (config.sqlitePath !== ":memory:") mkdirSync(path.dirname(config.sqlitePath), { recursive: true });
+  if (config.sqlitePath !== ":memory:") {
+    // SQLite gives its -wal and -shm files the database file's mode, so a 0600 file keeps all three private.
+    ensurePrivateDir(path.dirname(config.sqlitePath));
+    ensurePrivateFile(config.sqlitePath);
+    narrowIfPresent(`${config.sqlitePath}-wal`, `${config.sqlitePath}-shm`);
+  }
   const sqlite = new SQLite(config.sqlitePath);
   sqlite.pragma("busy_timeout = 5000");
   // Switching a new file to WAL takes an exclusive lock without the busy handler: a second process

@@ -1,4 +1,6 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { safeEqual } from "../crypto.js";
+import { AppError } from "../errors.js";
 import { sql } from "kysely";
 import client from "prom-client";
 import type { Db } from "../db/index.js";
@@ -37,7 +39,30 @@ export function registerProbes(app: FastifyInstance, db: Db, redisUp: (() => boo
       return reply.code(503).send({ status: "unavailable" });
     }
   });
-  app.get("/metrics", { schema: { hide: true } }, async (_req, reply) =>
-    reply.type(app.metricsRegistry.contentType).send(await app.metricsRegistry.metrics()),
-  );
+  app.get("/metrics", { schema: { hide: true } }, async (req, reply) => {
+    if (!metricsAllowed(req, app.config.metricsToken))
+      throw new AppError(
+        "UNAUTHORIZED",
+        "/metrics needs METRICS_TOKEN as a bearer token (without one set, it answers loopback clients only)",
+      );
+    return reply.type(app.metricsRegistry.contentType).send(await app.metricsRegistry.metrics());
+  });
+}
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3})$/;
+
+/**
+ * /metrics names routes, volumes and the process's memory: for the operator only. With
+ * METRICS_TOKEN, the bearer token must match; without it, only a client on this machine that
+ * connected directly (a local Prometheus or sidecar). A forwarding header means a local reverse
+ * proxy brought the request from elsewhere, so it is refused whatever TRUST_PROXY says: a
+ * forwarded address can be claimed; scraping through a proxy takes METRICS_TOKEN.
+ */
+function metricsAllowed(req: FastifyRequest, token: string | undefined): boolean {
+  if (token) {
+    const auth = req.headers.authorization;
+    return typeof auth === "string" && /^bearer /i.test(auth) && safeEqual(auth.slice(7).trim(), token);
+  }
+  const forwarded = req.headers["x-forwarded-for"] !== undefined || req.headers.forwarded !== undefined;
+  return !forwarded && LOOPBACK.test(req.socket.remoteAddress ?? "");
 }

@@ -55,9 +55,10 @@ export function outboxMailer(dataDir: string): Mailer {
   return {
     async send(m) {
       const info = await transport.sendMail(toNodemailer(m));
-      await mkdir(dir, { recursive: true });
+      // Mail holds sign-in codes and reset links: only the server's user may read it.
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       const file = path.join(dir, `${m.messageId.replace(/[^\w.-]/g, "_")}.eml`);
-      await writeFile(file, info.message as Buffer);
+      await writeFile(file, info.message as Buffer, { mode: 0o600 });
       return `250 written to ${file}`;
     },
     close: () => {},

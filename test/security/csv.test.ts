@@ -1,0 +1,48 @@
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { neutraliseCell } from "../../src/platform/csv.js";
+import { BROWSER_UA, type TestApp, startTestApp } from "../helpers/app.js";
+
+/**
+ * Issue 31, item 8: CSV cells are neutralised as OWASP describes. Before, an event type
+ * `=HYPERLINK(…)` sent with a page's public key landed live in an admin's spreadsheet.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+describe("CSV export", () => {
+  it("prefixes cells a spreadsheet would run with a quote; other cells stay as they were", async () => {
+    const a = await t.tenant();
+    const hostile = ['=HYPERLINK("https://evil.example","x")', "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "\rCR"];
+    for (const [i, type] of hostile.entries()) {
+      const res = await a.post(
+        "/api/events",
+        { projectKey: a.publicKey, visitorId: `v${i}`, type, url: `https://shop.example/p?q=${i}` },
+        { as: "none", headers: { "user-agent": BROWSER_UA } },
+      );
+      expect(res.status).toBe(200);
+    }
+    const plain = await a.post(
+      "/api/events",
+      { projectKey: a.publicKey, visitorId: "v-plain", type: "pageview", url: "https://shop.example/" },
+      { as: "none", headers: { "user-agent": BROWSER_UA } },
+    );
+    expect(plain.status).toBe(200);
+    const csv = await a.get("/api/export/events?format=csv");
+    expect(csv.status).toBe(200);
+    const rows: Record<string, string>[] = parse(csv.text, { columns: true });
+    const types = rows.map((r) => r.type!).sort();
+    expect(types).toEqual([...hostile.map((h) => `'${h}`), "pageview"].sort());
+    for (const r of rows) for (const cell of Object.values(r)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+  });
+
+  it("neutraliseCell: the OWASP characters, and nothing else", () => {
+    expect(neutraliseCell("=1")).toBe("'=1");
+    expect(neutraliseCell("a=1")).toBe("a=1");
+    expect(neutraliseCell("")).toBe("");
+    expect(neutraliseCell("12.5")).toBe("12.5");
+  });
+});
