@@ -17,6 +17,7 @@ import { EventBus } from "./platform/event-bus.js";
 import { registerBodies } from "./platform/http/bodies.js";
 import { type PageFallback, registerLifecycle } from "./platform/http/lifecycle.js";
 import { registerMetrics, registerProbes } from "./platform/http/observability.js";
+import { registerRequestLog } from "./platform/http/request-log.js";
 import { registerRouteConventions } from "./platform/http/route-conventions.js";
 import { registerCompression, registerSecurityHeaders } from "./platform/http-hardening.js";
 import { JobRegistry, JobWorker } from "./platform/jobs.js";
@@ -87,6 +88,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
             ...(typeof opts.logger === "object" ? opts.logger : {}),
           },
     bodyLimit: 1024 * 1024,
+    // Two info lines per request cost a busy server more than its work: platform/http/request-log.ts
+    // logs refusals, slow requests and a summary a minute instead.
+    disableRequestLogging: true,
     // Forwarding headers are believed only from the proxies TRUST_PROXY names (off by default).
     trustProxy:
       typeof config.trustProxy === "number"
@@ -127,6 +131,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   };
   app.decorate("deps", deps);
   const metricsRegistry = registerMetrics(app);
+  registerRequestLog(app);
   registerLifecycle(app);
   registerRouteConventions(app);
 

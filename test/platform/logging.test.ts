@@ -27,19 +27,58 @@ describe("request logs", () => {
       handle: t.app.dbHandle,
       logger: { level: "trace", stream: sink } as never,
     });
+    const a = await t.tenant();
     try {
-      const a = await t.tenant();
       await app.inject({ url: "/api/goals", headers: { "x-api-key": a.apiKey, cookie: a.adminCookie } });
       await app.inject({ url: "/api/connectors/crm/callback?code=SECRETCODE123&state=STATEVALUE" });
-      const all = lines.join("");
-      expect(all).toContain("/api/goals");
-      expect(all).not.toContain(a.apiKey);
-      expect(all).not.toContain(a.adminCookie.split("=")[1]!);
-      expect(all).not.toContain("SECRETCODE123");
-      expect(all).not.toContain("STATEVALUE");
+      await app.inject({ url: `/api/nothing/here?code=SECRETCODE123&key=${a.apiKey}` });
+    } finally {
+      await app.close(); // writes the summary of successful requests
+      await t.close();
+    }
+    const all = lines.join("");
+    expect(all).toContain('"GET /api/goals 2xx":1'); // the summary counts it …
+    expect(all).toMatch(/"url":"\/api\/nothing\/here\?code=\[redacted\]&key=\[redacted\]","status":404/); // … a refusal has its line
+    expect(all).not.toContain(a.apiKey);
+    expect(all).not.toContain(a.adminCookie.split("=")[1]!);
+    expect(all).not.toContain("SECRETCODE123");
+    expect(all).not.toContain("STATEVALUE");
+  });
+
+  it("log refusals and slow requests one line each, and successes once a minute in a summary", async () => {
+    const t = await startTestApp();
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const app = await buildApp(t.config, {
+      handle: t.app.dbHandle,
+      logger: { level: "info", stream: sink } as never,
+    });
+    try {
+      for (let i = 0; i < 50; i++) await app.inject({ url: "/healthz" });
+      await app.inject({ url: "/api/goals" }); // 401
+      expect(lines).toHaveLength(1);
+      const refused = JSON.parse(lines[0]!);
+      expect(refused).toMatchObject({
+        msg: "request refused",
+        status: 401,
+        method: "GET",
+        url: "/api/goals",
+      });
+      expect(refused.reqId).toEqual(expect.any(String));
     } finally {
       await app.close();
       await t.close();
     }
+    const summary = JSON.parse(lines.at(-1)!);
+    expect(summary).toMatchObject({
+      msg: "requests in the last minute",
+      requests: 50,
+      byRoute: { "GET /healthz 2xx": 50 },
+    });
   });
 });

@@ -67,7 +67,7 @@ describe("the log after a run", () => {
       .split("\n")
       .filter((l) => l.startsWith("{"))
       .join("\n");
-    expect(log).toMatch(/"url":"\/api\/svc-js\?key=\[redacted\]"/); // the log is there …
+    expect(log).toMatch(/"url":"\/api\/nothing-here\/svc_key_\[redacted\]\?token=\[redacted\]"/); // the log is there …
     for (const s of secrets) expect(log.includes(s), `${s.slice(0, 10)}… in the log`).toBe(false); // … without secrets
     expect(log.includes(cookie.split("=")[1]!)).toBe(false);
   });
