@@ -11,6 +11,7 @@ import { authPlugin } from "./platform/auth/plugin.js";
 import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
+import { claimWriterShard } from "./platform/db/shard-lease.js";
 import { AppState, type ServiceDeps } from "./platform/deps.js";
 import { MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
@@ -109,6 +110,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerBodies(app);
+  // PostgreSQL: the process's own rows of the shared counters, held while it runs (shard-lease.ts).
+  const shardLease =
+    !opts.handle && handle.dialect === "postgres" ? await claimWriterShard(handle, config, app.log) : undefined;
   const secrets = new SecretBox(config.secretKey);
   const registry = new JobRegistry();
   const worker = new JobWorker(handle, registry, config, app.log, { pollMs: config.jobPollMs });
@@ -161,6 +165,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     await worker.stop();
     await redis?.quit().catch(() => {});
     if (!opts.handle) await handle.close();
+    await shardLease?.release();
   });
   return app;
 }

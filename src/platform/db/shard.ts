@@ -11,12 +11,13 @@ import type { DbOrTrx, Dialect } from "./index.js";
  */
 
 /**
- * The shard a process writes on PostgreSQL: 1–15 from its host and port, so a restarted process
- * reuses its rows (the rows per key stay bounded). Two processes may draw the same shard; they then
- * share rows, correctly, as one row did before. ROLLUP_SHARD sets it instead.
+ * The shard a process tries first on PostgreSQL: 1–`count` from its host and port, so a restarted
+ * process reuses its rows (the rows per key stay bounded). The app claims it for its lifetime
+ * (shard-lease.ts), taking another when a live process holds it; a handle that claims nothing
+ * (a command-line tool) writes this one. ROLLUP_SHARD sets it instead.
  */
-export function rollupShard(port: number, host = hostname()): number {
-  return 1 + (createHash("sha256").update(`${host}:${port}`).digest().readUInt32BE(0) % 15);
+export function rollupShard(port: number, host = hostname(), count = 15): number {
+  return 1 + (createHash("sha256").update(`${host}:${port}`).digest().readUInt32BE(0) % count);
 }
 
 /** A sharded table's conflict key: with the shard on PostgreSQL, as its primary key is. */
@@ -29,7 +30,8 @@ export function rollupKey<C extends string>(columns: C[], postgres: boolean): (C
  * database handle or transaction it already has (`writerShard`).
  */
 export class ShardedPostgresAdapter extends PostgresAdapter {
-  constructor(readonly shard: number) {
+  /** set once the process's lease is claimed (shard-lease.ts), and again if it must be re-claimed */
+  constructor(public shard: number) {
     super();
   }
 }
