@@ -1,7 +1,7 @@
 import cookie from "@fastify/cookie";
 import cors from "@fastify/cors";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import type client from "prom-client";
 import type { Config } from "./config.js";
 import { modules } from "./modules/index.js";
@@ -91,7 +91,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     bodyLimit: 1024 * 1024,
     // Two info lines per request cost a busy server more than its work: platform/http/request-log.ts
     // logs refusals, slow requests and a summary a minute instead.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Forwarding headers are believed only from the proxies TRUST_PROXY names (off by default).
     trustProxy:
       typeof config.trustProxy === "number"

@@ -167,9 +167,15 @@ describe("dashboard in Chromium", () => {
     const works = await fetch(`${d.base}/api/leads`, { headers: { "x-api-key": rawKey } });
     expect(works.status).toBe(200);
     await checkPage(page, "settings-new-key");
+    // Revoking the key just made hides its one-time value at once (it was left on screen before).
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Revoke CI server" }).click();
+    await page.getByTestId("raw-key").waitFor({ state: "detached" });
+    expect((await fetch(`${d.base}/api/leads`, { headers: { "x-api-key": rawKey } })).status).toBe(401);
 
     await page.reload();
-    await keys.getByRole("cell", { name: "CI server", exact: true }).waitFor();
+    await keys.getByRole("cell", { name: `${c.key.prefix}…` }).waitFor();
+    expect(await keys.getByRole("cell", { name: "CI server", exact: true }).count()).toBe(0);
     expect(await page.getByTestId("raw-key").count()).toBe(0);
     expect(await page.content()).not.toContain(rawKey);
     expect(problems).toEqual([]);
