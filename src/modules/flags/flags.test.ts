@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
 
@@ -118,6 +119,63 @@ describe("flags: create, read, change, delete", () => {
     });
     const res = await a.get(`/api/flags?experimentId=${e.id}`);
     expect(res.body.map((f: { key: string }) => f.key)).toEqual(["linked"]);
+  });
+});
+
+describe("GET /api/features/:clientKey (GrowthBook's payload)", () => {
+  it("answers {status, features, dateUpdated} with an ETag, 304 to If-None-Match, and the same bytes compressed", async () => {
+    const a = await t.tenant();
+    await a.post("/api/flags", { key: "f1", valueType: "number", defaultValue: 3 });
+    const url = `/api/features/${a.publicKey}`;
+    const plain = await t.app.inject({ url });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers["x-sse-support"]).toBe("enabled");
+    expect(plain.headers["cache-control"]).toBe("no-cache");
+    const body = plain.json();
+    expect(Object.keys(body).sort()).toEqual(["dateUpdated", "features", "status"]);
+    expect(body).toMatchObject({ status: 200, features: { f1: { defaultValue: 3 } } });
+    const etag = String(plain.headers.etag);
+    const again = await t.app.inject({ url, headers: { "if-none-match": etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe("");
+    const br = await t.app.inject({ url, headers: { "accept-encoding": "br, gzip" } });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+    const gz = await t.app.inject({ url, headers: { "accept-encoding": "gzip" } });
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+    // A change moves the ETag.
+    await a.patch("/api/flags/f1", { defaultValue: 4 });
+    expect((await t.app.inject({ url, headers: { "if-none-match": etag } })).statusCode).toBe(200);
+  });
+
+  it("moves dateUpdated on every change, a delete and an experiment's change included (SDKs skip an equal one)", async () => {
+    const a = await t.tenant();
+    const e = (
+      await a.post("/api/experiments", {
+        name: "E",
+        targetUrl: "/",
+        variants: [{ name: "a" }, { name: "b" }],
+      })
+    ).body;
+    const seen: string[] = [];
+    const note = async () => seen.push((await payload(a)).dateUpdated);
+    await a.post("/api/flags", { key: "one", valueType: "boolean", defaultValue: false });
+    await note();
+    await a.post("/api/flags", {
+      key: "two",
+      valueType: "boolean",
+      defaultValue: false,
+      rules: [{ type: "experiment", experimentId: e.id, variations: [false, true] }],
+    });
+    await note();
+    await a.patch("/api/flags/one", { defaultValue: true });
+    await note();
+    await a.del("/api/flags/one");
+    await note();
+    await a.patch("/api/experiments", { id: e.id, status: "running" });
+    await note();
+    for (let i = 1; i < seen.length; i++) expect(seen[i]! > seen[i - 1]!, seen.join(" ")).toBe(true);
   });
 });
 

@@ -1,3 +1,4 @@
+import client from "prom-client";
 import type { LiftModule } from "../index.js";
 import { onExperimentChange } from "../experiments/service.js";
 import { flagRoutes } from "./routes.js";
@@ -8,7 +9,15 @@ export const flagsModule: LiftModule = {
   name: "flags",
   async register(app) {
     // Built now, not on first use: with REDIS_URL its subscription hears other processes' changes.
-    flagStreams(app.deps);
+    const streams = flagStreams(app.deps);
+    new client.Gauge({
+      name: "lift_flag_streams",
+      help: "open GET /sub/:clientKey streams (GrowthBook SDKs listening for flag changes) in this process",
+      registers: [app.metricsRegistry],
+      collect() {
+        this.set(streams.size);
+      },
+    });
     // Experiment rules serve the experiment's weights, status and winner: its changes are flag changes.
     onExperimentChange(app.deps, (projectId) => flagsChanged(app.deps, projectId));
     // Streams end before the server waits for its connections to close.

@@ -11,6 +11,12 @@ const tags = ["flags"];
 const PUBLIC_PREFIX = "svc_pk_";
 // Cross-origin readers (browser SDKs) may read these; the SDK turns streaming on by x-sse-support.
 const EXPOSE = "x-sse-support, etag";
+const PAYLOAD_HEADERS = {
+  // Revalidated on every use (a 304 is cheap), so a kill switch is never cached away.
+  "cache-control": "no-cache",
+  "x-sse-support": "enabled",
+  "access-control-expose-headers": EXPOSE,
+};
 
 /** Strong validator match per RFC 9110 (a list or `*`). */
 function notModified(req: FastifyRequest, etag: string): boolean {
@@ -79,17 +85,12 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "FORBIDDEN",
           "this project serves flags by remote evaluation only: POST /api/eval/:clientKey (remoteEval: true)",
         );
-      // no-cache: revalidated on every use (a 304 is cheap), so the kill switch is never cached away.
-      reply
-        .header("etag", entry.etag)
-        .header("cache-control", "no-cache")
-        .header("x-sse-support", "enabled")
-        .header("access-control-expose-headers", EXPOSE);
+      reply.headers({ ...PAYLOAD_HEADERS, etag: entry.etag });
       // No body (the schema declares none for 304, so the typed reply has no 304 to pick).
       if (notModified(req, entry.etag)) return (reply as FastifyReply).code(304).send();
       reply.type("application/json; charset=utf-8");
       const encoding = encodingFor(req);
-      if (!encoding) return reply.send(entry.body as never);
+      if (!encoding) return reply.send(entry.bytes as never);
       // Compressed once per payload; the compression plugin passes an encoded answer through.
       return reply
         .header("content-encoding", encoding)

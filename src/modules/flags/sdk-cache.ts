@@ -18,6 +18,8 @@ export interface PayloadEntry {
   payload: SdkPayload;
   rules: Map<string, RuleMeta>;
   body: string;
+  /** `body` encoded once: each answer writes these bytes without encoding the string again. */
+  bytes: Buffer;
   /** Of `body`; the same in every process for the same flags. */
   etag: string;
   /** GrowthBook's own server-side evaluator, initialised with exactly `payload`. */
@@ -99,6 +101,7 @@ function makeEntry(projectId: string, built: BuiltPayload, revision: Revision): 
     payload: built.payload,
     rules: built.rules,
     body,
+    bytes: Buffer.from(body),
     etag: etagOf(body),
     client() {
       client ??= new GrowthBookClient().initSync({ payload: built.payload });
