@@ -52,12 +52,16 @@ try {
     const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(" / ");
     console.log(`\n${name}`);
     console.log(`  bare Fastify : ${fmt(bareRps)} req/s (median ${median(bareRps).toFixed(0)})`);
-    console.log(`  Lift         : ${fmt(liftRps)} req/s (median ${median(liftRps).toFixed(0)}, p99 ${median(liftP99)} ms)`);
+    console.log(
+      `  Lift         : ${fmt(liftRps)} req/s (median ${median(liftRps).toFixed(0)}, p99 ${median(liftP99)} ms)`,
+    );
     console.log(`  per-round ratios: ${ratios.map((r) => r.toFixed(2)).join(" ")}`);
     console.log(`  ratio Lift/bare (median): ${median(ratios).toFixed(2)} (target >= 0.8)`);
     return non2xx;
   };
-  console.log(`payload: ${body.length} bytes, 200 flags; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`);
+  console.log(
+    `payload: ${body.length} bytes, 200 flags; ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections`,
+  );
   const errors200 = await measure("200 (full payload)");
   // autocannon counts 304 as non-2xx; a wrong ETag would answer 200 instead, which this checks.
   const check = await fetch(url, { headers: { "if-none-match": etag } });

@@ -34,14 +34,22 @@ export async function seedFlags(base: string, apiKey: string, count = 200): Prom
     experiments.push(e.id);
   }
   for (let i = 0; i < count; i++) {
-    const force = { type: "force", condition: { email: { $in: [`qa${i}@example.com`, "ceo@example.com"] } }, value: true };
+    const force = {
+      type: "force",
+      condition: { email: { $in: [`qa${i}@example.com`, "ceo@example.com"] } },
+      value: true,
+    };
     const rollout = {
       type: "rollout",
       condition: { country: { $in: ["FR", "DE", "ES"] }, appVersion: { $vgte: "2.3.0" } },
       value: true,
       coverage: (i % 10) / 10,
     };
-    const experiment = { type: "experiment", experimentId: experiments[i % 5], variations: [false, true, true] };
+    const experiment = {
+      type: "experiment",
+      experimentId: experiments[i % 5],
+      variations: [false, true, true],
+    };
     const rules = [[], [force], [rollout], [experiment], [force, rollout, experiment]][i % 5];
     await post("/api/flags", {
       key: `team-${i % 7}.feature-${i}`,

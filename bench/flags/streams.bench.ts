@@ -78,13 +78,20 @@ async function measure(name: string, base: string, streamUrl: string, change: ()
   const after = await metrics(base);
   console.log(`\n${name}: ${STREAMS} streams`);
   console.log(`  open + first payload on all: ${opened.toFixed(0)} ms`);
-  console.log(`  RSS  ${mb(before.rss)} → ${mb(held.rss)} with the streams (+${kb((held.rss - before.rss) / STREAMS)} per stream), ${mb(after.rss)} after a push`);
-  console.log(`  heap ${mb(before.heap)} → ${mb(held.heap)} (+${kb((held.heap - before.heap) / STREAMS)} per stream), ${mb(after.heap)} after a push`);
+  console.log(
+    `  RSS  ${mb(before.rss)} → ${mb(held.rss)} with the streams (+${kb((held.rss - before.rss) / STREAMS)} per stream), ${mb(after.rss)} after a push`,
+  );
+  console.log(
+    `  heap ${mb(before.heap)} → ${mb(held.heap)} (+${kb((held.heap - before.heap) / STREAMS)} per stream), ${mb(after.heap)} after a push`,
+  );
   console.log(`  one change → all ${STREAMS} streams have it: ${fanOut.toFixed(0)} ms`);
   for (const c of clients) c.req.destroy();
 }
 
-const lift = await startNode("src/main.ts", { ADMIN_EMAIL: "bench@example.com", ADMIN_PASSWORD: "bench bench bench" });
+const lift = await startNode("src/main.ts", {
+  ADMIN_EMAIL: "bench@example.com",
+  ADMIN_PASSWORD: "bench bench bench",
+});
 let bare: Awaited<ReturnType<typeof startNode>> | null = null;
 try {
   const { apiKey, publicKey } = keysOf(lift.output());
