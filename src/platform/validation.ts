@@ -155,7 +155,12 @@ function taggedUnionError(errors: ErrorObject[], where: string): string | undefi
   const index = tags.indexOf(value[tag]);
   if (index < 0)
     return describeSchemaError(
-      { ...union, keyword: "enum", instancePath: `${union.instancePath}/${tag}`, params: { allowedValues: tags } },
+      {
+        ...union,
+        keyword: "enum",
+        instancePath: `${union.instancePath}/${tag}`,
+        params: { allowedValues: tags },
+      },
       where,
     );
   const prefix = `${union.schemaPath}/${index}/`;
