@@ -18,11 +18,12 @@ const PAYLOAD_HEADERS = {
   "access-control-expose-headers": EXPOSE,
 };
 
-/** Strong validator match per RFC 9110 (a list or `*`). */
+/** Strong validator match per RFC 9110 (a list or `*`); an SDK sends back the one ETag it got. */
 function notModified(req: FastifyRequest, etag: string): boolean {
   const inm = req.headers["if-none-match"];
   if (!inm) return false;
-  return inm === "*" || inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+  if (inm === etag || inm === "*") return true;
+  return inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
 }
 
 /** The encoding to send: brotli, then gzip, when the client takes it (else the plain bytes). */
@@ -85,7 +86,7 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "FORBIDDEN",
           "this project serves flags by remote evaluation only: POST /api/eval/:clientKey (remoteEval: true)",
         );
-      reply.headers({ ...PAYLOAD_HEADERS, etag: entry.etag });
+      reply.headers(PAYLOAD_HEADERS).header("etag", entry.etag);
       // No body (the schema declares none for 304, so the typed reply has no 304 to pick).
       if (notModified(req, entry.etag)) return (reply as FastifyReply).code(304).send();
       reply.type("application/json; charset=utf-8");
