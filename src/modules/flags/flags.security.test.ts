@@ -131,11 +131,16 @@ describe("nothing a caller sends stalls the event loop", () => {
     const res = await c.post("/api/flags/heavy/evaluate", { attributes });
     expect(res.status).toBe(200);
     const evaluate = await flagEvaluator(t.app.deps, { id: c.projectId, workspaceId: c.workspaceId });
-    const started = performance.now();
-    for (let i = 0; i < 10; i++) evaluate("heavy", attributes);
-    const perCall = (performance.now() - started) / 10;
-    // A request's worth of GrowthBook's evaluation stays in milliseconds, far from a stall.
-    expect(perCall).toBeLessThan(10);
+    // The fastest of 20 runs: what one evaluation costs, without the pauses a shared machine adds.
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      evaluate("heavy", attributes);
+      fastest = Math.min(fastest, performance.now() - started);
+    }
+    // A request's worth of GrowthBook's evaluation stays well under a millisecond or two (the
+    // quadratic version parse on an 8 KiB string alone took 55 ms), far from a stall.
+    expect(fastest).toBeLessThan(5);
     const remote = await c.post(`/api/eval/${c.publicKey}`, { attributes }, { as: "none" });
     expect(remote.status).toBe(200);
   });

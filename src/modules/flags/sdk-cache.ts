@@ -45,7 +45,8 @@ export class PayloadCache {
     private load: PayloadLoader,
     ttlMs = PAYLOAD_TTL_MS,
   ) {
-    this.entries = boundedCache(10_000, ttlMs);
+    // One entry per project serving SDKs; a large project's payload is a few hundred KB.
+    this.entries = boundedCache(1_000, ttlMs);
   }
 
   /** The cached entry, if any: the hot path reads it without a promise. */

@@ -1,13 +1,12 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type DbOrTrx, withTransaction } from "../../platform/db/index.js";
 import { newId } from "../../platform/crypto.js";
-import { stateOf, type ServiceDeps } from "../../platform/deps.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs.js";
 import { experimentsForFlags } from "../experiments/service.js";
 import { checkAttributes } from "./conditions.js";
-import { evaluateEntry, remoteEvaluation } from "./evaluate.js";
-import { FLAGS_HUB } from "./hub.js";
+import { evaluateEntry } from "./evaluate.js";
 import { checkValue, experimentIdsIn, normalizeRules } from "./rules.js";
 import {
   type ActorT,
@@ -17,31 +16,34 @@ import {
   type HistoryEntryT,
   MAX_FLAGS_PER_PROJECT,
   type PatchFlag,
-  type RemoteEvalBodyT,
   type RuleInT,
 } from "./schema.js";
-import type { PayloadEntry } from "./sdk-cache.js";
 import {
   bumpRevision,
   countFlags,
   findFlagRow,
   listFlagRows,
   readHistory,
-  readRevision,
   toFlag,
   toRow,
   writeHistory,
 } from "./store.js";
+import { flagsChanged, payloadWith } from "./sdk.js";
 import "./tables.js";
 
 export type { ActorT, EvaluationT, FlagT } from "./schema.js";
 
-const hubOf = (deps: ServiceDeps) => stateOf(deps, FLAGS_HUB);
-
-/** Tells every process that the project's payload may have changed (after the change committed). */
-export function flagsChanged(deps: ServiceDeps, projectId: string): void {
-  hubOf(deps).changed(projectId);
-}
+export {
+  cachedSdkPayload,
+  closeFlags,
+  flagEvaluator,
+  flagStreams,
+  flagsChanged,
+  getFlagSettings,
+  putFlagSettings,
+  remoteEvaluate,
+  sdkPayload,
+} from "./sdk.js";
 
 export async function listFlags(
   deps: ServiceDeps,
@@ -249,22 +251,6 @@ export async function flagHistory(
   return entries;
 }
 
-/** The payload the project's SDKs get now (cached per process). */
-export const sdkPayload = (deps: ServiceDeps, projectId: string): Promise<PayloadEntry> =>
-  hubOf(deps).cache.get(projectId);
-
-/** The cached payload, if any, without waiting (the hot path's first look). */
-export const cachedSdkPayload = (deps: ServiceDeps, projectId: string): PayloadEntry | undefined =>
-  hubOf(deps).cache.peek(projectId);
-
-/** The payload, rebuilt first unless it holds `key` (created on a process that could not tell this one). */
-async function payloadWith(deps: ServiceDeps, projectId: string, key: string): Promise<PayloadEntry> {
-  const entry = await sdkPayload(deps, projectId);
-  if (key in entry.payload.features) return entry;
-  hubOf(deps).cache.invalidate(projectId);
-  return sdkPayload(deps, projectId);
-}
-
 /** What an SDK given these attributes gets for the flag (GrowthBook's evaluator on the served payload). */
 export async function evaluateFlag(
   deps: ServiceDeps,
@@ -276,43 +262,3 @@ export async function evaluateFlag(
   await findFlag(deps.db, project, key);
   return evaluateEntry(await payloadWith(deps, project.id, key), key, attributes);
 }
-
-/**
- * Many evaluations against one payload snapshot (the agreement tests; batch tooling): the same
- * function the evaluate endpoint answers with.
- */
-export async function flagEvaluator(deps: ServiceDeps, project: ProjectRef) {
-  const entry = await sdkPayload(deps, project.id);
-  return (key: string, attributes: Record<string, unknown>) => evaluateEntry(entry, key, attributes);
-}
-
-export async function remoteEvaluate(deps: ServiceDeps, project: ProjectRef, body: RemoteEvalBodyT) {
-  return remoteEvaluation(await sdkPayload(deps, project.id), body);
-}
-
-export async function getFlagSettings(deps: ServiceDeps, project: ProjectRef) {
-  return { remoteEvalOnly: (await readRevision(deps.db, project.id)).remoteEvalOnly };
-}
-
-export async function putFlagSettings(
-  deps: ServiceDeps,
-  project: ProjectRef,
-  input: { remoteEvalOnly: boolean },
-) {
-  await withTransaction(deps.db, async (trx) => {
-    await bumpRevision(trx, project.id);
-    await trx
-      .updateTable("flag_settings")
-      .set({ remote_eval_only: input.remoteEvalOnly ? 1 : 0 })
-      .where("project_id", "=", project.id)
-      .execute();
-  });
-  flagsChanged(deps, project.id);
-  return { remoteEvalOnly: input.remoteEvalOnly };
-}
-
-/** Open SDK streams of this process (routes hand them responses; metrics read the count). */
-export const flagStreams = (deps: ServiceDeps) => hubOf(deps).streams;
-
-/** Ends this process's streams and its notifier (shutdown). */
-export const closeFlags = (deps: ServiceDeps) => hubOf(deps).close();
