@@ -50,7 +50,11 @@ function clients(url: string) {
   return {
     events: (n: number) =>
       new Promise<void>((resolve) => (seen >= n ? resolve() : waiters.push({ n, resolve }))),
-    stop: () => new Promise<void>((r) => (child.once("exit", () => r()), child.kill())),
+    stop: () =>
+      new Promise<void>((r) => {
+        child.once("exit", () => r());
+        child.kill();
+      }),
   };
 }
 
