@@ -10,6 +10,7 @@ import { experimentsModule } from "./experiments/module.js";
 import { emailModule } from "./email/module.js";
 import { connectorsModule } from "./connectors/module.js";
 import { dashboardModule } from "./dashboard/module.js";
+import { flagsModule } from "./flags/module.js";
 
 /** A feature module: registers its routes, job definitions, service-event subscribers and schedules. */
 export interface LiftModule {
@@ -28,5 +29,6 @@ export const modules: LiftModule[] = [
   experimentsModule,
   emailModule,
   connectorsModule,
+  flagsModule,
   dashboardModule,
 ];

@@ -209,6 +209,7 @@ export const SERVICE_EVENT_TYPES = [
   "goal.reached",
   "connector.synced",
   "connector.error",
+  "flag.updated",
 ] as const;
 export type ServiceEventType = (typeof SERVICE_EVENT_TYPES)[number];
 export type ServiceEventSubscriber = (event: ServiceEvent, ctx: JobContext) => Promise<void>;

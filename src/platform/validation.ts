@@ -117,6 +117,8 @@ export function describeSchemaError(e: ErrorObject, where: string): string {
  * name one allowed value: it names them all, as an enum's does.
  */
 export function describeFirstError(errors: ErrorObject[], where: string): string {
+  const tagged = taggedUnionError(errors, where);
+  if (tagged) return tagged;
   const first = errors[0]!;
   if (first.keyword === "const") {
     const union = errors.find((e) => e.keyword === "anyOf" && e.instancePath === first.instancePath);
@@ -128,6 +130,43 @@ export function describeFirstError(errors: ErrorObject[], where: string): string
       );
   }
   return describeSchemaError(first, where);
+}
+
+type Branch = { properties?: Record<string, { const?: unknown }> };
+
+/**
+ * A union of objects told apart by a property every branch pins to a constant (a tagged union,
+ * e.g. a flag rule's `type`): Ajv reports one complaint per branch, the first from whichever
+ * branch came first. The message is the complaint of the branch the value's tag names (nested
+ * unions the same way), or names the allowed tags when the value's names none.
+ */
+function taggedUnionError(errors: ErrorObject[], where: string): string | undefined {
+  // The outermost union's error comes after those of its branches.
+  const at = errors.findLastIndex((e) => e.keyword === "anyOf");
+  const union = errors[at];
+  const branches = union?.schema as Branch[] | undefined;
+  const value = union?.data as Record<string, unknown> | undefined;
+  if (!union || !Array.isArray(branches) || !value || typeof value !== "object") return undefined;
+  const tag = Object.keys(branches[0]?.properties ?? {}).find((k) =>
+    branches.every((b) => b?.properties?.[k]?.const !== undefined),
+  );
+  if (!tag) return undefined;
+  const tags = branches.map((b) => b.properties![tag]!.const);
+  const index = tags.indexOf(value[tag]);
+  if (index < 0)
+    return describeSchemaError(
+      {
+        ...union,
+        keyword: "enum",
+        instancePath: `${union.instancePath}/${tag}`,
+        params: { allowedValues: tags },
+      },
+      where,
+    );
+  const prefix = `${union.schemaPath}/${index}/`;
+  const own = errors.slice(0, at).filter((e) => e.schemaPath.startsWith(prefix));
+  if (own.length === 0) return undefined;
+  return taggedUnionError(own, where) ?? describeSchemaError(own[0]!, where);
 }
 
 /** The first error of a failed check, worded; `where` as in `describeSchemaError`. */

@@ -51,6 +51,7 @@ interface Ids {
   commId: string;
   sendId: string;
   leadId: string;
+  flagKey: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -219,6 +220,34 @@ const TABLE: Row[] = [
   r("GET /api/sync/:syncId", "project", "/api/sync/sync_missing"),
   r("GET /api/metrics", "project", "/api/metrics"),
   r("GET /api/metrics/:connectorType", "project", "/api/metrics/payments"),
+  r("GET /api/flags", "project", "/api/flags"),
+  r("POST /api/flags", "project", "/api/flags", { body: () => ({}) }),
+  r("GET /api/flags/:key", "project", (i) => `/api/flags/${i.flagKey}`, { owned: true }),
+  r("PATCH /api/flags/:key", "project", (i) => `/api/flags/${i.flagKey}`, {
+    owned: true,
+    body: () => ({ description: "authz" }),
+  }),
+  r("POST /api/flags/:key/evaluate", "project", (i) => `/api/flags/${i.flagKey}/evaluate`, {
+    owned: true,
+    body: () => ({ attributes: { id: "authz" } }),
+  }),
+  r("GET /api/flags/:key/history", "project", (i) => `/api/flags/${i.flagKey}/history`, { owned: true }),
+  r(
+    "POST /api/flags/:key/rules/:ruleId/ship",
+    "project",
+    (i) => `/api/flags/${i.flagKey}/rules/r-authz/ship`,
+    {
+      owned: true,
+      body: () => ({ variant: "b" }),
+    },
+  ),
+  r("DELETE /api/flags/:key", "project", (i) => `/api/flags/${i.flagKey}`, { owned: true }),
+  r("GET /api/flag-settings", "project", "/api/flag-settings"),
+  r("PUT /api/flag-settings", "project", "/api/flag-settings", { body: () => ({ remoteEvalOnly: false }) }),
+  r("GET /api/features/:clientKey", "public", "/api/features/svc_pk_authz"),
+  // An open stream never ends: the row asks with a key that is refused before the stream starts.
+  r("GET /sub/:clientKey", "public", "/sub/svc_pk_authz"),
+  r("POST /api/eval/:clientKey", "public", "/api/eval/svc_pk_authz", { body: () => ({}) }),
   r("GET /assets/*", "public", "/assets/missing.js"),
   r("GET /", "public", "/"),
   r("GET /openapi.json", "public", "/openapi.json"),
@@ -329,6 +358,14 @@ beforeAll(async () => {
   );
   if (sent.status !== 200) throw new Error(`setup send: ${sent.status} ${sent.text}`);
   await created(a.post("/api/identity", { visitorId: "authz-visitor", leadId: "authz-lead-a" }));
+  await created(
+    a.post("/api/flags", {
+      key: "authz-flag",
+      valueType: "string",
+      defaultValue: "a",
+      rules: [{ id: "r-authz", type: "experiment", experimentId: experiment.id, variations: ["a", "b"] }],
+    }),
+  );
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -341,6 +378,7 @@ beforeAll(async () => {
     commId: comm.id,
     sendId: sent.body.send_id,
     leadId: "authz-lead-a",
+    flagKey: "authz-flag",
   };
   const member = await a.headersFor("member");
   headers = {

@@ -22,9 +22,12 @@ const ACCEPTED_WARNINGS = [
 const PUBLIC = [
   "GET /api/connectors/{type}/callback",
   "GET /api/experiments/active",
+  "GET /api/features/{clientKey}",
   "GET /api/svc-js",
+  "GET /sub/{clientKey}",
   "POST /api/auth/login",
   "POST /api/auth/logout",
+  "POST /api/eval/{clientKey}",
   "POST /api/events",
   "POST /api/identity/stitch",
   "POST /api/webhooks/{source}",

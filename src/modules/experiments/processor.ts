@@ -43,7 +43,9 @@ export function createExperimentProcessor(onChange: (projectId: string) => void)
       await recordExposures(trx, project, list, touched);
       const goals = () => goalsOf(trx, project, flush.configVersion(projectId));
       await recordConversions(trx, project, list, touched, goals);
-      if (touched.size > 0 && (await autoComplete(trx, [...touched]))) onChange(projectId);
+      // After commit: a reader notified earlier could cache the state from before this transaction.
+      if (touched.size > 0 && (await autoComplete(trx, [...touched])))
+        flush.afterCommit(() => onChange(projectId));
     }
   };
 }

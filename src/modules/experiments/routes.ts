@@ -38,9 +38,11 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, etag: string, maxA
   return false;
 }
 
-export const experimentRoutes: FastifyPluginAsyncTypebox<{ cache: ActiveCache }> = async (app, { cache }) => {
-  const changed = (projectId: string) => cache.invalidate(projectId);
-
+export const experimentRoutes: FastifyPluginAsyncTypebox<{
+  cache: ActiveCache;
+  /** After a committed change: drops the cached active list and tells other modules (flags). */
+  changed: (projectId: string) => void;
+}> = async (app, { cache, changed }) => {
   app.get(
     "/api/experiments",
     {

@@ -8,10 +8,11 @@ import { emitServiceEvent } from "../../platform/jobs.js";
 import { getBelief } from "../beliefs/service.js";
 import { completeExperiment } from "./completion.js";
 import { extraGoalsOf, resolveMetrics } from "./metrics.js";
-import { loadCounts, toExperiment } from "./view.js";
+import { loadCounts, parseVariants, parseWeights, toExperiment } from "./view.js";
 import type { CreateExperiment, ExperimentT, PatchExperiment, VariantT } from "./schema.js";
 import type { ExperimentStatus, ExperimentTable } from "./tables.js";
 import "./tables.js";
+import { appSlot, type ServiceDeps, stateOf } from "../../platform/deps.js";
 
 export const DEFAULT_MIN_SAMPLE = 100;
 
@@ -192,6 +193,62 @@ export async function updateExperiment(
   });
   onChange(project.id);
   return result;
+}
+
+/** What a feature flag's experiment rule needs of an experiment (the flags module's read). */
+export interface ExperimentForFlags {
+  id: string;
+  name: string;
+  status: ExperimentStatus;
+  /** Variant names, in variant order. */
+  variants: string[];
+  weights: number[];
+  trafficSplit: number;
+  winner: string | null;
+  updatedAt: string;
+}
+
+/** The project's experiments among `ids` (unknown ids are left out). */
+export async function experimentsForFlags(
+  db: DbOrTrx,
+  projectId: string,
+  ids: string[],
+): Promise<ExperimentForFlags[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom("experiments")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .where("id", "in", ids)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    variants: parseVariants(r).map((v) => v.name),
+    weights: parseWeights(r),
+    trafficSplit: Number(r.traffic_split),
+    winner: r.winner,
+    updatedAt: r.updated_at,
+  }));
+}
+
+const CHANGE_LISTENERS = appSlot(
+  "experiments.change-listeners",
+  () => new Set<(projectId: string) => void>(),
+);
+
+/**
+ * Calls `fn` with the project's id after any committed change to an experiment in this process
+ * (status, variants, weights, winner): what serves experiments elsewhere (feature flags) refreshes.
+ */
+export function onExperimentChange(deps: ServiceDeps, fn: (projectId: string) => void): void {
+  stateOf(deps, CHANGE_LISTENERS).add(fn);
+}
+
+/** Tells the listeners of `onExperimentChange`; the experiments module calls it after each commit. */
+export function experimentChanged(deps: ServiceDeps, projectId: string): void {
+  for (const fn of stateOf(deps, CHANGE_LISTENERS)) fn(projectId);
 }
 
 export { eraseExposuresOf } from "./erasure.js";

@@ -32,6 +32,7 @@ export const areas: Area[] = [
     label: "Experiments",
     page: lazy(() => import("../pages/experiments/ExperimentsPage")),
   },
+  { path: "/flags", label: "Flags", page: lazy(() => import("../pages/flags/FlagsPage")) },
   { path: "/goals", label: "Goals & beliefs", page: lazy(() => import("../pages/goals/GoalsPage")) },
   {
     path: "/visitors",

@@ -10,6 +10,7 @@ import { useConversionGoals } from "./goals";
 import { BanditCard, GuardrailsCard, SecondaryCard } from "./MetricsCards";
 import { fetchExperiment, MOVES, percent, type Status } from "./model";
 import { VariantTable } from "./VariantTable";
+import { ShipWinner } from "../flags/ShipWinner";
 
 preloadIntervalChart();
 
@@ -79,6 +80,7 @@ export function ExperimentResults() {
           : "any of the conversion goals"}
       </p>
       <DecisionLine experiment={e} />
+      <ShipWinner experiment={e} />
       {r.srm.mismatch && (
         <div className="callout error" role="alert" data-testid="srm-warning">
           <strong>Sample ratio mismatch</strong>

@@ -1,0 +1,165 @@
+import { validation } from "../../platform/errors.js";
+
+/**
+ * Checks a targeting condition before it is stored. GrowthBook's evaluator (the SDKs' and ours)
+ * runs whatever the payload holds, so the payload may only hold what evaluates in bounded time:
+ * - no regex operator at all: `$regex` compiles the author's pattern and runs it on attributes any
+ *   caller sends, and a backtracking pattern can stall the event loop (and every SDK's);
+ * - only the operators GrowthBook documents (an unknown one logs on every evaluation);
+ * - no saved groups (`$inGroup`, `$savedGroup`): Lift serves none, so they would match nobody;
+ * - bounded size and depth, so the work per evaluation is bounded by the condition's size.
+ */
+export const MAX_CONDITION_BYTES = 8 * 1024;
+export const MAX_CONDITION_DEPTH = 8;
+const MAX_LIST = 500;
+const MAX_VERSION = 100;
+
+const LOGICAL = new Set(["$and", "$or", "$nor"]);
+const COMPARE = new Set(["$eq", "$ne", "$lt", "$lte", "$gt", "$gte"]);
+const LISTS = new Set(["$in", "$nin", "$ini", "$nini", "$all", "$alli"]);
+const VERSIONS = new Set(["$veq", "$vne", "$vgt", "$vgte", "$vlt", "$vlte"]);
+const TYPES = new Set(["string", "number", "boolean", "array", "object", "null", "undefined"]);
+/** Every spelling of a regex operator GrowthBook has or may add ($regex, $regexi, $notRegex …). */
+const REGEX = /regex/i;
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+const isObject = (v: unknown): v is Record<string, Json> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+/** GrowthBook's rule: an object whose keys all start with `$` holds operators, else it is a literal. */
+const isOperatorObject = (v: Record<string, Json>) => {
+  const keys = Object.keys(v);
+  return keys.length > 0 && keys.every((k) => k.startsWith("$"));
+};
+
+/** Throws 400 naming the field (`at` is the condition's own name, e.g. `body.rules[0].condition`). */
+export function checkCondition(condition: unknown, at: string): void {
+  if (!isObject(condition)) throw validation(`${at} must be an object`);
+  if (JSON.stringify(condition).length > MAX_CONDITION_BYTES)
+    throw validation(`${at} must be at most ${MAX_CONDITION_BYTES} bytes as JSON`);
+  refuseRegex(condition, at, 0);
+  conditionObject(condition, at);
+}
+
+/** Any key or operator spelled like a regex, anywhere (also inside literals), and the depth. */
+function refuseRegex(v: Json, at: string, depth: number): void {
+  if (depth > MAX_CONDITION_DEPTH)
+    throw validation(`${at} is nested deeper than ${MAX_CONDITION_DEPTH} levels`);
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) refuseRegex(x, `${at}[${i}]`, depth + 1);
+  } else if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (k.startsWith("$") && REGEX.test(k))
+        throw validation(
+          `${at}.${k}: regex operators are not accepted (a pattern can take unbounded time on ` +
+            "an attribute a caller sends); use $in, $eq, $exists or the version operators",
+        );
+      refuseRegex(x, `${at}.${k}`, depth + 1);
+    }
+  }
+}
+
+function conditionObject(c: Record<string, Json>, at: string): void {
+  for (const [k, v] of Object.entries(c)) {
+    const here = `${at}.${k}`;
+    if (LOGICAL.has(k)) {
+      if (!Array.isArray(v)) throw validation(`${here} must be an array of conditions`);
+      for (const [i, sub] of v.entries()) {
+        if (!isObject(sub)) throw validation(`${here}[${i}] must be an object`);
+        conditionObject(sub, `${here}[${i}]`);
+      }
+    } else if (k === "$not") {
+      if (!isObject(v)) throw validation(`${here} must be a condition object`);
+      conditionObject(v, here);
+    } else if (k.startsWith("$")) {
+      throw validation(`${here} is not a supported condition operator${groupHint(k)}`);
+    } else {
+      if (k.length > 200) throw validation(`${at}: an attribute name is longer than 200 characters`);
+      conditionValue(v, here);
+    }
+  }
+}
+
+const groupHint = (op: string) =>
+  op === "$savedGroup" || op === "$inGroup" || op === "$notInGroup" ? " (Lift has no saved groups)" : "";
+
+/** A value an attribute is compared with: a literal, or an object of operators. */
+function conditionValue(v: Json, at: string): void {
+  if (!isObject(v) || !isOperatorObject(v)) return; // literal: compared as JSON
+  for (const [op, arg] of Object.entries(v)) operator(op, arg, `${at}.${op}`);
+}
+
+function operator(op: string, arg: Json, at: string): void {
+  if (COMPARE.has(op)) return;
+  if (LISTS.has(op)) {
+    if (!Array.isArray(arg)) throw validation(`${at} must be an array`);
+    if (arg.length > MAX_LIST) throw validation(`${at} must hold at most ${MAX_LIST} items`);
+    if (op === "$all" || op === "$alli") for (const [i, x] of arg.entries()) conditionValue(x, `${at}[${i}]`);
+    return;
+  }
+  if (VERSIONS.has(op)) {
+    if (typeof arg !== "string" || arg.length > MAX_VERSION)
+      throw validation(`${at} must be a version string of at most ${MAX_VERSION} characters`);
+    return;
+  }
+  switch (op) {
+    case "$exists":
+      if (typeof arg !== "boolean") throw validation(`${at} must be true or false`);
+      return;
+    case "$type":
+      if (typeof arg !== "string" || !TYPES.has(arg))
+        throw validation(`${at} must be one of ${[...TYPES].join(", ")}`);
+      return;
+    case "$size":
+    case "$not":
+      conditionValue(arg, at);
+      return;
+    case "$elemMatch":
+      if (!isObject(arg)) throw validation(`${at} must be an object`);
+      if (isOperatorObject(arg)) conditionValue(arg, at);
+      else conditionObject(arg, at);
+      return;
+    default:
+      throw validation(`${at} is not a supported condition operator${groupHint(op)}`);
+  }
+}
+
+// ---- attributes a caller sends for an evaluation ----
+
+/** Attribute values are GrowthBook's evaluator's input; these bounds keep its work linear. */
+const MAX_ATTRIBUTE_NODES = 2000;
+const MAX_ATTRIBUTE_DEPTH = 8;
+const MAX_ATTRIBUTE_ARRAY = 200;
+/**
+ * GrowthBook's version parser strips build metadata with /\+.*$/, which backtracks quadratically
+ * on a string holding many `+` before a line break (8 KiB: 55 ms). Without a line break it is
+ * linear, so only strings with one are capped.
+ */
+export const MAX_MULTILINE_ATTRIBUTE = 256;
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+export function checkAttributes(attributes: unknown, at: string): void {
+  let nodes = 0;
+  const walk = (v: unknown, here: string, depth: number) => {
+    if (++nodes > MAX_ATTRIBUTE_NODES)
+      throw validation(`${at} must hold at most ${MAX_ATTRIBUTE_NODES} values in all`);
+    if (typeof v === "string") {
+      if (v.length > MAX_MULTILINE_ATTRIBUTE && LINE_BREAK.test(v))
+        throw validation(
+          `${here}: a string with a line break must be at most ${MAX_MULTILINE_ATTRIBUTE} characters`,
+        );
+      return;
+    }
+    if (v === null || typeof v !== "object") return;
+    if (depth > MAX_ATTRIBUTE_DEPTH)
+      throw validation(`${here} is nested deeper than ${MAX_ATTRIBUTE_DEPTH} levels`);
+    if (Array.isArray(v)) {
+      if (v.length > MAX_ATTRIBUTE_ARRAY)
+        throw validation(`${here} must hold at most ${MAX_ATTRIBUTE_ARRAY} items`);
+      for (const [i, x] of v.entries()) walk(x, `${here}[${i}]`, depth + 1);
+      return;
+    }
+    for (const [k, x] of Object.entries(v)) walk(x, `${here}.${k}`, depth + 1);
+  };
+  walk(attributes ?? {}, at, 1);
+}

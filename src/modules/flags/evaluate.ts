@@ -1,0 +1,47 @@
+import { evaluateFeatures } from "@growthbook/proxy-eval";
+import { checkAttributes } from "./conditions.js";
+import { ruleKey } from "./payload.js";
+import type { EvaluationT, RemoteEvalBodyT } from "./schema.js";
+import type { PayloadEntry } from "./sdk-cache.js";
+
+/**
+ * Evaluation on the server is GrowthBook's own, over the very payload the SDKs download (DESIGN.md:
+ * one truth for SDKs and server): `GrowthBookClient.evalFeature` for the evaluate endpoint and
+ * `@growthbook/proxy-eval` (what GrowthBook's proxy runs) for remote evaluation.
+ */
+
+/** The answer of `POST /api/flags/:key/evaluate`; `attributes` must have passed checkAttributes. */
+export function evaluateEntry(
+  entry: PayloadEntry,
+  key: string,
+  attributes: Record<string, unknown>,
+): EvaluationT {
+  const r = entry.client().evalFeature(key, { attributes });
+  const meta = r.ruleId ? entry.rules.get(ruleKey(key, r.ruleId)) : undefined;
+  if ((r.source === "force" || r.source === "experiment") && meta) {
+    const variant = r.source === "experiment" ? r.experimentResult?.key : meta.variant;
+    return {
+      value: r.value,
+      source: meta.type,
+      ruleId: r.ruleId,
+      ...(variant !== undefined ? { variant } : {}),
+    };
+  }
+  return { value: r.value, source: "defaultValue" };
+}
+
+/**
+ * GrowthBook's remote evaluation: the payload reduced to each feature's value for these
+ * attributes (a matched experiment as a forced value plus the tracking call the SDK then makes),
+ * so the client never sees a rule.
+ */
+export async function remoteEvaluation(entry: PayloadEntry, body: RemoteEvalBodyT): Promise<unknown> {
+  checkAttributes(body.attributes, "body.attributes");
+  return evaluateFeatures({
+    payload: entry.payload,
+    attributes: body.attributes ?? {},
+    forcedVariations: body.forcedVariations ?? {},
+    forcedFeatures: new Map(body.forcedFeatures ?? []),
+    url: body.url ?? "",
+  });
+}

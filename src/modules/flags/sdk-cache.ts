@@ -1,0 +1,123 @@
+import { createHash } from "node:crypto";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
+import { GrowthBookClient } from "@growthbook/growthbook";
+import type { LRUCache } from "lru-cache";
+import { boundedCache } from "../../platform/cache.js";
+import type { BuiltPayload, RuleMeta, SdkPayload } from "./payload.js";
+import type { Revision } from "./store.js";
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** One project's served payload: the bytes every SDK downloads and the evaluator over them. */
+export interface PayloadEntry {
+  projectId: string;
+  revision: number;
+  remoteEvalOnly: boolean;
+  payload: SdkPayload;
+  rules: Map<string, RuleMeta>;
+  body: string;
+  /** `body` encoded once: each answer writes these bytes without encoding the string again. */
+  bytes: Buffer;
+  /** Of `body`; the same in every process for the same flags. */
+  etag: string;
+  /** GrowthBook's own server-side evaluator, initialised with exactly `payload`. */
+  client(): GrowthBookClient;
+  /** `body` compressed once per entry (not once per request). */
+  encoded(encoding: "br" | "gzip"): Promise<Buffer>;
+}
+
+export type PayloadLoader = (projectId: string) => Promise<{ built: BuiltPayload; revision: Revision }>;
+
+/**
+ * Entries live until a change invalidates them (this process's changes at once, other processes'
+ * through the notifier) and at most `ttlMs`: the bound on staleness if a notification is lost.
+ */
+export const PAYLOAD_TTL_MS = 30_000;
+
+export class PayloadCache {
+  private entries: LRUCache<string, PayloadEntry>;
+  /** Builds in flight, one per project; an invalidation drops its build so nothing stale is stored. */
+  private building = new Map<string, Promise<PayloadEntry>>();
+
+  constructor(
+    private load: PayloadLoader,
+    ttlMs = PAYLOAD_TTL_MS,
+  ) {
+    // One entry per project serving SDKs; a large project's payload is a few hundred KB.
+    this.entries = boundedCache(1_000, ttlMs);
+  }
+
+  /** The cached entry, if any: the hot path reads it without a promise. */
+  peek(projectId: string): PayloadEntry | undefined {
+    return this.entries.get(projectId);
+  }
+
+  get(projectId: string): Promise<PayloadEntry> {
+    const hit = this.entries.get(projectId);
+    if (hit) return Promise.resolve(hit);
+    const pending = this.building.get(projectId);
+    if (pending) return pending;
+    const build: Promise<PayloadEntry> = this.load(projectId).then(
+      ({ built, revision }) => {
+        const entry = makeEntry(projectId, built, revision);
+        if (this.building.get(projectId) === build) {
+          this.building.delete(projectId);
+          this.entries.set(projectId, entry);
+        }
+        return entry;
+      },
+      (err: unknown) => {
+        if (this.building.get(projectId) === build) this.building.delete(projectId);
+        throw err;
+      },
+    );
+    this.building.set(projectId, build);
+    return build;
+  }
+
+  invalidate(projectId: string): void {
+    this.entries.delete(projectId);
+    this.building.delete(projectId);
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.building.clear();
+  }
+}
+
+export const etagOf = (body: string) =>
+  `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
+
+function makeEntry(projectId: string, built: BuiltPayload, revision: Revision): PayloadEntry {
+  const body = JSON.stringify(built.payload);
+  let client: GrowthBookClient | undefined;
+  const encodings = new Map<string, Promise<Buffer>>();
+  return {
+    projectId,
+    revision: revision.revision,
+    remoteEvalOnly: revision.remoteEvalOnly,
+    payload: built.payload,
+    rules: built.rules,
+    body,
+    bytes: Buffer.from(body),
+    etag: etagOf(body),
+    client() {
+      client ??= new GrowthBookClient().initSync({ payload: built.payload });
+      return client;
+    },
+    encoded(encoding) {
+      let p = encodings.get(encoding);
+      if (!p) {
+        p =
+          encoding === "br"
+            ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } })
+            : gzipAsync(body, { level: 9 });
+        encodings.set(encoding, p);
+      }
+      return p;
+    },
+  };
+}

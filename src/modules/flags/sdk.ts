@@ -1,0 +1,73 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { withTransaction } from "../../platform/db/index.js";
+import { type ServiceDeps, stateOf } from "../../platform/deps.js";
+import { evaluateEntry, remoteEvaluation } from "./evaluate.js";
+import { FLAGS_HUB } from "./hub.js";
+import type { RemoteEvalBodyT } from "./schema.js";
+import type { PayloadEntry } from "./sdk-cache.js";
+import { bumpRevision, readRevision } from "./store.js";
+
+/** The SDK side of the flags: the served payload, remote evaluation, streams, SDK settings. */
+
+const hubOf = (deps: ServiceDeps) => stateOf(deps, FLAGS_HUB);
+
+/** Tells every process that the project's payload may have changed (after the change committed). */
+export function flagsChanged(deps: ServiceDeps, projectId: string): void {
+  hubOf(deps).changed(projectId);
+}
+
+/** The payload the project's SDKs get now (cached per process). */
+export const sdkPayload = (deps: ServiceDeps, projectId: string): Promise<PayloadEntry> =>
+  hubOf(deps).cache.get(projectId);
+
+/** The cached payload, if any, without waiting (the hot path's first look). */
+export const cachedSdkPayload = (deps: ServiceDeps, projectId: string): PayloadEntry | undefined =>
+  hubOf(deps).cache.peek(projectId);
+
+/** The payload, rebuilt first unless it holds `key` (created on a process that could not tell this one). */
+export async function payloadWith(deps: ServiceDeps, projectId: string, key: string): Promise<PayloadEntry> {
+  const entry = await sdkPayload(deps, projectId);
+  if (key in entry.payload.features) return entry;
+  hubOf(deps).cache.invalidate(projectId);
+  return sdkPayload(deps, projectId);
+}
+
+/**
+ * Many evaluations against one payload snapshot (the agreement tests; batch tooling): the same
+ * function the evaluate endpoint answers with.
+ */
+export async function flagEvaluator(deps: ServiceDeps, project: ProjectRef) {
+  const entry = await sdkPayload(deps, project.id);
+  return (key: string, attributes: Record<string, unknown>) => evaluateEntry(entry, key, attributes);
+}
+
+export async function remoteEvaluate(deps: ServiceDeps, project: ProjectRef, body: RemoteEvalBodyT) {
+  return remoteEvaluation(await sdkPayload(deps, project.id), body);
+}
+
+export async function getFlagSettings(deps: ServiceDeps, project: ProjectRef) {
+  return { remoteEvalOnly: (await readRevision(deps.db, project.id)).remoteEvalOnly };
+}
+
+export async function putFlagSettings(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  input: { remoteEvalOnly: boolean },
+) {
+  await withTransaction(deps.db, async (trx) => {
+    await bumpRevision(trx, project.id);
+    await trx
+      .updateTable("flag_settings")
+      .set({ remote_eval_only: input.remoteEvalOnly ? 1 : 0 })
+      .where("project_id", "=", project.id)
+      .execute();
+  });
+  flagsChanged(deps, project.id);
+  return { remoteEvalOnly: input.remoteEvalOnly };
+}
+
+/** Open SDK streams of this process (routes hand them responses; metrics read the count). */
+export const flagStreams = (deps: ServiceDeps) => hubOf(deps).streams;
+
+/** Ends this process's streams and its notifier (shutdown). */
+export const closeFlags = (deps: ServiceDeps) => hubOf(deps).close();

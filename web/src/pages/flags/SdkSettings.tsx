@@ -1,0 +1,57 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, call } from "../../api/client";
+import { currentProjectId } from "../../api/project";
+import { useMe, useProjects } from "../../api/session";
+import { CopyButton } from "../../components/CopyButton";
+import { Card, ErrorState } from "../../components/states";
+import { flagsKey } from "./model";
+import { Switch } from "./Switch";
+
+/** How the project's SDKs connect: the client key (for admins, who see keys) and remote evaluation only. */
+export function SdkSettings() {
+  const me = useMe();
+  const isAdmin = me.data?.user.role === "admin";
+  const projects = useProjects(isAdmin);
+  const project = projects.data?.find((p) => p.id === currentProjectId()) ?? projects.data?.[0];
+  const settings = useQuery({
+    queryKey: flagsKey.settings,
+    queryFn: () => call(api.GET("/api/flag-settings")),
+  });
+  const queryClient = useQueryClient();
+  const put = useMutation({
+    mutationFn: (remoteEvalOnly: boolean) =>
+      call(api.PUT("/api/flag-settings", { body: { remoteEvalOnly } })),
+    onSuccess: (saved) => queryClient.setQueryData(flagsKey.settings, saved),
+  });
+  const code = project
+    ? `new GrowthBook({ apiHost: "${window.location.origin}", clientKey: "${project.publicKey}" })`
+    : "";
+  return (
+    <Card title="SDK connection">
+      <p className="muted">
+        Any GrowthBook SDK (or OpenFeature with GrowthBook's provider) reads these flags: point its{" "}
+        <code>apiHost</code> at this server and use the project's public key as <code>clientKey</code>.
+      </p>
+      {project && (
+        <div className="copy-row">
+          <pre className="code" data-testid="sdk-snippet">
+            <code>{code}</code>
+          </pre>
+          <CopyButton text={code} label="Copy SDK setup" />
+        </div>
+      )}
+      {settings.isError ? (
+        <ErrorState error={settings.error} retry={() => void settings.refetch()} />
+      ) : (
+        <Switch
+          checked={settings.data?.remoteEvalOnly ?? false}
+          disabled={settings.isPending || put.isPending}
+          onChange={(on) => put.mutate(on)}
+          label="Remote evaluation only"
+          hint="SDKs must use remoteEval: true, so no client sees the rules (the payload endpoint then refuses)."
+        />
+      )}
+      {put.isError && <ErrorState title="Not changed" error={put.error} />}
+    </Card>
+  );
+}
