@@ -112,7 +112,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerBodies(app);
   // PostgreSQL: the process's own rows of the shared counters, held while it runs (shard-lease.ts).
   const shardLease =
-    !opts.handle && handle.dialect === "postgres" ? await claimWriterShard(handle, config, app.log) : undefined;
+    !opts.handle && handle.dialect === "postgres"
+      ? await claimWriterShard(handle, config, app.log)
+      : undefined;
   const secrets = new SecretBox(config.secretKey);
   const registry = new JobRegistry();
   const worker = new JobWorker(handle, registry, config, app.log, { pollMs: config.jobPollMs });
