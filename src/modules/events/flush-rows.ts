@@ -11,6 +11,11 @@ export interface FlushItem {
   events: IncomingEvent[];
   origin: EventOrigin;
   receivedAt: number;
+  /**
+   * Per event, the key under which it is stored at most once per project (Segment's `messageId`;
+   * null: none); undefined for requests without keys (`MessageClaims`, writer.ts).
+   */
+  messageIds: (string | null)[] | undefined;
 }
 
 /** What a server event gets in place of a session (one shared object, nothing per event). */
@@ -22,7 +27,7 @@ const SERVER_SESSION: SessionInfo = {
 };
 
 /** The browser events of a flush in the order `flushRows` assigns them (server events have no session). */
-export function pendingOf(items: FlushItem[]): PendingEvent[] {
+export function pendingOf(items: readonly FlushItem[]): PendingEvent[] {
   const out: PendingEvent[] = [];
   for (const it of items) {
     if (it.origin === "server") continue;
@@ -43,7 +48,7 @@ export function pendingOf(items: FlushItem[]): PendingEvent[] {
  * rows.ts; inserts bind slices of it directly), and the events as processors receive them.
  */
 export function flushRows(
-  items: FlushItem[],
+  items: readonly FlushItem[],
   sessions: SessionAssigner,
 ): { values: unknown[]; committed: CommittedEvent[] } {
   const values: unknown[] = [];

@@ -1,0 +1,182 @@
+import type SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import type { DbHandle, DbOrTrx, Trx } from "../../../platform/db/index.js";
+import type { FlushItem } from "../flush-rows.js";
+import type { IncomingEvent } from "../validate.js";
+import type { MessageClaims } from "../writer.js";
+import { RecentKeys, keyClock } from "./recent-keys.js";
+import "./tables.js";
+
+/** Segment deduplicates a project's messageIds for 24 hours. */
+export const DEDUP_WINDOW_MS = 86_400_000;
+/** rows per expiry statement: short statements between the writer's flushes */
+const EXPIRE_CHUNK = 10_000;
+// 3 parameters a row: 600 of SQLite's 32766 per statement.
+const SQLITE_CHUNK = 200;
+/** how often SQLite's memory drops expired claims (a rehash of the table) */
+const SWEEP_EVERY_MS = 3_600_000;
+/** how often the job deletes expired keys from the table */
+export const EXPIRE_EVERY_MS = 3_600_000;
+
+/** The writer's message claims for this database (writer.ts, MessageClaims). */
+export function messageClaims(handle: DbHandle): MessageClaims {
+  return handle.sqlite ? new SqliteClaims(handle.sqlite) : new PostgresClaims();
+}
+
+/** `key` of a message: project and id, with a separator neither contains. */
+const keyOf = (projectId: string, messageId: string) => `${projectId}\u0000${messageId}`;
+
+/**
+ * Calls `keep(item, i, projectId, messageId)` for each keyed event of the flush, in flush order, and
+ * returns the items without the events it refused. Items without keys, or where nothing was
+ * refused, are returned as they are.
+ */
+function filterItems(
+  items: readonly FlushItem[],
+  keep: (item: FlushItem, messageId: string) => boolean,
+): FlushItem[] {
+  return items.map((it) => {
+    const ids = it.messageIds;
+    if (!ids) return it;
+    let events: IncomingEvent[] | null = null;
+    let kept: (string | null)[] | null = null;
+    for (let i = 0; i < it.events.length; i++) {
+      const id = ids[i]!;
+      if (id === null || keep(it, id)) {
+        events?.push(it.events[i]!);
+        kept?.push(id);
+      } else if (!events) {
+        events = it.events.slice(0, i);
+        kept = ids.slice(0, i);
+      }
+    }
+    return events ? { ...it, events, messageIds: kept! } : it;
+  });
+}
+
+/**
+ * SQLite: one process owns the file, so its memory decides (RecentKeys, rebuilt from the table at
+ * start) and the table is the log that survives the process, appended in the flush's transaction.
+ * A flush that rolls back takes its claims back, so the next attempt (or a retried request) finds
+ * the keys free again.
+ */
+class SqliteClaims implements MessageClaims {
+  private keys = new RecentKeys(DEDUP_WINDOW_MS / 1000);
+  private pending: string[] = [];
+  /** when expired claims last left memory (the table's rows go in the hourly job) */
+  private swept = Date.now();
+  private many: SQLite.Statement;
+  private one: SQLite.Statement;
+
+  constructor(private sqlite: SQLite.Database) {
+    const head = "insert into segment_message_ids (received_at, project_id, message_id) values ";
+    this.one = sqlite.prepare(`${head}(?,?,?)`);
+    this.many = sqlite.prepare(head + Array(SQLITE_CHUNK).fill("(?,?,?)").join(","));
+    this.load();
+  }
+
+  /** The claims of the last 24 hours, from the log (in time order, so a renewed claim wins). */
+  private load(): void {
+    const rows = this.sqlite
+      .prepare(
+        "select received_at, project_id, message_id from segment_message_ids where received_at >= ? order by received_at",
+      )
+      .raw()
+      .iterate(Date.now() - DEDUP_WINDOW_MS) as IterableIterator<[number, string, string]>;
+    for (const [at, project, id] of rows) this.keys.claim(keyOf(project, id), keyClock(Number(at)));
+  }
+
+  async claim(_trx: Trx, items: readonly FlushItem[]): Promise<FlushItem[]> {
+    this.pending = [];
+    if (Date.now() - this.swept > SWEEP_EVERY_MS) {
+      this.swept = Date.now();
+      this.keys.sweep(keyClock(this.swept));
+    }
+    const rows: unknown[] = [];
+    const out = filterItems(items, (it, id) => {
+      const key = keyOf(it.project.id, id);
+      if (!this.keys.claim(key, keyClock(it.receivedAt))) return false;
+      this.pending.push(key);
+      rows.push(it.receivedAt, it.project.id, id);
+      return true;
+    });
+    // The same connection as the flush's transaction (better-sqlite3 has one), as the events' rows.
+    const chunk = SQLITE_CHUNK * 3;
+    let i = 0;
+    for (; i + chunk <= rows.length; i += chunk) this.many.run(rows.slice(i, i + chunk));
+    for (; i < rows.length; i += 3) this.one.run(rows.slice(i, i + 3));
+    return out;
+  }
+
+  committed(): void {
+    this.pending = [];
+  }
+
+  rolledBack(): void {
+    for (const key of this.pending) this.keys.release(key);
+    this.pending = [];
+  }
+}
+
+/**
+ * PostgreSQL: the primary key decides, across processes. One statement per flush inserts the
+ * flush's keys in key order (two flushes lock shared keys in the same order: no deadlock between
+ * them); a key another transaction holds makes the insert wait for it, then count as taken if it
+ * committed. A stored key older than the window is taken over. The keys returned are the claimed ones.
+ */
+class PostgresClaims implements MessageClaims {
+  async claim(trx: Trx, items: readonly FlushItem[]): Promise<FlushItem[]> {
+    const first = new Map<string, { projectId: string; id: string; at: number }>();
+    for (const it of items) {
+      if (!it.messageIds) continue;
+      for (const id of it.messageIds) {
+        if (id === null) continue;
+        const key = keyOf(it.project.id, id);
+        if (!first.has(key)) first.set(key, { projectId: it.project.id, id, at: it.receivedAt });
+      }
+    }
+    const keys = [...first.keys()].sort();
+    const claimed = new Set<string>();
+    if (keys.length > 0) {
+      const rows = keys.map((k) => first.get(k)!);
+      const { rows: got } = await sql<{ project_id: string; message_id: string }>`
+        insert into segment_message_ids (project_id, message_id, received_at)
+        select * from unnest(${rows.map((r) => r.projectId)}::text[], ${rows.map((r) => r.id)}::text[],
+          ${rows.map((r) => r.at)}::bigint[])
+        on conflict (project_id, message_id) do update set received_at = excluded.received_at
+          where segment_message_ids.received_at < ${Date.now() - DEDUP_WINDOW_MS}
+        returning project_id, message_id`.execute(trx);
+      for (const r of got) claimed.add(keyOf(r.project_id, r.message_id));
+    }
+    // An event keeps its key only once: a later event of the flush with the same key is a duplicate.
+    return filterItems(items, (it, id) => claimed.delete(keyOf(it.project.id, id)));
+  }
+
+  committed(): void {}
+  rolledBack(): void {}
+}
+
+/** Deletes stored keys older than the window, in short statements (the hourly job). */
+export async function expireMessageIds(db: DbOrTrx, now = Date.now()): Promise<number> {
+  const cutoff = now - DEDUP_WINDOW_MS;
+  let deleted = 0;
+  for (;;) {
+    // The chunk's last time: rows up to it go in this statement (a few more when many share it).
+    const bound = await db
+      .selectFrom("segment_message_ids")
+      .select("received_at")
+      .where("received_at", "<", cutoff)
+      .orderBy("received_at")
+      .offset(EXPIRE_CHUNK)
+      .limit(1)
+      .executeTakeFirst();
+    const upTo = bound ? Math.min(Number(bound.received_at), cutoff - 1) : cutoff - 1;
+    const res = await db
+      .deleteFrom("segment_message_ids")
+      .where("received_at", "<=", upTo)
+      .executeTakeFirst();
+    deleted += Number(res.numDeletedRows);
+    if (!bound) break;
+  }
+  return deleted;
+}

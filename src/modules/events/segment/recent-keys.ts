@@ -1,0 +1,142 @@
+/**
+ * Keys claimed within a time window, in memory: the lookup side of message dedup on SQLite, where
+ * one process owns the database (dedup.ts). An open-addressing table of 64-bit key hashes and
+ * claim times (seconds) in typed arrays: 12 bytes a slot, kept at most half full, so millions of
+ * keys cost tens of megabytes and no object per key for the garbage collector to walk. A key
+ * string is hashed, never stored.
+ *
+ * Two different keys with the same 64-bit hash would count as one: with n keys in the window the
+ * chance that any two collide is about n² / 2^65 (10M keys a day: once in ~10,000 years).
+ */
+
+/** claim times are seconds from here, so they fit 32 bits for a century */
+const EPOCH_S = 1_577_836_800; // 2020-01-01
+const EMPTY = 0;
+/** a slot whose claim was taken back: reusable, and not the end of a probe chain */
+const FREED = 1;
+const MIN_CAPACITY = 1024;
+
+/** Seconds since EPOCH_S of an epoch-milliseconds time (always above FREED). */
+export const keyClock = (ms: number): number => Math.max(2, Math.floor(ms / 1000) - EPOCH_S);
+
+export class RecentKeys {
+  private h1: Int32Array;
+  private h2: Int32Array;
+  private at: Uint32Array;
+  private mask: number;
+  /** slots not EMPTY (live, expired or freed): what probe chains run over */
+  private used = 0;
+  private a = 0;
+  private b = 0;
+
+  constructor(
+    /** seconds a claim holds */
+    private windowS: number,
+    capacity = MIN_CAPACITY,
+  ) {
+    const n = 2 ** Math.ceil(Math.log2(Math.max(MIN_CAPACITY, capacity)));
+    this.h1 = new Int32Array(n);
+    this.h2 = new Int32Array(n);
+    this.at = new Uint32Array(n);
+    this.mask = n - 1;
+  }
+
+  /** slots in the table (memory: 12 bytes each) */
+  get capacity(): number {
+    return this.mask + 1;
+  }
+
+  /**
+   * Claims `key` at `now` (keyClock): true when it was not claimed within the window before (it is
+   * now), false for a duplicate. A claim older than the window is renewed.
+   */
+  claim(key: string, now: number): boolean {
+    this.hash(key);
+    const { a, b, at } = this;
+    const stale = now - this.windowS;
+    let i = a & this.mask;
+    let reuse = -1;
+    for (;;) {
+      const t = at[i]!;
+      if (t === EMPTY) break;
+      if (this.h1[i] === a && this.h2[i] === b) {
+        if (t > stale) return false;
+        at[i] = now;
+        return true;
+      }
+      if (reuse < 0 && t <= stale) reuse = i;
+      i = (i + 1) & this.mask;
+    }
+    if (reuse >= 0) i = reuse;
+    else this.used++;
+    this.h1[i] = a;
+    this.h2[i] = b;
+    at[i] = now;
+    if (this.used * 2 > this.capacity) this.rehash(now);
+    return true;
+  }
+
+  /** Takes back a claim of `key` (its transaction rolled back). */
+  release(key: string): void {
+    this.hash(key);
+    const { a, b, at } = this;
+    for (let i = a & this.mask; at[i] !== EMPTY; i = (i + 1) & this.mask) {
+      if (this.h1[i] === a && this.h2[i] === b) {
+        at[i] = FREED;
+        return;
+      }
+    }
+  }
+
+  /** Drops expired claims, shrinking the table when they were most of it. */
+  sweep(now: number): void {
+    this.rehash(now);
+  }
+
+  /** Live claims at `now`. */
+  size(now: number): number {
+    let n = 0;
+    const stale = now - this.windowS;
+    for (let i = 0; i <= this.mask; i++) if (this.at[i]! > stale) n++;
+    return n;
+  }
+
+  /** Rebuilds with the live claims only, at four times their number (at least MIN_CAPACITY). */
+  private rehash(now: number): void {
+    const stale = now - this.windowS;
+    const { h1, h2, at } = this;
+    const live = this.size(now);
+    const n = 2 ** Math.ceil(Math.log2(Math.max(MIN_CAPACITY, live * 4)));
+    this.h1 = new Int32Array(n);
+    this.h2 = new Int32Array(n);
+    this.at = new Uint32Array(n);
+    this.mask = n - 1;
+    this.used = 0;
+    for (let j = 0; j < at.length; j++) {
+      if (at[j]! <= stale) continue;
+      let i = h1[j]! & this.mask;
+      while (this.at[i] !== EMPTY) i = (i + 1) & this.mask;
+      this.h1[i] = h1[j]!;
+      this.h2[i] = h2[j]!;
+      this.at[i] = at[j]!;
+      this.used++;
+    }
+  }
+
+  /** Two 32-bit lanes over the key's UTF-16 units (cyrb53's mixing), left in `a` and `b`. */
+  private hash(key: string): void {
+    let h1 = 0xdeadbeef;
+    let h2 = 0x41c6ce57;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+    h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+    h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    this.a = h1 | 0;
+    this.b = h2 | 0;
+  }
+}
