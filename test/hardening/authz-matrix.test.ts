@@ -8,12 +8,14 @@ import { startTestApp, type Tenant, type TestApp } from "../helpers/app.js";
  *
  * Classes: `project` (project API key, or a session of any role), `projectAdmin` (project API key,
  * or an admin session: members 403), `session` (a session of any
- * role), `admin` (an admin session), `tx` (a workspace transactional key), `public` (no
+ * role), `admin` (an admin session), `tx` (a workspace transactional key), `writeKey` (Segment's
+ * tracking API: a project key as HTTP Basic user name or `writeKey` in the body, which none of the
+ * callers here sends, so all of them get 401), `public` (no
  * credentials; what is sent with them must not matter for access). Other workspaces' callers get
  * 404 for this workspace's ids and, on collections, their own data only: no answer to them may
  * contain an id or address of this workspace.
  */
-type Access = "project" | "projectAdmin" | "session" | "admin" | "tx" | "public";
+type Access = "project" | "projectAdmin" | "session" | "admin" | "tx" | "writeKey" | "public";
 type Principal =
   | "none"
   | "malformed"
@@ -51,6 +53,7 @@ interface Ids {
   commId: string;
   sendId: string;
   leadId: string;
+  publicKey: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -215,6 +218,23 @@ const TABLE: Row[] = [
   r("GET /api/sync/:syncId", "project", "/api/sync/sync_missing"),
   r("GET /api/metrics", "project", "/api/metrics"),
   r("GET /api/metrics/:connectorType", "project", "/api/metrics/payments"),
+  ...[
+    "track",
+    "t",
+    "identify",
+    "i",
+    "page",
+    "p",
+    "screen",
+    "s",
+    "group",
+    "g",
+    "alias",
+    "a",
+    "batch",
+    "b",
+  ].map((path) => r(`POST /v1/${path}`, "writeKey", `/v1/${path}`, { body: () => ({}) })),
+  r("GET /v1/projects/:writeKey/settings", "public", (i) => `/v1/projects/${i.publicKey}/settings`),
   r("GET /assets/*", "public", "/assets/missing.js"),
   r("GET /", "public", "/"),
   r("GET /openapi.json", "public", "/openapi.json"),
@@ -254,6 +274,8 @@ function expected(row: Row, who: Principal): Expect {
       return 401;
     case "tx":
       return who === "txKey" ? "allowed" : 401;
+    case "writeKey":
+      return 401;
   }
 }
 
@@ -337,6 +359,7 @@ beforeAll(async () => {
     commId: comm.id,
     sendId: sent.body.send_id,
     leadId: "authz-lead-a",
+    publicKey: a.publicKey,
   };
   const member = await a.headersFor("member");
   headers = {
