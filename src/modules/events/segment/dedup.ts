@@ -1,6 +1,6 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import type { DbHandle, DbOrTrx, Trx } from "../../../platform/db/index.js";
+import { type DbHandle, type DbOrTrx, type Trx, isPostgresDb } from "../../../platform/db/index.js";
 import type { FlushItem } from "../flush-rows.js";
 import type { IncomingEvent } from "../validate.js";
 import type { MessageClaims } from "../writer.js";
@@ -11,8 +11,6 @@ import "./tables.js";
 export const DEDUP_WINDOW_MS = 86_400_000;
 /** rows per expiry statement: short statements between the writer's flushes */
 const EXPIRE_CHUNK = 10_000;
-// 3 parameters a row: 600 of SQLite's 32766 per statement.
-const SQLITE_CHUNK = 200;
 /** how often SQLite's memory drops expired claims (a rehash of the table) */
 const SWEEP_EVERY_MS = 3_600_000;
 /** how often the job deletes expired keys from the table */
@@ -27,9 +25,9 @@ export function messageClaims(handle: DbHandle): MessageClaims {
 const keyOf = (projectId: string, messageId: string) => `${projectId}\u0000${messageId}`;
 
 /**
- * Calls `keep(item, i, projectId, messageId)` for each keyed event of the flush, in flush order, and
- * returns the items without the events it refused. Items without keys, or where nothing was
- * refused, are returned as they are.
+ * Calls `keep(item, messageId)` for each keyed event of the flush, in flush order, and returns the
+ * items without the events it refused. Items without keys, or where nothing was refused, are
+ * returned as they are.
  */
 function filterItems(
   items: readonly FlushItem[],
@@ -55,23 +53,22 @@ function filterItems(
 }
 
 /**
- * SQLite: one process owns the file, so its memory decides (RecentKeys, rebuilt from the table at
- * start) and the table is the log that survives the process, appended in the flush's transaction.
- * A flush that rolls back takes its claims back, so the next attempt (or a retried request) finds
- * the keys free again.
+ * SQLite: one process owns the file, so its memory decides (RecentKeys, rebuilt from the log at
+ * start) and `segment_message_log` is the log that survives the process: a row per request with the
+ * ids it claimed, appended in the flush's transaction. A flush that rolls back takes its claims
+ * back, so the next attempt (or a retried request) finds the keys free again.
  */
 class SqliteClaims implements MessageClaims {
   private keys = new RecentKeys(DEDUP_WINDOW_MS / 1000);
   private pending: string[] = [];
-  /** when expired claims last left memory (the table's rows go in the hourly job) */
+  /** when expired claims last left memory (the log's rows go in the hourly job) */
   private swept = Date.now();
-  private many: SQLite.Statement;
-  private one: SQLite.Statement;
+  private append: SQLite.Statement;
 
   constructor(private sqlite: SQLite.Database) {
-    const head = "insert into segment_message_ids (received_at, project_id, message_id) values ";
-    this.one = sqlite.prepare(`${head}(?,?,?)`);
-    this.many = sqlite.prepare(head + Array(SQLITE_CHUNK).fill("(?,?,?)").join(","));
+    this.append = sqlite.prepare(
+      "insert into segment_message_log (received_at, project_id, message_ids) values (?, ?, ?)",
+    );
     this.load();
   }
 
@@ -79,11 +76,14 @@ class SqliteClaims implements MessageClaims {
   private load(): void {
     const rows = this.sqlite
       .prepare(
-        "select received_at, project_id, message_id from segment_message_ids where received_at >= ? order by received_at",
+        "select received_at, project_id, message_ids from segment_message_log where received_at >= ? order by received_at",
       )
       .raw()
       .iterate(Date.now() - DEDUP_WINDOW_MS) as IterableIterator<[number, string, string]>;
-    for (const [at, project, id] of rows) this.keys.claim(keyOf(project, id), keyClock(Number(at)));
+    for (const [at, project, ids] of rows) {
+      const now = keyClock(Number(at));
+      for (const id of JSON.parse(ids) as string[]) this.keys.claim(keyOf(project, id), now);
+    }
   }
 
   async claim(_trx: Trx, items: readonly FlushItem[]): Promise<FlushItem[]> {
@@ -92,19 +92,26 @@ class SqliteClaims implements MessageClaims {
       this.swept = Date.now();
       this.keys.sweep(keyClock(this.swept));
     }
-    const rows: unknown[] = [];
+    let claimed: string[] = [];
+    let from: FlushItem | null = null;
+    // The same connection as the flush's transaction (better-sqlite3 has one), as the events' rows.
+    const log = () => {
+      if (from && claimed.length > 0)
+        this.append.run(from.receivedAt, from.project.id, JSON.stringify(claimed));
+      claimed = [];
+    };
     const out = filterItems(items, (it, id) => {
+      if (it !== from) {
+        log();
+        from = it;
+      }
       const key = keyOf(it.project.id, id);
       if (!this.keys.claim(key, keyClock(it.receivedAt))) return false;
       this.pending.push(key);
-      rows.push(it.receivedAt, it.project.id, id);
+      claimed.push(id);
       return true;
     });
-    // The same connection as the flush's transaction (better-sqlite3 has one), as the events' rows.
-    const chunk = SQLITE_CHUNK * 3;
-    let i = 0;
-    for (; i + chunk <= rows.length; i += chunk) this.many.run(rows.slice(i, i + chunk));
-    for (; i < rows.length; i += 3) this.one.run(rows.slice(i, i + 3));
+    log();
     return out;
   }
 
@@ -156,14 +163,18 @@ class PostgresClaims implements MessageClaims {
   rolledBack(): void {}
 }
 
-/** Deletes stored keys older than the window, in short statements (the hourly job). */
+/**
+ * Deletes stored keys older than the window, in short statements (the hourly job): PostgreSQL's
+ * rows, SQLite's log. SQLite's memory drops them as the writer claims (SWEEP_EVERY_MS).
+ */
 export async function expireMessageIds(db: DbOrTrx, now = Date.now()): Promise<number> {
+  const table = isPostgresDb(db) ? "segment_message_ids" : "segment_message_log";
   const cutoff = now - DEDUP_WINDOW_MS;
   let deleted = 0;
   for (;;) {
     // The chunk's last time: rows up to it go in this statement (a few more when many share it).
     const bound = await db
-      .selectFrom("segment_message_ids")
+      .selectFrom(table)
       .select("received_at")
       .where("received_at", "<", cutoff)
       .orderBy("received_at")
@@ -171,10 +182,7 @@ export async function expireMessageIds(db: DbOrTrx, now = Date.now()): Promise<n
       .limit(1)
       .executeTakeFirst();
     const upTo = bound ? Math.min(Number(bound.received_at), cutoff - 1) : cutoff - 1;
-    const res = await db
-      .deleteFrom("segment_message_ids")
-      .where("received_at", "<=", upTo)
-      .executeTakeFirst();
+    const res = await db.deleteFrom(table).where("received_at", "<=", upTo).executeTakeFirst();
     deleted += Number(res.numDeletedRows);
     if (!bound) break;
   }

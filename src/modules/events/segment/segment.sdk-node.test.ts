@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Analytics } from "@segment/analytics-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, startTestApp, type TestApp } from "../../../../test/helpers/app.js";
-import { storedEvents } from "./testing.js";
+import { storedEvents, storedMessageIds } from "./testing.js";
 
 /**
  * Segment's own Node SDK (@segment/analytics-node) pointed at Lift by its `host` and `path`
@@ -111,11 +111,8 @@ describe("@segment/analytics-node against Lift", () => {
       "lead:node-1",
     ]);
     expect(l.revenue).toBe(0); // no conversion goal matches "Order Completed" in this project
-    const ids = await t.app.db
-      .selectFrom("segment_message_ids")
-      .select("message_id")
-      .where("project_id", "=", a.projectId)
-      .execute();
+    const ids = (await storedMessageIds(t.app.db, a.projectId)).map((r) => r.messageId);
+    expect(new Set(ids).size).toBe(18);
     expect(ids).toHaveLength(18);
   });
 

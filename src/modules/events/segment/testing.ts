@@ -1,4 +1,6 @@
 import type { Tenant, TestApp } from "../../../../test/helpers/app.js";
+import { type DbOrTrx, isPostgresDb } from "../../../platform/db/index.js";
+import "./tables.js";
 
 /** Test helpers for Segment's tracking API: calls with a write key, and what got stored. */
 
@@ -54,3 +56,53 @@ export async function storedEvents(t: TestApp, a: Tenant) {
 let n = 0;
 /** A unique messageId. */
 export const mid = (prefix = "m") => `${prefix}-${process.pid}-${Date.now()}-${++n}`;
+
+/** The project's stored messageIds (PostgreSQL's rows or SQLite's log), oldest first. */
+export async function storedMessageIds(
+  db: DbOrTrx,
+  projectId: string,
+): Promise<{ messageId: string; receivedAt: number }[]> {
+  if (isPostgresDb(db)) {
+    const rows = await db
+      .selectFrom("segment_message_ids")
+      .select(["message_id", "received_at"])
+      .where("project_id", "=", projectId)
+      .orderBy("received_at")
+      .orderBy("message_id")
+      .execute();
+    return rows.map((r) => ({ messageId: r.message_id, receivedAt: Number(r.received_at) }));
+  }
+  const rows = await db
+    .selectFrom("segment_message_log")
+    .select(["message_ids", "received_at"])
+    .where("project_id", "=", projectId)
+    .orderBy("received_at")
+    .execute();
+  return rows.flatMap((r) =>
+    (JSON.parse(r.message_ids) as string[]).map((messageId) => ({
+      messageId,
+      receivedAt: Number(r.received_at),
+    })),
+  );
+}
+
+/** Stores messageIds as claimed `ago` ms before now, as the writer would have. */
+export async function storeMessageIds(
+  db: DbOrTrx,
+  projectId: string,
+  ids: [string, number][],
+): Promise<void> {
+  const now = Date.now();
+  for (const [id, ago] of ids) {
+    if (isPostgresDb(db))
+      await db
+        .insertInto("segment_message_ids")
+        .values({ project_id: projectId, message_id: id, received_at: now - ago })
+        .execute();
+    else
+      await db
+        .insertInto("segment_message_log")
+        .values({ project_id: projectId, message_ids: JSON.stringify([id]), received_at: now - ago })
+        .execute();
+  }
+}
