@@ -16,28 +16,33 @@ describe("RecentKeys (SQLite's memory of claimed messageIds)", () => {
   it("claims a key once within the window, again after it; a released claim is free", () => {
     const keys = new RecentKeys(DAY_S);
     const t0 = keyClock(Date.now());
-    expect(keys.claim("p\u0000a", t0)).toBe(true);
-    expect(keys.claim("p\u0000a", t0 + DAY_S - 1)).toBe(false);
-    expect(keys.claim("q\u0000a", t0)).toBe(true);
-    expect(keys.claim("p\u0000a", t0 + DAY_S)).toBe(true);
-    expect(keys.claim("p\u0000a", t0 + DAY_S + 5)).toBe(false);
-    keys.release("p\u0000a");
-    expect(keys.claim("p\u0000a", t0 + DAY_S + 6)).toBe(true);
+    expect(keys.claim("p", "a", t0)).toBe(true);
+    expect(keys.claim("p", "a", t0 + DAY_S - 1)).toBe(false);
+    expect(keys.claim("q", "a", t0)).toBe(true);
+    expect(keys.claim("p", "a", t0 + DAY_S)).toBe(true);
+    expect(keys.claim("p", "a", t0 + DAY_S + 5)).toBe(false);
+    keys.release("p", "a");
+    expect(keys.claim("p", "a", t0 + DAY_S + 6)).toBe(true);
+    // The key is (scope, id), not their concatenation.
+    expect(keys.claim("ab", "c", t0)).toBe(true);
+    expect(keys.claim("a", "bc", t0)).toBe(true);
   });
 
   it("keeps every live key through growth, drops expired ones on a sweep, with no false duplicate", () => {
     const keys = new RecentKeys(DAY_S);
     const t0 = keyClock(Date.now());
-    const ids = Array.from({ length: 100_000 }, () => `prj_1\u0000${randomUUID()}`);
-    expect(ids.filter((k, i) => keys.claim(k, t0 + (i < 50_000 ? 0 : DAY_S / 2))).length).toBe(100_000);
+    const ids = Array.from({ length: 100_000 }, () => randomUUID());
+    expect(ids.filter((k, i) => keys.claim("prj_1", k, t0 + (i < 50_000 ? 0 : DAY_S / 2))).length).toBe(
+      100_000,
+    );
     expect(keys.capacity).toBeGreaterThanOrEqual(200_000);
-    expect(ids.filter((k) => keys.claim(k, t0 + DAY_S / 2)).length).toBe(0);
+    expect(ids.filter((k) => keys.claim("prj_1", k, t0 + DAY_S / 2)).length).toBe(0);
     // A day after the first half: it expired; the second half is still held.
     keys.sweep(t0 + DAY_S);
     expect(keys.size(t0 + DAY_S)).toBe(50_000);
     expect(keys.capacity).toBeLessThan(400_000);
-    expect(ids.slice(50_000).filter((k) => keys.claim(k, t0 + DAY_S)).length).toBe(0);
-    expect(ids.slice(0, 50_000).filter((k) => keys.claim(k, t0 + DAY_S)).length).toBe(50_000);
+    expect(ids.slice(50_000).filter((k) => keys.claim("prj_1", k, t0 + DAY_S)).length).toBe(0);
+    expect(ids.slice(0, 50_000).filter((k) => keys.claim("prj_1", k, t0 + DAY_S)).length).toBe(50_000);
   });
 });
 

@@ -21,7 +21,7 @@ export function messageClaims(handle: DbHandle): MessageClaims {
   return handle.sqlite ? new SqliteClaims(handle.sqlite) : new PostgresClaims();
 }
 
-/** `key` of a message: project and id, with a separator neither contains. */
+/** A message's key: project and id, with a separator neither contains (PostgreSQL's flush map). */
 const keyOf = (projectId: string, messageId: string) => `${projectId}\u0000${messageId}`;
 
 /**
@@ -60,6 +60,7 @@ function filterItems(
  */
 class SqliteClaims implements MessageClaims {
   private keys = new RecentKeys(DEDUP_WINDOW_MS / 1000);
+  /** this flush's claims: project, id, project, id, … */
   private pending: string[] = [];
   /** when expired claims last left memory (the log's rows go in the hourly job) */
   private swept = Date.now();
@@ -82,7 +83,7 @@ class SqliteClaims implements MessageClaims {
       .iterate(Date.now() - DEDUP_WINDOW_MS) as IterableIterator<[number, string, string]>;
     for (const [at, project, ids] of rows) {
       const now = keyClock(Number(at));
-      for (const id of JSON.parse(ids) as string[]) this.keys.claim(keyOf(project, id), now);
+      for (const id of JSON.parse(ids) as string[]) this.keys.claim(project, id, now);
     }
   }
 
@@ -105,9 +106,8 @@ class SqliteClaims implements MessageClaims {
         log();
         from = it;
       }
-      const key = keyOf(it.project.id, id);
-      if (!this.keys.claim(key, keyClock(it.receivedAt))) return false;
-      this.pending.push(key);
+      if (!this.keys.claim(it.project.id, id, keyClock(it.receivedAt))) return false;
+      this.pending.push(it.project.id, id);
       claimed.push(id);
       return true;
     });
@@ -120,7 +120,8 @@ class SqliteClaims implements MessageClaims {
   }
 
   rolledBack(): void {
-    for (const key of this.pending) this.keys.release(key);
+    for (let i = 0; i < this.pending.length; i += 2)
+      this.keys.release(this.pending[i]!, this.pending[i + 1]!);
     this.pending = [];
   }
 }

@@ -47,11 +47,11 @@ export class RecentKeys {
   }
 
   /**
-   * Claims `key` at `now` (keyClock): true when it was not claimed within the window before (it is
-   * now), false for a duplicate. A claim older than the window is renewed.
+   * Claims the key (`scope`, `id`) at `now` (keyClock): true when it was not claimed within the
+   * window before (it is now), false for a duplicate. A claim older than the window is renewed.
    */
-  claim(key: string, now: number): boolean {
-    this.hash(key);
+  claim(scope: string, id: string, now: number): boolean {
+    this.hash(scope, id);
     const { a, b, at } = this;
     const stale = now - this.windowS;
     let i = a & this.mask;
@@ -76,9 +76,9 @@ export class RecentKeys {
     return true;
   }
 
-  /** Takes back a claim of `key` (its transaction rolled back). */
-  release(key: string): void {
-    this.hash(key);
+  /** Takes back a claim of the key (its transaction rolled back). */
+  release(scope: string, id: string): void {
+    this.hash(scope, id);
     const { a, b, at } = this;
     for (let i = a & this.mask; at[i] !== EMPTY; i = (i + 1) & this.mask) {
       if (this.h1[i] === a && this.h2[i] === b) {
@@ -123,12 +123,23 @@ export class RecentKeys {
     }
   }
 
-  /** Two 32-bit lanes over the key's UTF-16 units (cyrb53's mixing), left in `a` and `b`. */
-  private hash(key: string): void {
+  /**
+   * Two 32-bit lanes over the UTF-16 units of `scope`, a separator and `id` (cyrb53's mixing), left
+   * in `a` and `b`; no key string is built.
+   */
+  private hash(scope: string, id: string): void {
     let h1 = 0xdeadbeef;
     let h2 = 0x41c6ce57;
-    for (let i = 0; i < key.length; i++) {
-      const c = key.charCodeAt(i);
+    for (let i = 0; i < scope.length; i++) {
+      const c = scope.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    // The separator (0x10000 is no UTF-16 unit), so ("ab", "c") and ("a", "bc") differ.
+    h1 = Math.imul(h1 ^ 0x10000, 2654435761);
+    h2 = Math.imul(h2 ^ 0x10000, 1597334677);
+    for (let i = 0; i < id.length; i++) {
+      const c = id.charCodeAt(i);
       h1 = Math.imul(h1 ^ c, 2654435761);
       h2 = Math.imul(h2 ^ c, 1597334677);
     }
