@@ -16,7 +16,7 @@ import {
   SettingsParams,
   Success,
 } from "./schema.js";
-import { ingestSegment, keyKindOf, segmentSettings } from "./service.js";
+import { type SegmentCall, ingestSegment, keyKindOf, segmentSettings } from "./service.js";
 
 const tags = ["segment"];
 const SUCCESS = { success: true } as const;
@@ -54,6 +54,23 @@ function writeKeyOf(req: FastifyRequest): string | null {
   }
   const key = (req.body as { writeKey?: unknown } | null | undefined)?.writeKey;
   return typeof key === "string" && key !== "" ? key : null;
+}
+
+/**
+ * The request's call for the service, taken out of the request: the parsed body is not held while
+ * its events commit (ingestSegment), so what is not stored dies young.
+ */
+function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall {
+  const call = {
+    type,
+    body: req.body,
+    rawBody: req.rawBody,
+    keyKind: keyKindOf(writeKeyOf(req)!),
+    userAgent: req.headers["user-agent"],
+  };
+  req.body = undefined;
+  req.rawBody = undefined;
+  return call;
 }
 
 /** Segment's tracking API (/v1/…): the calls, analytics.js's short paths, and its settings. */
@@ -124,13 +141,7 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
         preValidation: limit ? [authenticate, limit] : [authenticate],
       },
       async (req: FastifyRequest, reply: FastifyReply) => {
-        const refused = await ingestSegment(app.deps, projectOf(req), {
-          type,
-          body: req.body,
-          rawBody: req.rawBody,
-          keyKind: keyKindOf(writeKeyOf(req)!),
-          userAgent: req.headers["user-agent"],
-        });
+        const refused = await ingestSegment(app.deps, projectOf(req), takeCall(req, type));
         return refused ? reply.code(refused.status).send(refused.body) : SUCCESS;
       },
     );

@@ -56,11 +56,29 @@ export interface Refusal {
  * message is invalid (all or none: a client fixes and resends the whole request, and messages
  * already stored would not count twice anyway).
  */
-export async function ingestSegment(
+export function ingestSegment(
   deps: ServiceDeps,
   project: ProjectRef,
   call: SegmentCall,
 ): Promise<Refusal | null> {
+  let mapped: { web: Mapped[]; server: Mapped[] } | Refusal;
+  try {
+    mapped = mapCall(call);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  if ("status" in mapped) return Promise.resolve(mapped);
+  // Pageviews are web visits, the rest server events: two writes, each claiming its keys. Nothing
+  // holds the parsed body while they commit: most of it (context, library, metadata) is not
+  // stored, and dies young rather than surviving scavenges (callers drop their reference too).
+  return Promise.all([
+    write(deps, project, mapped.web, "web"),
+    write(deps, project, mapped.server, "server"),
+  ]).then(() => null);
+}
+
+/** The call's messages as events, or the refusal naming every invalid one. */
+function mapCall(call: SegmentCall): { web: Mapped[]; server: Mapped[] } | Refusal {
   const now = Date.now();
   const batch = call.type === "batch" ? (call.body as BatchEnvelopeT) : null;
   let sentAt: number | null = null;
@@ -81,7 +99,7 @@ export async function ingestSegment(
   // A single call's body is limited to 32 KB by the route.
   const over = new Set(
     batch
-      ? (oversizedMessages(call.rawBody ?? "", messages.length) ??
+      ? (oversizedMessages(call.rawBody ?? "", messages) ??
           messages.flatMap((m, i) => (messageBytes(m) > MAX_MESSAGE_BYTES ? [i] : [])))
       : [],
   );
@@ -99,10 +117,7 @@ export async function ingestSegment(
       errors.push({ index: i, code: "VALIDATION_ERROR", message: err.named(batch ? `batch[${i}]` : "body") });
     }
   }
-  if (errors.length > 0) return refusal(errors);
-  // Pageviews are web visits, the rest server events: two writes, each claiming its keys.
-  await Promise.all([write(deps, project, web, "web"), write(deps, project, server, "server")]);
-  return null;
+  return errors.length > 0 ? refusal(errors) : { web, server };
 }
 
 function write(deps: ServiceDeps, project: ProjectRef, list: Mapped[], origin: "web" | "server") {
