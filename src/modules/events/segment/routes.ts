@@ -113,6 +113,7 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
           hide: short,
           operationId: `segment${type[0]!.toUpperCase()}${type.slice(1)}`,
           summary,
+          description: `Segment's HTTP API; analytics.js posts the same to /v1/${SHORT[type]}. Write key by HTTP Basic (user name) or \`writeKey\` in the body; JSON or text/plain, gzip accepted. See docs/segment.md.`,
           tags,
           security: [{ segmentWriteKey: [] }],
           errors: ["UNAUTHORIZED", "RATE_LIMITED"],
