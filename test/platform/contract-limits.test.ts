@@ -116,7 +116,12 @@ describe("POST /api/events: the documented limits are the enforced ones", () => 
 });
 
 /** Public ingest bodies, sent by snippets and SDKs of every version: unknown fields are ignored. */
-const INGEST_BODIES = new Set(["POST /api/events", "POST /api/identity/stitch"]);
+const INGEST_BODIES = new Set([
+  "POST /api/events",
+  "POST /api/identity/stitch",
+  // Segment's tracking API (docs/segment.md): its SDKs send context, integrations, _metadata …
+  ...["track", "identify", "page", "screen", "group", "alias", "batch"].map((call) => `POST /v1/${call}`),
+]);
 
 describe("unknown body fields: refused everywhere but ingest (docs/decisions.md)", () => {
   it("every JSON body object of the management API says additionalProperties: false", () => {
