@@ -2,8 +2,9 @@
  * Keys claimed within a time window, in memory: the lookup side of message dedup on SQLite, where
  * one process owns the database (dedup.ts). An open-addressing table of 64-bit key hashes and
  * claim times (seconds) in one typed array, a slot's three numbers side by side (one cache miss a
- * lookup): 12 bytes a slot, kept at most half full, so millions of keys cost tens of megabytes and
- * no object per key for the garbage collector to walk. A key string is hashed, never stored.
+ * lookup): 12 bytes a slot, at most 60% full (20–40 bytes a key), so millions of keys cost tens of
+ * megabytes and no object per key for the garbage collector to walk. A key string is hashed, never
+ * stored.
  *
  * Two different keys with the same 64-bit hash would count as one: with n keys in the window the
  * chance that any two collide is about n² / 2^65 (10M keys a day: once in ~10,000 years).
@@ -15,6 +16,8 @@ const EMPTY = 0;
 /** a slot whose claim was taken back: reusable, and not the end of a probe chain */
 const FREED = 1;
 const MIN_CAPACITY = 1024;
+/** linear probing stays short up to here; a rehash leaves the table half as full */
+const MAX_LOAD = 0.6;
 
 /** Seconds since EPOCH_S of an epoch-milliseconds time (always above FREED). */
 export const keyClock = (ms: number): number => Math.max(2, Math.floor(ms / 1000) - EPOCH_S);
@@ -75,7 +78,7 @@ export class RecentKeys {
     slots[i * W] = a;
     slots[i * W + 1] = b;
     slots[i * W + 2] = now;
-    if (this.used * 2 > this.capacity) this.rehash(now);
+    if (this.used > this.capacity * MAX_LOAD) this.rehash(now);
     return true;
   }
 
@@ -104,11 +107,11 @@ export class RecentKeys {
     return n;
   }
 
-  /** Rebuilds with the live claims only, at four times their number (at least MIN_CAPACITY). */
+  /** Rebuilds with the live claims only, at most MAX_LOAD / 2 full (at least MIN_CAPACITY slots). */
   private rehash(now: number): void {
     const stale = now - this.windowS;
     const old = this.slots;
-    const n = 2 ** Math.ceil(Math.log2(Math.max(MIN_CAPACITY, this.size(now) * 4)));
+    const n = 2 ** Math.ceil(Math.log2(Math.max(MIN_CAPACITY, (this.size(now) * 2) / MAX_LOAD)));
     this.slots = new Int32Array(n * W);
     this.mask = n - 1;
     this.used = 0;

@@ -65,6 +65,11 @@ function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall
     type,
     body: req.body,
     rawBody: req.rawBody,
+    // The body's bytes as sent, when they are the text's (no compression): no need to count them.
+    rawBytes:
+      req.headers["content-encoding"] === undefined && req.headers["content-length"] !== undefined
+        ? Number(req.headers["content-length"])
+        : undefined,
     keyKind: keyKindOf(writeKeyOf(req)!),
     userAgent: req.headers["user-agent"],
   };

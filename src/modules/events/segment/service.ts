@@ -32,6 +32,8 @@ export interface SegmentCall {
   body: unknown;
   /** the body as received, after decompression: a batch's messages are measured on it */
   rawBody: string | undefined;
+  /** its UTF-8 size when the request said (Content-Length of an uncompressed body) */
+  rawBytes: number | undefined;
   keyKind: KeyKind;
   /** the request's User-Agent */
   userAgent: string | undefined;
@@ -99,7 +101,7 @@ function mapCall(call: SegmentCall): { web: Mapped[]; server: Mapped[] } | Refus
   // A single call's body is limited to 32 KB by the route.
   const over = new Set(
     batch
-      ? (oversizedMessages(call.rawBody ?? "", messages) ??
+      ? (oversizedMessages(call.rawBody ?? "", messages, call.rawBytes) ??
           messages.flatMap((m, i) => (messageBytes(m) > MAX_MESSAGE_BYTES ? [i] : [])))
       : [],
   );

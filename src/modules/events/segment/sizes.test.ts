@@ -45,11 +45,19 @@ describe("messages measured on the request's text", () => {
     const small = { type: "track", event: "x", userId: "u" };
     const big = { ...small, properties: { s: "a".repeat(MAX_MESSAGE_BYTES) } };
     const wide = { ...small, properties: { s: "é".repeat(MAX_MESSAGE_BYTES / 2) } };
-    const many = Array.from({ length: 300 }, () => ({ ...small, properties: { s: "b".repeat(100) } }));
+    // Ids and names carry most of an SDK's message: the others' bound leaves no room for 32 KB.
+    const many = Array.from({ length: 300 }, (_, i) => ({
+      ...small,
+      messageId: `node-next-${i}-${"0".repeat(60)}`,
+      properties: { s: "b".repeat(20) },
+    }));
+    // Large properties are not counted in the bound: the text is scanned, and each fits.
+    const two = [0, 1].map(() => ({ ...small, properties: { s: "c".repeat(20_000) } }));
     const check = (batch: unknown[]) => oversizedMessages(JSON.stringify({ batch }), batch);
     expect(check([small, big, small])).toEqual([1]);
     expect(check([wide, small])).toEqual([0]);
     expect(check(many)).toEqual([]);
+    expect(check(two)).toEqual([]);
     expect(check([...many, big])).toEqual([300]);
     // An escaped key hides the array from the scan: the caller measures the parsed messages.
     const escaped = `{"\\u0062atch":${JSON.stringify([small, big])}}`;
