@@ -43,7 +43,7 @@ export interface MessageClaims {
    * In the flush's transaction: the items without the events whose key is already stored, or is
    * claimed by an earlier event of the flush; the others' keys are stored.
    */
-  claim(trx: Trx, items: readonly FlushItem[]): Promise<FlushItem[]>;
+  claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]>;
   /** the transaction of the last `claim` committed */
   committed(): void;
   /** the transaction of the last `claim` rolled back: its keys are free again */

@@ -21,7 +21,7 @@ export function messageClaims(handle: DbHandle): MessageClaims {
   return handle.sqlite ? new SqliteClaims(handle.sqlite) : new PostgresClaims();
 }
 
-/** A message's key: project and id, with a separator neither contains (PostgreSQL's flush map). */
+/** A message's key: project and id, with a separator neither contains. */
 const keyOf = (projectId: string, messageId: string) => `${projectId}\u0000${messageId}`;
 
 /**
@@ -129,33 +129,43 @@ class SqliteClaims implements MessageClaims {
 /**
  * PostgreSQL: the primary key decides, across processes. One statement per flush inserts the
  * flush's keys in key order (two flushes lock shared keys in the same order: no deadlock between
- * them); a key another transaction holds makes the insert wait for it, then count as taken if it
- * committed. A stored key older than the window is taken over. The keys returned are the claimed ones.
+ * them; PostgreSQL sorts, and drops a key repeated in the flush); a key another transaction holds
+ * makes the insert wait for it, then count as taken if it committed. A stored key older than the
+ * window is taken over. The statement answers how many keys it claimed: when that is every keyed
+ * event of the flush (no duplicate, the usual case) nothing more is read; else a second statement
+ * reads which keys this transaction claimed (their row version is its own).
  */
 class PostgresClaims implements MessageClaims {
-  async claim(trx: Trx, items: readonly FlushItem[]): Promise<FlushItem[]> {
-    const first = new Map<string, { projectId: string; id: string; at: number }>();
+  async claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]> {
+    const projects: string[] = [];
+    const ids: string[] = [];
+    const times: number[] = [];
     for (const it of items) {
       if (!it.messageIds) continue;
       for (const id of it.messageIds) {
         if (id === null) continue;
-        const key = keyOf(it.project.id, id);
-        if (!first.has(key)) first.set(key, { projectId: it.project.id, id, at: it.receivedAt });
+        projects.push(it.project.id);
+        ids.push(id);
+        times.push(it.receivedAt);
       }
     }
-    const keys = [...first.keys()].sort();
-    const claimed = new Set<string>();
-    if (keys.length > 0) {
-      const rows = keys.map((k) => first.get(k)!);
-      const { rows: got } = await sql<{ project_id: string; message_id: string }>`
+    if (ids.length === 0) return items;
+    const { rows } = await sql<{ n: number }>`
+      with claimed as (
         insert into segment_message_ids (project_id, message_id, received_at)
-        select * from unnest(${rows.map((r) => r.projectId)}::text[], ${rows.map((r) => r.id)}::text[],
-          ${rows.map((r) => r.at)}::bigint[])
+        select distinct on (p, m) p, m, t
+          from unnest(${projects}::text[], ${ids}::text[], ${times}::bigint[]) as k(p, m, t)
+          order by p, m
         on conflict (project_id, message_id) do update set received_at = excluded.received_at
           where segment_message_ids.received_at < ${Date.now() - DEDUP_WINDOW_MS}
-        returning project_id, message_id`.execute(trx);
-      for (const r of got) claimed.add(keyOf(r.project_id, r.message_id));
-    }
+        returning 1)
+      select count(*)::int as n from claimed`.execute(trx);
+    if (rows[0]!.n === ids.length) return items;
+    const mine = await sql<{ project_id: string; message_id: string }>`
+      select project_id, message_id from segment_message_ids
+      where (project_id, message_id) in (select * from unnest(${projects}::text[], ${ids}::text[]))
+        and xmin::text::bigint = txid_current() % 4294967296`.execute(trx);
+    const claimed = new Set(mine.rows.map((r) => keyOf(r.project_id, r.message_id)));
     // An event keeps its key only once: a later event of the flush with the same key is a duplicate.
     return filterItems(items, (it, id) => claimed.delete(keyOf(it.project.id, id)));
   }
