@@ -7,6 +7,7 @@ import { buildApp } from "../../../app.js";
 import { isPostgres } from "../../../config.js";
 import { DEDUP_WINDOW_MS, expireMessageIds } from "./dedup.js";
 import { RecentKeys, keyClock } from "./recent-keys.js";
+import { sql } from "kysely";
 import { isPostgresDb } from "../../../platform/db/index.js";
 import { call, storeMessageIds, storedEvents, storedMessageIds } from "./testing.js";
 
@@ -132,6 +133,28 @@ describe("messageIds across a rolled-back flush, a restart and another process",
       await other?.close();
       if (isPostgres(t.config)) await t.close();
       else rmSync(t.config.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("the expiry deletes every expired key, chunk after chunk, and keeps the others", async () => {
+    const t = await startTestApp();
+    try {
+      const a = await t.tenant();
+      const old = Date.now() - DEDUP_WINDOW_MS - 60_000;
+      // 25,000 expired keys: more than two of the expiry's statements.
+      if (isPostgresDb(t.app.db))
+        await sql`insert into segment_message_ids (project_id, message_id, received_at)
+          select ${a.projectId}, 'old-' || g, ${old} from generate_series(1, 25000) g`.execute(t.app.db);
+      else
+        await sql`with recursive g(n) as (select 1 union all select n + 1 from g where n < 25000)
+          insert into segment_message_log (received_at, project_id, message_ids)
+          select ${old}, ${a.projectId}, json_array('old-' || n) from g`.execute(t.app.db);
+      await storeMessageIds(t.app.db, a.projectId, [["fresh", 60_000]]);
+      expect(await expireMessageIds(t.app.db)).toBe(25_000);
+      expect((await storedMessageIds(t.app.db, a.projectId)).map((r) => r.messageId)).toEqual(["fresh"]);
+      expect(await expireMessageIds(t.app.db)).toBe(0);
+    } finally {
+      await t.close();
     }
   });
 

@@ -179,13 +179,24 @@ class PostgresClaims implements MessageClaims {
  * rows, SQLite's log. SQLite's memory drops them as the writer claims (SWEEP_EVERY_MS).
  */
 export async function expireMessageIds(db: DbOrTrx, now = Date.now()): Promise<number> {
-  const table = isPostgresDb(db) ? "segment_message_ids" : "segment_message_log";
   const cutoff = now - DEDUP_WINDOW_MS;
   let deleted = 0;
+  if (isPostgresDb(db)) {
+    // Chunks found through the BRIN index on received_at (rows lie in about that order).
+    for (;;) {
+      const res = await sql`delete from segment_message_ids where ctid in (
+        select ctid from segment_message_ids where received_at < ${cutoff} limit ${EXPIRE_CHUNK})`.execute(
+        db,
+      );
+      const n = Number(res.numAffectedRows ?? 0);
+      deleted += n;
+      if (n < EXPIRE_CHUNK) return deleted;
+    }
+  }
   for (;;) {
-    // The chunk's last time: rows up to it go in this statement (a few more when many share it).
+    // SQLite's B-tree on received_at: the chunk's last time; rows up to it go in this statement.
     const bound = await db
-      .selectFrom(table)
+      .selectFrom("segment_message_log")
       .select("received_at")
       .where("received_at", "<", cutoff)
       .orderBy("received_at")
@@ -193,9 +204,11 @@ export async function expireMessageIds(db: DbOrTrx, now = Date.now()): Promise<n
       .limit(1)
       .executeTakeFirst();
     const upTo = bound ? Math.min(Number(bound.received_at), cutoff - 1) : cutoff - 1;
-    const res = await db.deleteFrom(table).where("received_at", "<=", upTo).executeTakeFirst();
+    const res = await db
+      .deleteFrom("segment_message_log")
+      .where("received_at", "<=", upTo)
+      .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
-    if (!bound) break;
+    if (!bound) return deleted;
   }
-  return deleted;
 }

@@ -7,7 +7,8 @@ import type { Dialect } from "../index.js";
  * at all. Each database keeps them as it looks them up:
  * - PostgreSQL, `segment_message_ids`: a row per message; the primary key `(project_id, message_id)`
  *   is the lookup and decides between processes (an insert waits for another transaction holding
- *   the same key). `received_at` is indexed for the hourly expiry.
+ *   the same key). `received_at`, for the hourly expiry, has a BRIN index: rows arrive in about
+ *   that order, and a B-tree there was one more index entry to write per message.
  * - SQLite, `segment_message_log`: one process owns the file and its memory holds the keys of the
  *   last 24 hours; this is their log, read once at start: a row per request, its claimed ids as a
  *   JSON array, appended. Measured per message (100 a request): a `(project_id, message_id)` key
@@ -21,7 +22,9 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     await sql`create table segment_message_ids (
       project_id text not null, message_id text not null, received_at bigint not null,
       primary key (project_id, message_id))`.execute(db);
-    await sql`create index segment_message_ids_received on segment_message_ids (received_at)`.execute(db);
+    await sql`create index segment_message_ids_received on segment_message_ids using brin (received_at)`.execute(
+      db,
+    );
     return;
   }
   await sql`create table segment_message_log (
