@@ -43,7 +43,7 @@ export async function storedEvents(t: TestApp, a: Tenant) {
     leadId: r.lead_id,
     url: r.url,
     referrer: r.referrer,
-    data: JSON.parse(r.data) as Record<string, any>,
+    data: JSON.parse(r.data) as Record<string, unknown>,
     ts: Number(r.ts),
     sessionId: r.session_id,
     channel: r.channel,
