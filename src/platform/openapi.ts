@@ -75,6 +75,13 @@ const SECURITY_SCHEMES = {
     name: "X-Api-Key",
     description: "Workspace transactional key `svc_tx_…`.",
   },
+  segmentWriteKey: {
+    type: "http",
+    scheme: "basic",
+    description:
+      "Segment's tracking API (/v1/…): the write key as user name, empty password — the public key " +
+      "`svc_pk_…` in browsers, a secret key `svc_key_…` on servers. `writeKey` in the body also works.",
+  },
 } as const;
 
 type RouteAuth = AuthKind | "transactional" | "public";

@@ -8,12 +8,14 @@ import { startTestApp, type Tenant, type TestApp } from "../helpers/app.js";
  *
  * Classes: `project` (project API key, or a session of any role), `projectAdmin` (project API key,
  * or an admin session: members 403), `session` (a session of any
- * role), `admin` (an admin session), `tx` (a workspace transactional key), `public` (no
+ * role), `admin` (an admin session), `tx` (a workspace transactional key), `writeKey` (Segment's
+ * tracking API: a project key as HTTP Basic user name or `writeKey` in the body, which none of the
+ * callers here sends, so all of them get 401), `public` (no
  * credentials; what is sent with them must not matter for access). Other workspaces' callers get
  * 404 for this workspace's ids and, on collections, their own data only: no answer to them may
  * contain an id or address of this workspace.
  */
-type Access = "project" | "projectAdmin" | "session" | "admin" | "tx" | "public";
+type Access = "project" | "projectAdmin" | "session" | "admin" | "tx" | "writeKey" | "public";
 type Principal =
   | "none"
   | "malformed"
@@ -52,6 +54,7 @@ interface Ids {
   sendId: string;
   leadId: string;
   flagKey: string;
+  publicKey: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -248,6 +251,23 @@ const TABLE: Row[] = [
   // An open stream never ends: the row asks with a key that is refused before the stream starts.
   r("GET /sub/:clientKey", "public", "/sub/svc_pk_authz"),
   r("POST /api/eval/:clientKey", "public", "/api/eval/svc_pk_authz", { body: () => ({}) }),
+  ...[
+    "track",
+    "t",
+    "identify",
+    "i",
+    "page",
+    "p",
+    "screen",
+    "s",
+    "group",
+    "g",
+    "alias",
+    "a",
+    "batch",
+    "b",
+  ].map((path) => r(`POST /v1/${path}`, "writeKey", `/v1/${path}`, { body: () => ({}) })),
+  r("GET /v1/projects/:writeKey/settings", "public", (i) => `/v1/projects/${i.publicKey}/settings`),
   r("GET /assets/*", "public", "/assets/missing.js"),
   r("GET /", "public", "/"),
   r("GET /openapi.json", "public", "/openapi.json"),
@@ -287,6 +307,8 @@ function expected(row: Row, who: Principal): Expect {
       return 401;
     case "tx":
       return who === "txKey" ? "allowed" : 401;
+    case "writeKey":
+      return 401;
   }
 }
 
@@ -379,6 +401,7 @@ beforeAll(async () => {
     sendId: sent.body.send_id,
     leadId: "authz-lead-a",
     flagKey: "authz-flag",
+    publicKey: a.publicKey,
   };
   const member = await a.headersFor("member");
   headers = {

@@ -117,12 +117,14 @@ describe("POST /api/events: the documented limits are the enforced ones", () => 
 
 /**
  * Public bodies sent by snippets and SDKs of every version: unknown fields are ignored (GrowthBook's
- * SDKs have added fields to the remote-evaluation body over their versions).
+ * SDKs have added fields to the remote-evaluation body over their versions; Segment's send context,
+ * integrations, _metadata …).
  */
 const INGEST_BODIES = new Set([
   "POST /api/events",
   "POST /api/identity/stitch",
   "POST /api/eval/{clientKey}",
+  ...["track", "identify", "page", "screen", "group", "alias", "batch"].map((call) => `POST /v1/${call}`),
 ]);
 
 describe("unknown body fields: refused everywhere but ingest (docs/decisions.md)", () => {

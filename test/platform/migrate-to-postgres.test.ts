@@ -113,6 +113,9 @@ describe("lift migrate-to-postgres", () => {
     }
     expect(run.stdout).toMatch(/event_visitor_index: SQLite's per-visitor event index/);
     expect(run.stdout).toMatch(/events\.seq: /);
+    // Segment's messageIds: each database keeps its own (migration 0310).
+    expect(run.stdout).toMatch(/segment_message_log: SQLite's log of Segment messageIds/);
+    expect(run.stdout).toMatch(/segment_message_ids: PostgreSQL's Segment messageIds/);
 
     // what the SQLite app answered is worth comparing: every read found what the seed made
     for (const [read, answer] of Object.entries(seeded.answers))

@@ -25,6 +25,8 @@ const PUBLIC = [
   "GET /api/features/{clientKey}",
   "GET /api/svc-js",
   "GET /sub/{clientKey}",
+  // Segment's settings for analytics.js: the public key is in the path.
+  "GET /v1/projects/{writeKey}/settings",
   "POST /api/auth/login",
   "POST /api/auth/logout",
   "POST /api/eval/{clientKey}",
@@ -127,8 +129,9 @@ describe("/openapi.json", () => {
     expect(security("GET /api/goals")).toEqual([{ projectKey: [] }, { projectBearer: [] }, { session: [] }]);
     expect(security("GET /api/workspace/users")).toEqual([{ session: [] }]);
     expect(security("GET /api/connectors/{type}/auth")).toEqual([{ session: [] }]);
+    expect(security("POST /v1/batch")).toEqual([{ segmentWriteKey: [] }]);
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(
-      ["projectBearer", "projectKey", "session", "txApiKey", "txBearer"].sort(),
+      ["projectBearer", "projectKey", "segmentWriteKey", "session", "txApiKey", "txBearer"].sort(),
     );
   });
 

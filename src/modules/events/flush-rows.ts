@@ -13,6 +13,11 @@ export interface FlushItem {
   receivedAt: number;
   /** sent with a page's public key (svc_pk_): its `$set` may fill a lead's properties, never overwrite them */
   fromPublicKey?: boolean;
+  /**
+   * Per event, the key under which it is stored at most once per project (Segment's `messageId`;
+   * null: none); undefined for requests without keys (`MessageClaims`, writer.ts).
+   */
+  messageIds: (string | null)[] | undefined;
 }
 
 /** What a server event gets in place of a session (one shared object, nothing per event). */
@@ -24,7 +29,7 @@ const SERVER_SESSION: SessionInfo = {
 };
 
 /** The browser events of a flush in the order `flushRows` assigns them (server events have no session). */
-export function pendingOf(items: FlushItem[]): PendingEvent[] {
+export function pendingOf(items: readonly FlushItem[]): PendingEvent[] {
   const out: PendingEvent[] = [];
   for (const it of items) {
     if (it.origin === "server") continue;
@@ -45,7 +50,7 @@ export function pendingOf(items: FlushItem[]): PendingEvent[] {
  * rows.ts; inserts bind slices of it directly), and the events as processors receive them.
  */
 export function flushRows(
-  items: FlushItem[],
+  items: readonly FlushItem[],
   sessions: SessionAssigner,
 ): { values: unknown[]; committed: CommittedEvent[] } {
   const values: unknown[] = [];

@@ -1,10 +1,21 @@
 import { defineJob, exponentialBackoff } from "../../platform/jobs.js";
 import { ensureEventPartitions } from "./partitions.js";
 import { PARTITIONS_JOB } from "./schema.js";
+import { expireMessageIds } from "./segment/dedup.js";
+import { MESSAGE_IDS_EXPIRY_JOB } from "./segment/schema.js";
 
-/** The events module's job: the daily look ahead that creates next months' partitions (PostgreSQL). */
+/**
+ * The events module's jobs: the daily look ahead that creates next months' partitions
+ * (PostgreSQL), and the hourly expiry of Segment messageIds past their 24 hours.
+ */
 export function eventJobs() {
   return [
+    defineJob(MESSAGE_IDS_EXPIRY_JOB, {
+      retry: exponentialBackoff(5, 60),
+      run: async (_payload, ctx) => {
+        await expireMessageIds(ctx.handle.db);
+      },
+    }),
     defineJob(PARTITIONS_JOB, {
       retry: exponentialBackoff(5, 60),
       run: async (_payload, ctx) => {

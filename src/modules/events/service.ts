@@ -11,6 +11,7 @@ import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
 import { sqliteVisitorEventSeqs } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
+import { messageClaims } from "./segment/dedup.js";
 
 /** Where a visit came from (channel, source, campaign, referrer host, landing page): analytics reads a session's. */
 export { type Acquisition, deriveAcquisition } from "./channel.js";
@@ -26,19 +27,25 @@ const WRITER = appSlot(
       indexMergeRows: deps.config.eventIndexMergeRows,
       // Several API processes over one PostgreSQL decide sessions through Redis (shared-sessions.ts).
       redis: deps.dbHandle.sqlite ? undefined : deps.redis,
+      // Segment's messageIds, claimed in the flush's transaction (segment/dedup.ts).
+      claims: messageClaims(deps.dbHandle),
     }),
 );
 
 /** The app's group-commit writer. */
 export const writerFor = (deps: ServiceDeps): EventWriter => stateOf(deps, WRITER);
 
-/** Stores validated events through the group-commit writer; resolves after commit. */
+/**
+ * Stores validated events through the group-commit writer; resolves after commit. With
+ * `messageIds` (one per event, null for none), an event whose key the project stored in the last
+ * 24 hours is left out, atomically with the events (segment/dedup.ts).
+ */
 export function writeEvents(
   deps: ServiceDeps,
   project: ProjectRef,
   events: IncomingEvent[],
   origin: EventOrigin,
-  opts: { fromPublicKey?: boolean } = {},
+  opts: { fromPublicKey?: boolean; messageIds?: (string | null)[] } = {},
 ): Promise<number> {
   return writerFor(deps).write(project, events, origin, opts);
 }

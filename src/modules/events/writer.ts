@@ -28,6 +28,26 @@ export interface WriterOptions {
   indexMergeStep?: number;
   /** PostgreSQL: sessions are decided through Redis, alike in every process (flush-sessions.ts) */
   redis?: Redis;
+  /** where the keys of requests written with message ids are claimed (segment/dedup.ts) */
+  claims?: MessageClaims;
+}
+
+/**
+ * Stores each message key once per project: a flush holding keyed requests claims their keys in
+ * its own transaction, before its rows, and stores only the events whose key it claimed. The keys
+ * commit with the events or roll back with them, so a crash can neither store a message twice nor
+ * keep a key whose events were lost.
+ */
+export interface MessageClaims {
+  /**
+   * In the flush's transaction: the items without the events whose key is already stored, or is
+   * claimed by an earlier event of the flush; the others' keys are stored.
+   */
+  claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]>;
+  /** the transaction of the last `claim` committed */
+  committed(): void;
+  /** the transaction of the last `claim` rolled back: its keys are free again */
+  rolledBack(): void;
 }
 
 interface Item extends FlushItem {
@@ -73,17 +93,28 @@ export class EventWriter {
     if (newest !== undefined) this.lastReceived = Number(newest);
   }
 
-  /** Queues events of one request; resolves with their count once they are committed. */
+  /**
+   * Queues events of one request; resolves with their count once they are committed. With
+   * `messageIds` (one per event), an event whose key the project already stored is left out.
+   */
   write(
     project: ProjectRef,
     events: IncomingEvent[],
     origin: EventOrigin,
-    opts: { fromPublicKey?: boolean } = {},
+    opts: { fromPublicKey?: boolean; messageIds?: (string | null)[] } = {},
   ): Promise<number> {
     if (events.length === 0) return Promise.resolve(0);
+    let messageIds = opts.messageIds;
+    if (messageIds && !this.opts.claims) throw new Error("this writer stores no message ids");
     // Sessions are assigned in time order (server events have none).
-    if (origin === "web" && events.some((e, i) => i > 0 && e.ts < events[i - 1]!.ts))
-      events = [...events].sort((a, b) => a.ts - b.ts);
+    if (origin === "web" && events.some((e, i) => i > 0 && e.ts < events[i - 1]!.ts)) {
+      if (messageIds) {
+        const order = events.map((_, i) => i).sort((x, y) => events[x]!.ts - events[y]!.ts);
+        const ids = messageIds;
+        events = order.map((i) => events[i]!);
+        messageIds = order.map((i) => ids[i]!);
+      } else events = [...events].sort((a, b) => a.ts - b.ts);
+    }
     return new Promise((resolve, reject) => {
       const receivedAt = this.receivedNow();
       this.queue.push({
@@ -92,6 +123,7 @@ export class EventWriter {
         origin,
         receivedAt,
         fromPublicKey: opts.fromPublicKey,
+        messageIds,
         resolve,
         reject,
       });
@@ -310,22 +342,32 @@ export class EventWriter {
 
   private async commit(items: Item[]): Promise<void> {
     let afterCommit: (() => void)[] = [];
+    // Keyed requests (Segment's messageIds): the keys are claimed first, in the transaction, and
+    // sessions are decided for the events that remain (a duplicate must not move a session).
+    const claims = this.opts.claims && items.some((it) => it.messageIds) ? this.opts.claims : undefined;
     // Sessions are decided from the start: Redis is asked while BEGIN goes out. A visitor to load
     // from the database is read on this transaction's connection once it has begun, never on a
     // second one from the pool: that deadlocked once requests blocked on this flush's locks held
     // every pool connection.
     const began = deferred<Trx>();
-    const deciding = this.sessions.prepare(() => began.promise, pendingOf(items));
-    deciding.catch(() => {}); // awaited in the transaction, or below
+    let deciding = claims ? undefined : this.sessions.prepare(() => began.promise, pendingOf(items));
+    deciding?.catch(() => {}); // awaited in the transaction, or below
     try {
       // attempts 1: processors update in-memory caches as they go; a failed flush is answered as failed.
       await withTransaction(
         this.handle.db,
         async (trx) => {
           began.resolve(trx);
+          let rows: readonly FlushItem[] = items;
+          if (claims) {
+            rows = await claims.claim(trx, items);
+            deciding = this.sessions.prepare(async () => trx, pendingOf(rows));
+          }
           await deciding;
-          const { values, committed } = flushRows(items, this.sessions);
-          const versions = await this.insert(trx, values, items);
+          const { values, committed } = flushRows(rows, this.sessions);
+          // Every event of the flush was a duplicate: only the claims' statement ran.
+          if (values.length === 0) return;
+          const versions = await this.insert(trx, values, rows);
           await this.sessions.persist(trx);
           afterCommit = await this.bus.process(trx, committed, versions);
         },
@@ -333,11 +375,13 @@ export class EventWriter {
       );
     } catch (err) {
       began.reject(err);
-      await deciding.catch(() => {});
+      await deciding?.catch(() => {});
+      claims?.rolledBack();
       await this.sessions.rollback();
       this.visitorIndex?.rollback();
       throw err;
     }
+    claims?.committed();
     this.sessions.commit();
     this.visitorIndex?.commit();
     for (const fn of afterCommit) fn();
@@ -347,7 +391,11 @@ export class EventWriter {
    * Inserts the flush's rows. PostgreSQL: in the statement that reads (and share-locks) the
    * projects' configuration versions, one round trip for both; SQLite: the bus reads them.
    */
-  private async insert(trx: Trx, values: unknown[], items: Item[]): Promise<Map<string, number> | undefined> {
+  private async insert(
+    trx: Trx,
+    values: unknown[],
+    items: readonly FlushItem[],
+  ): Promise<Map<string, number> | undefined> {
     if (this.insertMany) {
       // Same connection and transaction as `trx` (better-sqlite3 has one connection), without
       // Kysely's per-statement compile cost.
@@ -371,7 +419,7 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: 
   return { promise, resolve, reject };
 }
 
-const projectsOf = (items: Item[]): string[] => [...new Set(items.map((it) => it.project.id))];
+const projectsOf = (items: readonly FlushItem[]): string[] => [...new Set(items.map((it) => it.project.id))];
 
 /** Tells the writer which visitors' stored events an exclusive task deleted (SQLite keys in `seqs`). */
 export type ForgetVisitors = (projectId: string, visitorIds: string[], seqs: number[]) => void;

@@ -1,3 +1,4 @@
-/** The identity module's contract for other modules (webhooks in, connectors). */
+/** The identity module's contract for other modules (webhooks in, connectors, Segment's API). */
 export { type Lead, type LeadInput, getLead, upsertLeadByEmail } from "./leads.js";
 export { type Journey, getJourney } from "./journey.js";
+export { type PropertyChange, updateLeadProperties } from "./profile.js";

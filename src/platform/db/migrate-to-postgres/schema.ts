@@ -37,14 +37,19 @@ const MIGRATOR_TABLES = new Set(["kysely_migration", "kysely_migration_lock"]);
 export const PROGRESS_TABLE = "lift_copy_progress";
 
 /**
- * Where the two dialects' schemas differ on purpose: the dialect branches of migrations 0301 and
- * 0302. Any other difference means a migration this tool has not been taught about, and the run
- * is refused rather than guessed at.
+ * Where the two dialects' schemas differ on purpose: the dialect branches of migrations 0301, 0302
+ * and 0310. Any other difference means a migration this tool has not been taught about, and the
+ * run is refused rather than guessed at.
  */
 const SQLITE_ONLY_TABLES: Record<string, string> = {
   event_visitor_index:
     "SQLite's per-visitor event index (0301); PostgreSQL's index events_visitor_ts is built as events are inserted",
   event_index_state: "the SQLite index's merge position (merged_seq, 0302); PostgreSQL has no merges",
+  segment_message_log:
+    "SQLite's log of Segment messageIds (0310), 24 hours' worth; PostgreSQL keeps its own from the move on, so a retry of a message sent before the move may be stored again",
+};
+const POSTGRES_ONLY_TABLES: Record<string, string> = {
+  segment_message_ids: "PostgreSQL's Segment messageIds (0310), filled from the move on",
 };
 const SQLITE_ONLY_COLUMNS: Record<string, string> = {
   // PostgreSQL keys events, and pages through them, by the time-ordered id the row already has.
@@ -126,6 +131,10 @@ export async function buildPlan(sqlite: SQLite.Database, client: pg.Client): Pro
   for (const [name, t] of target) {
     if (MIGRATOR_TABLES.has(name) || name === PROGRESS_TABLE) continue;
     const s = source.get(name);
+    if (!s && POSTGRES_ONLY_TABLES[name]) {
+      skipped.push({ name, reason: POSTGRES_ONLY_TABLES[name] });
+      continue;
+    }
     if (!s) {
       problems.push(`table ${name} exists in PostgreSQL only`);
       continue;

@@ -1,0 +1,202 @@
+/**
+ * Segment's batch API against Lift's own batch format: the same events, 100 a request, into the
+ * same Lift (as built: every module's event processors) in one run. Segment's side is what
+ * @segment/analytics-node sends (`track` calls with a unique messageId, timestamp, context with
+ * the library and page, integrations, _metadata: ~2.4 times the bytes of Lift's format); Lift's
+ * side is the batch format of POST /api/events with the same type, visitor, URL, referrer, data and
+ * timestamp. Both are server events (no session). A third load sends lean Segment messages (only
+ * what Lift reads: type, event, anonymousId, properties, timestamp, messageId, context.page), which
+ * separates the mapping and dedup from parsing the SDK's larger messages. Rounds rotate which
+ * load goes first; each round's ratio is Segment / Lift format, and the figure is the median ratio
+ * (target >= 0.9). On a shared machine
+ * the events/s swing with other processes' load, so the server's own CPU time per round is read
+ * too (/proc/<pid>/stat): events per CPU second of the server is the steadier figure.
+ *
+ * Run: npx tsx bench/events/segment-batch.bench.ts
+ *   BENCH_ROUNDS=5, BENCH_SECONDS=5, BENCH_CONNECTIONS=8, BENCH_VISITORS=20000,
+ *   BENCH_PG_URL=postgres://… to run on a fresh PostgreSQL database instead of SQLite,
+ *   BENCH_LIFT_ONLY=1 for Lift's format alone (copied into an older checkout: before/after figures)
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import pg from "pg";
+import { type LoadResult, load, median, startNode } from "../lib/servers.js";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const VISITORS = Number(process.env.BENCH_VISITORS ?? 20_000);
+const PG_URL = process.env.BENCH_PG_URL;
+const LIFT_ONLY = process.env.BENCH_LIFT_ONLY === "1";
+const PER_REQUEST = 100;
+const POOL = 200;
+
+/** The i-th event, as both formats carry it. */
+const eventOf = (i: number) => ({
+  type: i % 10 === 0 ? "Added to Cart" : "Product Viewed",
+  visitorId: `v${i % VISITORS}`,
+  url: `https://shop.example.com/p/${i % 100}`,
+  referrer: i % 7 === 0 ? "https://www.google.com/" : undefined,
+  data: { plan: "pro", i },
+  timestamp: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+});
+
+/** Lift's batch format: prebuilt bodies, reused (nothing in them must be unique). */
+function liftBodies(key: string): () => string {
+  const pool = Array.from({ length: POOL }, (_, b) =>
+    JSON.stringify({
+      projectKey: key,
+      events: Array.from({ length: PER_REQUEST }, (_, j) => eventOf(b * PER_REQUEST + j)),
+    }),
+  );
+  let n = 0;
+  return () => pool[n++ % POOL]!;
+}
+
+/**
+ * Segment's batch as analytics-node sends it. Every request needs its own messageIds (a repeat
+ * would be deduplicated, not stored), so each pooled body is kept in parts around them and joined
+ * with the request's number.
+ */
+function segmentBodies(lean = false): { body: () => string; sent: () => number } {
+  // Survives JSON.stringify as it is (a control character would be escaped).
+  const MARK = "@REQUEST@";
+  const pool = Array.from({ length: POOL }, (_, b) =>
+    JSON.stringify({
+      batch: Array.from({ length: PER_REQUEST }, (_, j) => {
+        const e = eventOf(b * PER_REQUEST + j);
+        const page = { url: e.url, ...(e.referrer ? { referrer: e.referrer } : {}) };
+        if (lean)
+          return {
+            type: "track",
+            event: e.type,
+            anonymousId: e.visitorId,
+            properties: e.data,
+            timestamp: e.timestamp,
+            messageId: `m-${MARK}-${j}`,
+            context: { page },
+          };
+        return {
+          type: "track",
+          event: e.type,
+          anonymousId: e.visitorId,
+          properties: e.data,
+          timestamp: e.timestamp,
+          context: {
+            library: { name: "@segment/analytics-node", version: "3.1.0" },
+            page,
+          },
+          integrations: {},
+          messageId: `node-next-${MARK}-${j}`,
+          _metadata: { nodeVersion: "20.20.2", jsRuntime: "node" },
+        };
+      }),
+      writeKey: "unused",
+      sentAt: new Date().toISOString(),
+    }).split(MARK),
+  );
+  let n = 0;
+  return {
+    body: () => {
+      const i = n++;
+      return pool[i % POOL]!.join(String(i));
+    },
+    sent: () => n,
+  };
+}
+
+/** Segment messages stored: their messageIds (PostgreSQL: a row each; SQLite: its log, a row per request). */
+async function storedMessageIds(dataDir: string, databaseUrl: string | undefined): Promise<number> {
+  if (databaseUrl) {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    const { rows } = await c.query("select count(*) as n from segment_message_ids");
+    await c.end();
+    return Number(rows[0].n);
+  }
+  const db = new SQLite(path.join(dataDir, "lift.db"), { readonly: true });
+  const q = "select coalesce(sum(json_array_length(message_ids)), 0) as n from segment_message_log";
+  const n = Number((db.prepare(q).get() as { n: number }).n);
+  db.close();
+  return n;
+}
+
+/** The process's user + system CPU seconds so far (Linux; its threads included). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
+}
+
+let database: string | undefined;
+const admin = PG_URL ? new pg.Client({ connectionString: PG_URL }) : undefined;
+const env: NodeJS.ProcessEnv = {};
+if (admin && PG_URL) {
+  await admin.connect();
+  database = `bench_segment_${process.pid}`;
+  await admin.query(`create database ${database}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${database}`;
+  env.DATABASE_URL = url.toString();
+}
+const lift = await startNode("bench/events/lift-server.ts", env);
+try {
+  const key = /public key:\s+(\S+)/.exec(lift.output())?.[1];
+  if (!key) throw new Error(`no public key printed: ${lift.output()}`);
+  const auth = { authorization: `Basic ${Buffer.from(`${key}:`).toString("base64")}` };
+  const segment = segmentBodies();
+  const lean = segmentBodies(true);
+  const all = [
+    {
+      name: "Lift batch format (/api/events)",
+      url: `${lift.base}/api/events`,
+      body: liftBodies(key),
+      headers: {} as Record<string, string>,
+    },
+    { name: "Segment batch (/v1/batch)", url: `${lift.base}/v1/batch`, body: segment.body, headers: auth },
+    { name: "Segment batch, lean messages", url: `${lift.base}/v1/batch`, body: lean.body, headers: auth },
+  ];
+  const formats = LIFT_ONLY ? all.slice(0, 1) : all;
+  const run = (f: (typeof formats)[number], seconds: number) =>
+    load({ url: f.url, connections: CONNECTIONS, seconds, body: f.body, headers: () => f.headers });
+  const bytes = formats.map((f) => (Buffer.byteLength(f.body()) / PER_REQUEST).toFixed(0));
+  for (const f of formats) await run(f, 2); // warm-up
+  const got: LoadResult[][] = formats.map(() => []);
+  const perCpu: number[][] = formats.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < formats.length; k++) {
+      const i = (r + k) % formats.length;
+      const cpu = cpuSeconds(lift.child.pid!);
+      const res = await run(formats[i]!, SECONDS);
+      if (res.non2xx > 0) throw new Error(`${formats[i]!.name}: ${res.non2xx} non-2xx responses`);
+      got[i]!.push(res);
+      perCpu[i]!.push((res.rps * SECONDS * PER_REQUEST) / (cpuSeconds(lift.child.pid!) - cpu));
+    }
+  }
+  // Every Segment request carried new messageIds: each message is stored, none deduplicated away.
+  const stored = LIFT_ONLY ? 0 : await storedMessageIds(lift.dataDir, env.DATABASE_URL);
+  const sent = (segment.sent() + lean.sent()) * PER_REQUEST;
+  if (stored < sent - CONNECTIONS * PER_REQUEST || stored > sent)
+    throw new Error(`Segment: ${stored} messages stored of ${sent} sent`);
+  const eps = got.map((rs) => rs.map((x) => x.rps * PER_REQUEST));
+  const ratio = (of: number[][], i: number) => of[i]!.map((s, r) => s / of[0]![r]!);
+  for (let i = 0; i < formats.length; i++) {
+    console.log(
+      `${formats[i]!.name.padEnd(32)} events/s ${eps[i]!.map((x) => x.toFixed(0)).join(" / ")}  median ${median(eps[i]!).toFixed(0)}  p50 ${median(got[i]!.map((x) => x.p50))} ms; per server CPU second ${perCpu[i]!.map((x) => x.toFixed(0)).join(" / ")}  median ${median(perCpu[i]!).toFixed(0)}`,
+    );
+  }
+  for (let i = 1; i < formats.length; i++) {
+    const events = ratio(eps, i);
+    const cpu = ratio(perCpu, i);
+    console.log(
+      `${formats[i]!.name} / Lift format: events/s per round ${events.map((x) => x.toFixed(2)).join(" / ")}  median ratio ${median(events).toFixed(2)} (target >= 0.9); per server CPU second ${cpu.map((x) => x.toFixed(2)).join(" / ")}  median ${median(cpu).toFixed(2)}`,
+    );
+  }
+  console.log(
+    `${database ? "PostgreSQL" : "SQLite"}, ${ROUNDS} rounds x ${SECONDS} s, ${PER_REQUEST} events per request, ${CONNECTIONS} connections, ${VISITORS} visitors; bytes per event ${bytes.join(" / ")}; ${stored} Segment messages stored of ${sent} sent`,
+  );
+} finally {
+  await lift.stop();
+  if (database) await admin!.query(`drop database if exists ${database} with (force)`);
+  await admin?.end();
+}

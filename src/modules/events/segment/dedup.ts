@@ -1,0 +1,214 @@
+import type SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import { type DbHandle, type DbOrTrx, type Trx, isPostgresDb } from "../../../platform/db/index.js";
+import type { FlushItem } from "../flush-rows.js";
+import type { IncomingEvent } from "../validate.js";
+import type { MessageClaims } from "../writer.js";
+import { RecentKeys, keyClock } from "./recent-keys.js";
+import "./tables.js";
+
+/** Segment deduplicates a project's messageIds for 24 hours. */
+export const DEDUP_WINDOW_MS = 86_400_000;
+/** rows per expiry statement: short statements between the writer's flushes */
+const EXPIRE_CHUNK = 10_000;
+/** how often SQLite's memory drops expired claims (a rehash of the table) */
+const SWEEP_EVERY_MS = 3_600_000;
+/** how often the job deletes expired keys from the table */
+export const EXPIRE_EVERY_MS = 3_600_000;
+
+/** The writer's message claims for this database (writer.ts, MessageClaims). */
+export function messageClaims(handle: DbHandle): MessageClaims {
+  return handle.sqlite ? new SqliteClaims(handle.sqlite) : new PostgresClaims();
+}
+
+/** A message's key: project and id, with a separator neither contains. */
+const keyOf = (projectId: string, messageId: string) => `${projectId}\u0000${messageId}`;
+
+/**
+ * Calls `keep(item, messageId)` for each keyed event of the flush, in flush order, and returns the
+ * items without the events it refused. Items without keys, or where nothing was refused, are
+ * returned as they are.
+ */
+function filterItems(
+  items: readonly FlushItem[],
+  keep: (item: FlushItem, messageId: string) => boolean,
+): FlushItem[] {
+  return items.map((it) => {
+    const ids = it.messageIds;
+    if (!ids) return it;
+    let events: IncomingEvent[] | null = null;
+    let kept: (string | null)[] | null = null;
+    for (let i = 0; i < it.events.length; i++) {
+      const id = ids[i]!;
+      if (id === null || keep(it, id)) {
+        events?.push(it.events[i]!);
+        kept?.push(id);
+      } else if (!events) {
+        events = it.events.slice(0, i);
+        kept = ids.slice(0, i);
+      }
+    }
+    return events ? { ...it, events, messageIds: kept! } : it;
+  });
+}
+
+/**
+ * SQLite: one process owns the file, so its memory decides (RecentKeys, rebuilt from the log at
+ * start) and `segment_message_log` is the log that survives the process: a row per request with the
+ * ids it claimed, appended in the flush's transaction. A flush that rolls back takes its claims
+ * back, so the next attempt (or a retried request) finds the keys free again.
+ */
+class SqliteClaims implements MessageClaims {
+  private keys = new RecentKeys(DEDUP_WINDOW_MS / 1000);
+  /** this flush's claims: project, id, project, id, … */
+  private pending: string[] = [];
+  /** when expired claims last left memory (the log's rows go in the hourly job) */
+  private swept = Date.now();
+  private append: SQLite.Statement;
+
+  constructor(private sqlite: SQLite.Database) {
+    this.append = sqlite.prepare(
+      "insert into segment_message_log (received_at, project_id, message_ids) values (?, ?, ?)",
+    );
+    this.load();
+  }
+
+  /** The claims of the last 24 hours, from the log (in time order, so a renewed claim wins). */
+  private load(): void {
+    const rows = this.sqlite
+      .prepare(
+        "select received_at, project_id, message_ids from segment_message_log where received_at >= ? order by received_at",
+      )
+      .raw()
+      .iterate(Date.now() - DEDUP_WINDOW_MS) as IterableIterator<[number, string, string]>;
+    for (const [at, project, ids] of rows) {
+      const now = keyClock(Number(at));
+      for (const id of JSON.parse(ids) as string[]) this.keys.claim(project, id, now);
+    }
+  }
+
+  async claim(_trx: Trx, items: readonly FlushItem[]): Promise<FlushItem[]> {
+    this.pending = [];
+    if (Date.now() - this.swept > SWEEP_EVERY_MS) {
+      this.swept = Date.now();
+      this.keys.sweep(keyClock(this.swept));
+    }
+    let claimed: string[] = [];
+    let from: FlushItem | null = null;
+    // The same connection as the flush's transaction (better-sqlite3 has one), as the events' rows.
+    const log = () => {
+      if (from && claimed.length > 0)
+        this.append.run(from.receivedAt, from.project.id, JSON.stringify(claimed));
+      claimed = [];
+    };
+    const out = filterItems(items, (it, id) => {
+      if (it !== from) {
+        log();
+        from = it;
+      }
+      if (!this.keys.claim(it.project.id, id, keyClock(it.receivedAt))) return false;
+      this.pending.push(it.project.id, id);
+      claimed.push(id);
+      return true;
+    });
+    log();
+    return out;
+  }
+
+  committed(): void {
+    this.pending = [];
+  }
+
+  rolledBack(): void {
+    for (let i = 0; i < this.pending.length; i += 2)
+      this.keys.release(this.pending[i]!, this.pending[i + 1]!);
+    this.pending = [];
+  }
+}
+
+/**
+ * PostgreSQL: the primary key decides, across processes. One statement per flush inserts the
+ * flush's keys in key order (two flushes lock shared keys in the same order: no deadlock between
+ * them; PostgreSQL sorts, and drops a key repeated in the flush); a key another transaction holds
+ * makes the insert wait for it, then count as taken if it committed. A stored key older than the
+ * window is taken over. The statement answers how many keys it claimed: when that is every keyed
+ * event of the flush (no duplicate, the usual case) nothing more is read; else a second statement
+ * reads which keys this transaction claimed (their row version is its own).
+ */
+class PostgresClaims implements MessageClaims {
+  async claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]> {
+    const projects: string[] = [];
+    const ids: string[] = [];
+    const times: number[] = [];
+    for (const it of items) {
+      if (!it.messageIds) continue;
+      for (const id of it.messageIds) {
+        if (id === null) continue;
+        projects.push(it.project.id);
+        ids.push(id);
+        times.push(it.receivedAt);
+      }
+    }
+    if (ids.length === 0) return items;
+    const { rows } = await sql<{ n: number }>`
+      with claimed as (
+        insert into segment_message_ids (project_id, message_id, received_at)
+        select distinct on (p, m) p, m, t
+          from unnest(${projects}::text[], ${ids}::text[], ${times}::bigint[]) as k(p, m, t)
+          order by p, m
+        on conflict (project_id, message_id) do update set received_at = excluded.received_at
+          where segment_message_ids.received_at < ${Date.now() - DEDUP_WINDOW_MS}
+        returning 1)
+      select count(*)::int as n from claimed`.execute(trx);
+    if (rows[0]!.n === ids.length) return items;
+    const mine = await sql<{ project_id: string; message_id: string }>`
+      select project_id, message_id from segment_message_ids
+      where (project_id, message_id) in (select * from unnest(${projects}::text[], ${ids}::text[]))
+        and xmin::text::bigint = txid_current() % 4294967296`.execute(trx);
+    const claimed = new Set(mine.rows.map((r) => keyOf(r.project_id, r.message_id)));
+    // An event keeps its key only once: a later event of the flush with the same key is a duplicate.
+    return filterItems(items, (it, id) => claimed.delete(keyOf(it.project.id, id)));
+  }
+
+  committed(): void {}
+  rolledBack(): void {}
+}
+
+/**
+ * Deletes stored keys older than the window, in short statements (the hourly job): PostgreSQL's
+ * rows, SQLite's log. SQLite's memory drops them as the writer claims (SWEEP_EVERY_MS).
+ */
+export async function expireMessageIds(db: DbOrTrx, now = Date.now()): Promise<number> {
+  const cutoff = now - DEDUP_WINDOW_MS;
+  let deleted = 0;
+  if (isPostgresDb(db)) {
+    // Chunks found through the BRIN index on received_at (rows lie in about that order).
+    for (;;) {
+      const res = await sql`delete from segment_message_ids where ctid in (
+        select ctid from segment_message_ids where received_at < ${cutoff} limit ${EXPIRE_CHUNK})`.execute(
+        db,
+      );
+      const n = Number(res.numAffectedRows ?? 0);
+      deleted += n;
+      if (n < EXPIRE_CHUNK) return deleted;
+    }
+  }
+  for (;;) {
+    // SQLite's B-tree on received_at: the chunk's last time; rows up to it go in this statement.
+    const bound = await db
+      .selectFrom("segment_message_log")
+      .select("received_at")
+      .where("received_at", "<", cutoff)
+      .orderBy("received_at")
+      .offset(EXPIRE_CHUNK)
+      .limit(1)
+      .executeTakeFirst();
+    const upTo = bound ? Math.min(Number(bound.received_at), cutoff - 1) : cutoff - 1;
+    const res = await db
+      .deleteFrom("segment_message_log")
+      .where("received_at", "<=", upTo)
+      .executeTakeFirst();
+    deleted += Number(res.numDeletedRows);
+    if (!bound) return deleted;
+  }
+}

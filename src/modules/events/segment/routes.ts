@@ -1,0 +1,204 @@
+import type { TSchema } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { projectOf } from "../../../platform/auth/plugin.js";
+import { AppError } from "../../../platform/errors.js";
+import { createLimit } from "../../../platform/rate-limit.js";
+import { compileSchema, firstSchemaError, validatorFrom } from "../../../platform/validation.js";
+import { decompress } from "../gzip.js";
+import {
+  BatchBody,
+  BatchEnvelope,
+  MAX_BATCH_BYTES,
+  MAX_MESSAGE_BYTES,
+  MESSAGE_SCHEMAS,
+  type MessageType,
+  Settings,
+  SettingsParams,
+  Success,
+} from "./schema.js";
+import { type SegmentCall, ingestSegment, keyKindOf, segmentSettings } from "./service.js";
+
+const tags = ["segment"];
+const SUCCESS = { success: true } as const;
+/** analytics.js posts to `<apiHost>/<first letter of the type>` (its segmentio plugin). */
+const SHORT: Record<MessageType | "batch", string> = {
+  track: "t",
+  identify: "i",
+  page: "p",
+  screen: "s",
+  group: "g",
+  alias: "a",
+  batch: "b",
+};
+
+const checkEnvelope = compileSchema(BatchEnvelope);
+function validateEnvelope(body: unknown): void {
+  if (!checkEnvelope(body))
+    throw new AppError("VALIDATION_ERROR", firstSchemaError(checkEnvelope, "body").message);
+}
+function validateMessage(body: unknown): void {
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new AppError("VALIDATION_ERROR", "body must be a JSON object");
+}
+
+/**
+ * The write key: HTTP Basic with the key as user name and an empty password (Segment's SDKs), or
+ * `writeKey` in the body (analytics.js sends both).
+ */
+function writeKeyOf(req: FastifyRequest): string | null {
+  const auth = req.headers.authorization;
+  if (auth && /^basic\s/i.test(auth)) {
+    const decoded = Buffer.from(auth.slice(6).trim(), "base64").toString("utf8");
+    const user = decoded.slice(0, decoded.includes(":") ? decoded.indexOf(":") : undefined);
+    if (user) return user;
+  }
+  const key = (req.body as { writeKey?: unknown } | null | undefined)?.writeKey;
+  return typeof key === "string" && key !== "" ? key : null;
+}
+
+/**
+ * The request's call for the service, taken out of the request: the parsed body is not held while
+ * its events commit (ingestSegment), so what is not stored dies young.
+ */
+function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall {
+  const call = {
+    type,
+    body: req.body,
+    rawBody: req.rawBody,
+    // The body's bytes as sent, when they are the text's (no compression): no need to count them.
+    rawBytes:
+      req.headers["content-encoding"] === undefined && req.headers["content-length"] !== undefined
+        ? Number(req.headers["content-length"])
+        : undefined,
+    keyKind: keyKindOf(writeKeyOf(req)!),
+    userAgent: req.headers["user-agent"],
+  };
+  req.body = undefined;
+  req.rawBody = undefined;
+  return call;
+}
+
+/** Segment's tracking API (/v1/…): the calls, analytics.js's short paths, and its settings. */
+export async function segmentRoutes(app: FastifyInstance): Promise<void> {
+  // Per write key, as /api/events per project key; a batch is one request.
+  const limit = createLimit(app, { name: "segment", max: app.config.rateLimits.events });
+  // Before validation (the body is parsed): a caller without a valid key learns nothing from it.
+  const authenticate = async (req: FastifyRequest) => {
+    const writeKey = writeKeyOf(req);
+    if (!writeKey)
+      throw new AppError(
+        "UNAUTHORIZED",
+        "a write key is required: HTTP Basic with the key as user name, or writeKey in the body",
+      );
+    const project = writeKey.length <= 200 ? await app.principalResolver.resolvePublicKey(writeKey) : null;
+    if (!project) throw new AppError("UNAUTHORIZED", "unknown write key");
+    req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
+    req.rateLimitKey = `writeKey:${writeKey}`;
+  };
+
+  // Cross-origin calls carry Authorization, so browsers preflight them (the CORS plugin's
+  // catch-all OPTIONS route does not carry publicCors).
+  app.options("/v1/*", { schema: { hide: true }, config: { publicCors: true } }, async (_req, reply) =>
+    reply.code(204).send(),
+  );
+
+  const route = (
+    type: MessageType | "batch",
+    path: string,
+    body: TSchema,
+    summary: string,
+    short: boolean,
+  ) => {
+    const batch = type === "batch";
+    app.post(
+      path,
+      {
+        schema: {
+          // analytics.js's short paths are the same calls, documented once under the long ones.
+          hide: short,
+          operationId: `segment${type[0]!.toUpperCase()}${type.slice(1)}`,
+          summary,
+          description: `Segment's HTTP API; analytics.js posts the same to /v1/${SHORT[type]}. Write key by HTTP Basic (user name) or \`writeKey\` in the body; JSON or text/plain, gzip accepted. See docs/segment.md.`,
+          tags,
+          security: [{ segmentWriteKey: [] }],
+          errors: ["UNAUTHORIZED", "RATE_LIMITED"],
+          body,
+          response: { 200: Success },
+        },
+        // The envelope here; each message in the service, so errors name it.
+        validatorCompiler: validatorFrom(batch ? validateEnvelope : validateMessage),
+        config: { allowTextPlain: true, publicCors: true, hotPath: true },
+        compress: false,
+        bodyLimit: batch ? MAX_BATCH_BYTES : MAX_MESSAGE_BYTES,
+        preParsing: (req, _reply, payload, done) => {
+          try {
+            done(
+              null,
+              decompress(
+                payload,
+                req.headers["content-encoding"],
+                batch ? MAX_BATCH_BYTES : MAX_MESSAGE_BYTES,
+              ),
+            );
+          } catch (err) {
+            done(err as Error);
+          }
+        },
+        preValidation: limit ? [authenticate, limit] : [authenticate],
+      },
+      async (req: FastifyRequest, reply: FastifyReply) => {
+        const refused = await ingestSegment(app.deps, projectOf(req), takeCall(req, type));
+        return refused ? reply.code(refused.status).send(refused.body) : SUCCESS;
+      },
+    );
+  };
+  const calls: [MessageType, string][] = [
+    ["track", "Record an event (Segment track)"],
+    ["identify", "Link a visitor to a lead and set its properties (Segment identify)"],
+    ["page", "Record a pageview, a web visit (Segment page)"],
+    ["screen", "Record a screen view, a visit (Segment screen)"],
+    ["group", "Store a group's traits on the lead (Segment group)"],
+    ["alias", "Link a visitor's history to a lead (Segment alias)"],
+  ];
+  for (const [type, summary] of calls) {
+    route(type, `/v1/${type}`, MESSAGE_SCHEMAS[type], summary, false);
+    route(type, `/v1/${SHORT[type]}`, MESSAGE_SCHEMAS[type], summary, true);
+  }
+  const batchSummary = "Messages of any type in one request (Segment batch)";
+  route("batch", "/v1/batch", BatchBody, batchSummary, false);
+  route("batch", `/v1/${SHORT.batch}`, BatchBody, batchSummary, true);
+
+  app.get(
+    "/v1/projects/:writeKey/settings",
+    {
+      schema: {
+        operationId: "segmentSettings",
+        summary: "analytics.js's settings: send every call to this server, load nothing from a CDN",
+        tags,
+        params: SettingsParams,
+        errors: ["UNAUTHORIZED", "FORBIDDEN"],
+        response: { 200: Settings },
+      },
+      config: { publicCors: true },
+      preHandler: async (req) => {
+        const { writeKey } = req.params as { writeKey: string };
+        if (!(await app.principalResolver.resolvePublicKey(writeKey)))
+          throw new AppError("UNAUTHORIZED", "unknown write key");
+        // A page's source is public: a secret key there would be anyone's.
+        if (keyKindOf(writeKey) === "secret")
+          throw new AppError(
+            "FORBIDDEN",
+            "analytics.js takes the project's public key svc_pk_…, never a secret key",
+          );
+      },
+    },
+    async (req, reply) => {
+      // Where the browser reached this server (X-Forwarded-* behind a proxy): the calls go there.
+      reply.header("cache-control", "private, max-age=300");
+      return segmentSettings((req.params as { writeKey: string }).writeKey, {
+        protocol: req.protocol,
+        host: req.host,
+      });
+    },
+  );
+}
