@@ -11,7 +11,7 @@ import { authPlugin } from "./platform/auth/plugin.js";
 import { SecretBox } from "./platform/crypto.js";
 import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
-import { claimWriterShard } from "./platform/db/shard-lease.js";
+import { type ShardLease, claimWriterShard } from "./platform/db/shard-lease.js";
 import { AppState, type ServiceDeps } from "./platform/deps.js";
 import { MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
@@ -111,10 +111,13 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   registerBodies(app);
   // PostgreSQL: the process's own rows of the shared counters, held while it runs (shard-lease.ts).
-  const shardLease =
-    !opts.handle && handle.dialect === "postgres"
-      ? await claimWriterShard(handle, config, app.log)
-      : undefined;
+  // Claimed when the app is made ready, before it serves or runs jobs: a process waiting for a free
+  // shard waits there, outside plugin registration and its timeout.
+  let shardLease: ShardLease | undefined;
+  if (!opts.handle && handle.dialect === "postgres")
+    app.addHook("onReady", async () => {
+      shardLease = await claimWriterShard(handle, config, app.log);
+    });
   const secrets = new SecretBox(config.secretKey);
   const registry = new JobRegistry();
   const worker = new JobWorker(handle, registry, config, app.log, { pollMs: config.jobPollMs });

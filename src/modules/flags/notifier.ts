@@ -60,7 +60,9 @@ export function createNotifier(
       });
     },
     async close() {
-      await sub.quit().catch(() => sub.disconnect());
+      // QUIT would wait in the offline queue for a Redis that is not there: closing must not hang.
+      if (sub.status === "ready") await sub.quit().catch(() => sub.disconnect());
+      else sub.disconnect();
     },
   };
 }

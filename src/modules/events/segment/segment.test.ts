@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, startTestApp, type TestApp } from "../../../../test/helpers/app.js";
+import { buildApp } from "../../../app.js";
 import { BROWSER_UA, call, mid, storedEvents } from "./testing.js";
 
 let t: TestApp;
@@ -392,17 +393,32 @@ describe("GET /v1/projects/:writeKey/settings", () => {
       }),
     });
     expect(s).toMatchObject({ remotePlugins: [], enabledMiddleware: {}, metrics: { sampleRate: 0 } });
-    const proxied = await t.app.inject({
-      url: `/v1/projects/${a.publicKey}/settings`,
-      headers: {
-        host: "internal:3000",
-        "x-forwarded-host": "lift.example.com",
-        "x-forwarded-proto": "https",
-      },
+    const forwarded = {
+      host: "internal:3000",
+      "x-forwarded-host": "lift.example.com",
+      "x-forwarded-proto": "https",
+    };
+    // The forwarding headers are believed only from a proxy TRUST_PROXY names (off by default).
+    const direct = await t.app.inject({ url: `/v1/projects/${a.publicKey}/settings`, headers: forwarded });
+    expect(direct.json().integrations["Segment.io"]).toMatchObject({
+      apiHost: "internal:3000/v1",
+      protocol: "http",
     });
-    expect(proxied.json().integrations["Segment.io"]).toMatchObject({
-      apiHost: "lift.example.com/v1",
-      protocol: "https",
-    });
+    const behindProxy = await buildApp(
+      { ...t.config, trustProxy: true },
+      { handle: t.app.dbHandle, logger: false },
+    );
+    try {
+      const proxied = await behindProxy.inject({
+        url: `/v1/projects/${a.publicKey}/settings`,
+        headers: forwarded,
+      });
+      expect(proxied.json().integrations["Segment.io"]).toMatchObject({
+        apiHost: "lift.example.com/v1",
+        protocol: "https",
+      });
+    } finally {
+      await behindProxy.close();
+    }
   });
 });
