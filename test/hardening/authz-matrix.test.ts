@@ -51,6 +51,7 @@ interface Ids {
   commId: string;
   sendId: string;
   leadId: string;
+  cohortId: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -139,6 +140,22 @@ const TABLE: Row[] = [
     body: () => ({ steps: [{ eventType: "pageview" }, { eventType: "signup" }] }),
   }),
   r("GET /api/attribution/summary", "project", "/api/attribution/summary"),
+  r("POST /api/analytics/paths", "project", "/api/analytics/paths", {
+    body: () => ({ start: { event: "pageview" } }),
+  }),
+  r("GET /api/analytics/pickers/event-names", "project", "/api/analytics/pickers/event-names"),
+  r("GET /api/analytics/pickers/property-keys", "project", "/api/analytics/pickers/property-keys"),
+  r("GET /api/analytics/pickers/values", "project", "/api/analytics/pickers/values?key=channel"),
+  r("GET /api/cohorts", "project", "/api/cohorts"),
+  r("POST /api/cohorts", "project", "/api/cohorts", { body: () => ({}) }),
+  r("POST /api/cohorts/preview", "project", "/api/cohorts/preview", { body: () => ({}) }),
+  r("GET /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
+  r("PATCH /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed cohort" }),
+  }),
+  r("GET /api/cohorts/:id/count", "project", (i) => `/api/cohorts/${i.cohortId}/count`, { owned: true }),
+  r("GET /api/cohorts/:id/members", "project", (i) => `/api/cohorts/${i.cohortId}/members`, { owned: true }),
   r("GET /api/export/events", "projectAdmin", "/api/export/events"),
   r("GET /api/webhooks", "project", "/api/webhooks"),
   r("POST /api/webhooks", "project", "/api/webhooks", { body: () => ({}) }),
@@ -229,6 +246,7 @@ const TABLE: Row[] = [
   r("GET /metrics", "public", "/metrics"),
   r("GET /api/erasures", "projectAdmin", "/api/erasures"),
   r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
+  r("DELETE /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
   // Near the end: the first allowed caller erases the lead the rows above read (the next get 200, repeated).
   r("DELETE /api/leads/:id", "projectAdmin", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   // Last: a server-side logout would end the admin session the rows above use.
@@ -329,6 +347,12 @@ beforeAll(async () => {
   );
   if (sent.status !== 200) throw new Error(`setup send: ${sent.status} ${sent.text}`);
   await created(a.post("/api/identity", { visitorId: "authz-visitor", leadId: "authz-lead-a" }));
+  const cohort = await created(
+    a.post("/api/cohorts", {
+      name: "Authz cohort",
+      definition: { conditions: [{ type: "event", event: "pageview" }] },
+    }),
+  );
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -341,6 +365,7 @@ beforeAll(async () => {
     commId: comm.id,
     sendId: sent.body.send_id,
     leadId: "authz-lead-a",
+    cohortId: cohort.id,
   };
   const member = await a.headersFor("member");
   headers = {
