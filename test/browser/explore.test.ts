@@ -93,7 +93,10 @@ describe("filters, cohorts and paths in Chromium (filter-fixture.ts)", () => {
     await checkPage(page, "cohort-editor");
     await page.getByRole("button", { name: "Create cohort" }).click();
     await page.waitForURL(/\/cohorts$/);
-    const row = page.getByRole("region", { name: "Saved cohorts" }).getByRole("row").filter({ hasText: "Buyers" });
+    const row = page
+      .getByRole("region", { name: "Saved cohorts" })
+      .getByRole("row")
+      .filter({ hasText: "Buyers" });
     await row.getByRole("cell", { name: "1", exact: true }).waitFor();
     await checkPage(page, "cohorts");
     await row.getByRole("link", { name: "Overview of Buyers" }).click();
