@@ -67,10 +67,16 @@ export async function* matchingVisits(
   project: ProjectRef,
   f: ResolvedFilter,
   range: Range,
-  opts: { dims?: boolean; byType?: boolean; conversionIds?: Set<string>; matched?: Set<string> } = {},
+  opts: {
+    dims?: boolean;
+    byType?: boolean;
+    conversionIds?: Set<string>;
+    matched?: Set<string>;
+    pageRows?: number;
+  } = {},
 ): AsyncGenerator<Visit[]> {
   if (!visitsFromEvents(f, opts.byType)) {
-    yield* sessionVisits(db, project, f, range, opts.dims ?? false);
+    yield* sessionVisits(db, project, f, range, opts.dims ?? false, opts.pageRows ?? PAGE);
     return;
   }
   const session = sessionSql(f.conds, f.postgres);
@@ -89,7 +95,14 @@ export async function* matchingVisits(
     s_ok: number;
   };
   const columns = sql`id, visitor_id, channel, ts, type, is_server, session_id, ${sessionOk} as s_ok`;
-  for await (const page of eventRowPages<Row>(db, project, range, columns, eventSql(f.conds, f.postgres))) {
+  for await (const page of eventRowPages<Row>(
+    db,
+    project,
+    range,
+    columns,
+    eventSql(f.conds, f.postgres),
+    opts.pageRows,
+  )) {
     const out: Visit[] = [];
     for (const r of page) {
       if (opts.conversionIds?.has(r.id)) opts.matched?.add(r.id);
@@ -118,19 +131,22 @@ async function* sessionVisits(
   f: ResolvedFilter,
   range: Range,
   withDims: boolean,
+  pageRows: number,
 ): AsyncGenerator<Visit[]> {
   const session = sessionSql(f.conds, f.postgres);
   const cols = withDims ? sql.raw(`, ${SESSION_DIMENSIONS.map((d) => `t.${d}`).join(", ")}`) : sql``;
   let after: { ts: number; sid: string } | null = null;
   for (;;) {
+    // `ts >= last` bounds the index range (the OR alone would be a filter: every page would
+    // read the period from its start again).
     const keyset: RawBuilder<unknown> = after
-      ? sql` and (t.ts > ${after.ts} or (t.ts = ${after.ts} and t.session_id > ${after.sid}))`
+      ? sql` and t.ts >= ${after.ts} and (t.ts > ${after.ts} or t.session_id > ${after.sid})`
       : sql``;
     const { rows } = await sql<
       Record<string, string | number | null>
     >`select t.session_id, t.visitor_id, t.channel, t.ts${cols}
       from analytics_touchpoints t where t.project_id = ${project.id} and t.ts >= ${range.from} and t.ts < ${range.to}${keyset}
-      ${session ? sql` and ${session}` : sql``} order by t.ts, t.session_id limit ${PAGE}`.execute(db);
+      ${session ? sql` and ${session}` : sql``} order by t.ts, t.session_id limit ${pageRows}`.execute(db);
     if (rows.length === 0) return;
     const out: Visit[] = [];
     for (const r of rows) {
@@ -152,7 +168,7 @@ async function* sessionVisits(
     const last = rows[rows.length - 1]!;
     after = { ts: Number(last.ts), sid: String(last.session_id) };
     if (out.length > 0) yield out;
-    if (rows.length < PAGE) return;
+    if (rows.length < pageRows) return;
   }
 }
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { SHOP, seedFilterProject } from "./filter-fixture.js";
+import { parseFilter } from "./filter.js";
+import { matchingVisits, resolveFilter } from "./filtered.js";
 
 let t: TestApp;
 let a: Tenant;
@@ -108,6 +110,28 @@ describe("the report filter on the summary (hand-computed, filter-fixture.ts)", 
       conversions: 1,
       leads: 0,
     });
+  });
+});
+
+describe("reading in pages", () => {
+  it("gives the same visits one row per page as in one page, from sessions and from events", async () => {
+    const project = { id: a.projectId, workspaceId: a.workspaceId };
+    const range = { from: Date.now() - 7 * 86_400_000, to: Date.now() + 86_400_000 };
+    for (const filter of [
+      [{ key: "device", op: "is_not", value: "tablet" }],
+      [{ key: "event", op: "is", value: "pageview" }],
+    ]) {
+      const f = await resolveFilter(t.app.db, project, parseFilter(filter));
+      const read = async (pageRows: number) => {
+        const out: string[] = [];
+        for await (const page of matchingVisits(t.app.db, project, f, range, { pageRows }))
+          for (const v of page) out.push(`${v.visitorId}@${v.ts}`);
+        return out.sort();
+      };
+      const whole = await read(20_000);
+      expect(whole.length).toBeGreaterThanOrEqual(3);
+      expect(await read(1)).toEqual(whole);
+    }
   });
 });
 

@@ -81,6 +81,8 @@ export async function analyticsPaths(
   const extra = eventRowWhere(conds, f.postgres);
   const where = sql<boolean>`session_id <> ''${extra ? sql` and ${extra}` : sql``}`;
   type Row = { session_id: string; visitor_id: string; type: string; url: string };
+  const startId = idOf(startLabel(q));
+  const after = q.direction === "after";
   for await (const rows of eventRowPages<Row>(
     db,
     project,
@@ -89,26 +91,28 @@ export async function analyticsPaths(
     where,
   )) {
     for (const r of rows) {
-      if (f.people && !f.people.visitor(r.visitor_id)) continue;
-      const label = r.type === "pageview" ? pathOf(r.url) : r.type;
-      const isStart = r.type === q.start.event && (!page || page.test(pathOf(r.url)));
       let s = sessions.get(r.session_id);
+      // After: a session matters from its start on; most rows of other sessions stop here.
+      if (after && s === undefined && r.type !== q.start.event) continue;
+      if (f.people && !f.people.visitor(r.visitor_id)) continue;
+      const path = r.type === "pageview" ? pathOf(r.url) : null;
+      const isStart = r.type === q.start.event && (!page || page.test(path ?? pathOf(r.url)));
       if (!s) {
-        if (q.direction === "after" && !isStart) continue;
+        if (after && !isStart) continue;
         s = { started: false, nodes: [] };
         sessions.set(r.session_id, s);
       }
-      if (q.direction === "after") {
+      if (after) {
         if (!s.started) s.started = true;
         else if (s.nodes.length < q.steps) {
-          const id = idOf(label);
-          const prev = s.nodes.length > 0 ? s.nodes[s.nodes.length - 1] : idOf(startLabel(q));
+          const id = idOf(path ?? r.type);
+          const prev = s.nodes.length > 0 ? s.nodes[s.nodes.length - 1] : startId;
           if (id !== prev) s.nodes.push(id);
         }
       } else if (!s.started) {
         if (isStart) s.started = true;
         else {
-          const id = idOf(label);
+          const id = idOf(path ?? r.type);
           if (s.nodes[s.nodes.length - 1] !== id) s.nodes.push(id);
           if (s.nodes.length > q.steps) s.nodes.shift();
         }
