@@ -5,7 +5,7 @@
  * Run: npx tsx bench/analytics/explore.bench.ts                       (BENCH_EVENTS=1000000)
  *      BENCH_EVENTS=10000000 npx tsx bench/analytics/explore.bench.ts
  *      BENCH_DB=postgres DATABASE_URL=postgres://… BENCH_EVENTS=… npx tsx bench/analytics/explore.bench.ts
- * BENCH_RUNS (default 10) requests per line after a warm-up; BENCH_ONLY=summary|cohort|paths.
+ * BENCH_RUNS (default 10) requests per line after a warm-up; BENCH_ONLY=summary,cohort,paths (any of them).
  */
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
@@ -20,7 +20,7 @@ import { seedExplore } from "./seed-explore.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-const ONLY = process.env.BENCH_ONLY;
+const ONLY = process.env.BENCH_ONLY?.split(",");
 const POSTGRES = process.env.BENCH_DB === "postgres";
 const DAY = 86_400_000;
 
@@ -87,7 +87,7 @@ try {
   const show = (s: { visitors: number; conversions: number; leads: number }) =>
     `  visitors ${s.visitors}, conversions ${s.conversions}, leads ${s.leads}`;
 
-  if (!ONLY || ONLY === "summary") {
+  if (!ONLY || ONLY.includes("summary")) {
     console.log(
       show(
         await measure("summary 30d, no filter (rollups)", () =>
@@ -149,7 +149,7 @@ try {
       ),
     );
   }
-  if (!ONLY || ONLY === "cohort") {
+  if (!ONLY || ONLY.includes("cohort")) {
     const count = (conditions: unknown[]) => () =>
       call("POST", "/api/cohorts/preview", { definition: { conditions } });
     const c1 = await measure(
@@ -179,7 +179,7 @@ try {
     );
     console.log(`  ${c3.count} people`);
   }
-  if (!ONLY || ONLY === "paths") {
+  if (!ONLY || ONLY.includes("paths")) {
     for (const period of ["7d", "30d"]) {
       const r = await measure(`paths after /pricing, 3 steps, ${period} (events)`, () =>
         call("POST", "/api/analytics/paths", {

@@ -27,7 +27,8 @@ const config = benchConfig("proc");
 const dataDir = config.dataDir;
 const app = await buildApp(config, { logger: false });
 await app.ready();
-if (process.env.BENCH_WITHOUT_TOUCHPOINT_TIME) app.dbHandle.sqlite!.exec("drop index analytics_touchpoints_time");
+if (process.env.BENCH_WITHOUT_TOUCHPOINT_TIME)
+  app.dbHandle.sqlite!.exec("drop index analytics_touchpoints_time");
 try {
   const p = await provisionWorkspace(app.db, { name: "bench", email: "bench@example.com" });
   const project = { id: p.project.id, workspaceId: p.workspace.id };
