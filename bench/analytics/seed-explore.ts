@@ -164,11 +164,17 @@ export async function seedExplore(
     for (const c of [channel, ALL_CHANNELS]) {
       const dk = `${day}|${c}`;
       let d = daily.get(dk);
-      if (!d) daily.set(dk, (d = { sketch: new VisitorSketch(), conversions: 0, revenue: 0 }));
+      if (!d) {
+        d = { sketch: new VisitorSketch(), conversions: 0, revenue: 0 };
+        daily.set(dk, d);
+      }
       d.sketch.add(hash);
       const wk = `${weekOf(day)}|${c}`;
       let s = weekly.get(wk);
-      if (!s) weekly.set(wk, (s = new VisitorSketch()));
+      if (!s) {
+        s = new VisitorSketch();
+        weekly.set(wk, s);
+      }
       s.add(hash);
     }
   };
