@@ -184,14 +184,19 @@ export async function cohortMembers(
   project: ProjectRef,
   id: string,
   field?: string,
+  /** a membership computed in the last minute will do (a report filter; not the live count) */
+  recent = false,
 ): Promise<Set<string>> {
   const row = await findCohort(db, project, id);
   if (!row) {
     if (field) throw validation(`${field}: no cohort ${id} in this project`);
     throw notFound("cohort", id);
   }
+  const key = `${project.id}\u0000${id}\u0000${row.updated_at}`;
+  const cached = recent ? cacheOf(db).get(key) : undefined;
+  if (cached) return cached;
   const members = await evaluateCohort(db, project, JSON.parse(row.definition) as CohortDefinitionT);
-  cacheOf(db).set(`${project.id}\u0000${id}\u0000${row.updated_at}`, members);
+  cacheOf(db).set(key, members);
   return members;
 }
 

@@ -31,7 +31,8 @@ export async function personTest(
     if (c.field === "cohort") {
       const members = new Set<string>();
       for (const id of c.values)
-        for (const k of await cohortMembers(db, project, id, `filter[${c.index}].value`)) members.add(k);
+        for (const k of await cohortMembers(db, project, id, `filter[${c.index}].value`, true))
+          members.add(k);
       const want = c.op === "is";
       checks.push((key) => members.has(key) === want);
     } else {
