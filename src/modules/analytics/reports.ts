@@ -12,7 +12,7 @@ import {
   filteredTimeseries,
   matchingPeople,
 } from "./filtered-reports.js";
-import { resolveFilter } from "./filtered.js";
+import { type ResolvedFilter, resolveFilter } from "./filtered.js";
 import { type FunnelStep, analyticsFunnel } from "./funnel.js";
 import type { AttributionModel } from "./models.js";
 import { linksOfProject, personKey } from "./people.js";
@@ -128,11 +128,17 @@ export async function peopleKeep(
   period: { fromDay: number; toDay: number },
   conds: Condition[],
 ): Promise<((visitorId: string) => boolean) | undefined> {
-  const match = await peopleMatch(db, project, period, conds);
-  if (!match) return undefined;
-  const links = new Map<string, string>();
-  for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
-  return (v) => match(personKey(v, links.get(v)));
+  if (conds.length === 0) return undefined;
+  const f = await resolveFilter(db, project, conds);
+  const match = await matchOf(db, project, period, f);
+  // The person test already holds the project's links; read them only when it does not.
+  let leadOf = f.people?.leadOf;
+  if (!leadOf) {
+    const links = new Map<string, string>();
+    for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
+    leadOf = (v) => links.get(v);
+  }
+  return (v) => match(personKey(v, leadOf(v)));
 }
 
 /** The filter as a test of people (person keys `l:<lead>`, `v:<visitor>`); undefined without a filter. */
@@ -143,8 +149,16 @@ export async function peopleMatch(
   conds: Condition[],
 ): Promise<((personKey: string) => boolean) | undefined> {
   if (conds.length === 0) return undefined;
-  const f = await resolveFilter(db, project, conds);
-  if (!hasLevel(conds, "session") && !hasLevel(conds, "event"))
+  return matchOf(db, project, period, await resolveFilter(db, project, conds));
+}
+
+async function matchOf(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: { fromDay: number; toDay: number },
+  f: ResolvedFilter,
+): Promise<(personKey: string) => boolean> {
+  if (!hasLevel(f.conds, "session") && !hasLevel(f.conds, "event"))
     return (key) => f.people!.person(key, key.startsWith("l:") ? key.slice(2) : null);
   const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
   const people = await matchingPeople(db, project, f, range);
