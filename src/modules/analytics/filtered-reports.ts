@@ -52,7 +52,7 @@ async function gather(
   range: Range,
   onVisit: (v: Visit) => void,
   opts: { dims?: boolean; byType?: boolean } = {},
-): Promise<{ conversions: ConversionFact[]; people: Map<string, string | null> }> {
+): Promise<{ conversions: ConversionFact[]; visitors: Set<string> }> {
   const candidates = await conversionsIn(db, project, range);
   const fromEvents = visitsFromEvents(f, opts.byType);
   const matched = new Set<string>();
@@ -67,30 +67,27 @@ async function gather(
     matchedEvents: fromEvents ? matched : undefined,
     dims: opts.dims,
   });
-  // The people seen: person key → lead id (null when anonymous).
-  const people = new Map<string, string | null>();
-  for (const visitorId of visitors) {
-    const lead = f.people ? (f.people.leadOf(visitorId) ?? null) : undefined;
-    people.set(visitorId, lead ?? null);
-  }
-  return { conversions, people };
+  return { conversions, visitors };
 }
 
-/** Leads among the people seen, by creation time (epoch ms), for those created in the range. */
+/** Creation times (epoch ms) of the leads among the people seen, those created in the range. */
 async function leadsCreated(
   db: DbOrTrx,
   project: ProjectRef,
   f: ResolvedFilter,
-  visitors: Map<string, string | null>,
+  visitors: Set<string>,
   conversions: ConversionFact[],
   range: Range,
 ): Promise<number[]> {
   const leads = new Set<string>();
   if (f.people) {
-    for (const lead of visitors.values()) if (lead) leads.add(lead);
+    // The person test holds the project's links already.
+    for (const v of visitors) {
+      const lead = f.people.leadOf(v);
+      if (lead) leads.add(lead);
+    }
   } else if (visitors.size > 0) {
-    for (const lead of (await leadsOfVisitors(db, project.id, [...visitors.keys()])).values())
-      leads.add(lead);
+    for (const lead of (await leadsOfVisitors(db, project.id, [...visitors])).values()) leads.add(lead);
   }
   for (const c of conversions) if (c.leadId) leads.add(c.leadId);
   const times = await leadCreatedTimes(db, project, [...leads]);
@@ -106,7 +103,7 @@ export async function filteredSummary(
   const range = rangeOf(period);
   const channels = new Groups();
   const all = new Set<string>();
-  const { conversions, people } = await gather(db, project, f, range, (v) => {
+  const { conversions, visitors } = await gather(db, project, f, range, (v) => {
     all.add(v.visitorId);
     channels.at(v.channel).visitors.add(v.visitorId);
   });
@@ -115,7 +112,7 @@ export async function filteredSummary(
     counted += c.counted;
     channels.at(c.channel).conversions += c.counted;
   }
-  const leads = (await leadsCreated(db, project, f, people, conversions, range)).length;
+  const leads = (await leadsCreated(db, project, f, visitors, conversions, range)).length;
   const topChannels = [...channels.map]
     .map(([channel, g]) => ({ channel, visitors: g.visitors.size, conversions: g.conversions }))
     .filter((c) => c.visitors > 0 || c.conversions > 0)
@@ -148,7 +145,7 @@ export async function filteredTimeseries(
     return interval === "day" ? day : Math.max(weekStart(weekOf(day)), period.fromDay);
   };
   const groups = new Groups();
-  const { conversions, people } = await gather(db, project, f, range, (v) => {
+  const { conversions, visitors } = await gather(db, project, f, range, (v) => {
     groups.at(String(bucketOf(v.ts))).visitors.add(v.visitorId);
   });
   for (const c of conversions) {
@@ -157,7 +154,7 @@ export async function filteredTimeseries(
     g.revenue += c.revenue;
   }
   const leadsAt = new Map<number, number>();
-  for (const t of await leadsCreated(db, project, f, people, conversions, range))
+  for (const t of await leadsCreated(db, project, f, visitors, conversions, range))
     leadsAt.set(bucketOf(t), (leadsAt.get(bucketOf(t)) ?? 0) + 1);
   const points = [];
   for (let day = period.fromDay; day <= period.toDay; ) {
@@ -264,8 +261,8 @@ export async function filteredAttribution(
 }
 
 /**
- * The people (person keys) the filter selects in the range: those with a selected visit, plus
- * (person conditions only) nobody else — a report over people (retention, leads) keeps these.
+ * The people (person keys) the filter selects in the range: those with a selected visit or a
+ * selected conversion — what a report over people (retention, the lead list) keeps.
  */
 export async function matchingPeople(
   db: DbOrTrx,
