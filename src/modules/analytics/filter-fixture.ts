@@ -21,7 +21,7 @@ const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 
 interface Caller {
   publicKey: string;
-  post: (url: string, body: unknown, opts?: object) => Promise<{ status: number; body: any }>;
+  post: (url: string, body: unknown, opts?: object) => Promise<{ status: number; body: unknown }>;
 }
 
 export async function seedFilterProject(a: Caller, now = Date.now()): Promise<void> {
