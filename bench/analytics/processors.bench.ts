@@ -6,6 +6,8 @@ import { benchConfig } from "../lib/config.js";
  * analytics processor in one transaction per batch, vs the baseline of storing the same
  * events with a raw better-sqlite3 prepared insert (14 columns) per batch, same run, SQLite.
  * Run: npx tsx bench/analytics/processors.bench.ts   (BENCH_BATCHES=200)
+ * BENCH_WITHOUT_TOUCHPOINT_TIME=1 drops the (project_id, ts) touchpoint index of migration 0396
+ * first: the ingest cost of that index, measured as before/after in one build (issue 34).
  */
 import { rmSync } from "node:fs";
 import { buildApp } from "../../src/app.js";
@@ -25,6 +27,8 @@ const config = benchConfig("proc");
 const dataDir = config.dataDir;
 const app = await buildApp(config, { logger: false });
 await app.ready();
+if (process.env.BENCH_WITHOUT_TOUCHPOINT_TIME)
+  app.dbHandle.sqlite!.exec("drop index analytics_touchpoints_time");
 try {
   const p = await provisionWorkspace(app.db, { name: "bench", email: "bench@example.com" });
   const project = { id: p.project.id, workspaceId: p.workspace.id };

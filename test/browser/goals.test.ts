@@ -31,6 +31,14 @@ describe("goals & beliefs area in Chromium", () => {
     // A conversion goal, then renamed in its editor.
     await page.getByLabel("Conversion name").fill("Signup");
     await page.getByLabel("Event type").fill("signup");
+    // Conditions from the condition builder; as JSON for what it cannot say.
+    await page.getByRole("button", { name: "Add a condition" }).click();
+    await page.getByLabel("Condition 1: property").fill("plan");
+    await page.getByLabel("Condition 1: value").fill("pro");
+    await page.getByRole("button", { name: "Edit as JSON" }).click();
+    expect(await page.getByLabel("Conditions on the event's data (optional, JSON)").inputValue()).toBe(
+      '{"plan":"pro"}',
+    );
     await page.getByLabel("Conditions on the event's data (optional, JSON)").fill("{plan: pro}");
     await page.getByRole("button", { name: "Add conversion goal" }).click();
     await page.getByText("Conditions must be a JSON object").waitFor();

@@ -55,6 +55,7 @@ interface Ids {
   leadId: string;
   flagKey: string;
   publicKey: string;
+  cohortId: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -143,6 +144,22 @@ const TABLE: Row[] = [
     body: () => ({ steps: [{ eventType: "pageview" }, { eventType: "signup" }] }),
   }),
   r("GET /api/attribution/summary", "project", "/api/attribution/summary"),
+  r("POST /api/analytics/paths", "project", "/api/analytics/paths", {
+    body: () => ({ start: { event: "pageview" } }),
+  }),
+  r("GET /api/analytics/pickers/event-names", "project", "/api/analytics/pickers/event-names"),
+  r("GET /api/analytics/pickers/property-keys", "project", "/api/analytics/pickers/property-keys"),
+  r("GET /api/analytics/pickers/values", "project", "/api/analytics/pickers/values?key=channel"),
+  r("GET /api/cohorts", "project", "/api/cohorts"),
+  r("POST /api/cohorts", "project", "/api/cohorts", { body: () => ({}) }),
+  r("POST /api/cohorts/preview", "project", "/api/cohorts/preview", { body: () => ({}) }),
+  r("GET /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
+  r("PATCH /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed cohort" }),
+  }),
+  r("GET /api/cohorts/:id/count", "project", (i) => `/api/cohorts/${i.cohortId}/count`, { owned: true }),
+  r("GET /api/cohorts/:id/members", "project", (i) => `/api/cohorts/${i.cohortId}/members`, { owned: true }),
   r("GET /api/export/events", "projectAdmin", "/api/export/events"),
   r("GET /api/webhooks", "project", "/api/webhooks"),
   r("POST /api/webhooks", "project", "/api/webhooks", { body: () => ({}) }),
@@ -278,6 +295,7 @@ const TABLE: Row[] = [
   r("GET /metrics", "public", "/metrics"),
   r("GET /api/erasures", "projectAdmin", "/api/erasures"),
   r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
+  r("DELETE /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
   // Near the end: the first allowed caller erases the lead the rows above read (the next get 200, repeated).
   r("DELETE /api/leads/:id", "projectAdmin", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   // Last: a server-side logout would end the admin session the rows above use.
@@ -388,6 +406,12 @@ beforeAll(async () => {
       rules: [{ id: "r-authz", type: "experiment", experimentId: experiment.id, variations: ["a", "b"] }],
     }),
   );
+  const cohort = await created(
+    a.post("/api/cohorts", {
+      name: "Authz cohort",
+      definition: { conditions: [{ type: "event", event: "pageview" }] },
+    }),
+  );
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -402,6 +426,7 @@ beforeAll(async () => {
     leadId: "authz-lead-a",
     flagKey: "authz-flag",
     publicKey: a.publicKey,
+    cohortId: cohort.id,
   };
   const member = await a.headersFor("member");
   headers = {

@@ -6,6 +6,8 @@ import { NONE_KEY, type FunnelBreakdown } from "./dimensions.js";
 import { leadsOfVisitors, personKey } from "./people.js";
 import type { Period } from "./period.js";
 import { DAY_MS } from "./rollup-store.js";
+import { eventRowWhere } from "./filter.js";
+import type { ResolvedFilter } from "./filtered.js";
 
 export interface FunnelStep {
   eventType: string;
@@ -132,6 +134,8 @@ export async function analyticsFunnel(
   windowDays: number,
   period: Period,
   breakdownBy?: FunnelBreakdown,
+  /** the report filter: every step's event meets its event and session conditions, and its person the person ones */
+  filter?: ResolvedFilter,
 ): Promise<FunnelAnswer> {
   const windowMs = windowDays * DAY_MS;
   const entryFrom = period.fromDay * DAY_MS;
@@ -141,10 +145,12 @@ export async function analyticsFunnel(
   const filters = steps.map((s) => ({ type: s.eventType, urlPattern: s.urlPattern }));
   for await (const page of stepEventPages(db, project, { from: entryFrom, to: entryTo + windowMs }, filters, {
     withSession: breakdownBy !== undefined,
+    where: filter ? (eventRowWhere(filter.conds, filter.postgres) ?? undefined) : undefined,
   })) {
     for (const e of page) {
       const mask = match(e.type, e.url, e.data);
       if (mask === 0 || e.visitor_id === "") continue;
+      if (filter?.people && !filter.people.visitor(e.visitor_id)) continue;
       let list = byVisitor.get(e.visitor_id);
       if (!list) {
         list = [];

@@ -3,6 +3,8 @@ import { registerGoalMetricProvider } from "../goals/service.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
 import { createAnalyticsProcessor } from "./processor.js";
 import { analyticsRoutes } from "./routes.js";
+import { cohortRoutes } from "./routes-cohorts.js";
+import { exploreRoutes } from "./routes-explore.js";
 
 export const analyticsModule: LiftModule = {
   name: "analytics",
@@ -11,5 +13,7 @@ export const analyticsModule: LiftModule = {
     app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle), ["identity"]);
     registerGoalMetricProvider(app.deps, goalMetric, ANALYTICS_GOAL_METRICS);
     await app.register(analyticsRoutes);
+    await app.register(cohortRoutes);
+    await app.register(exploreRoutes);
   },
 };

@@ -85,6 +85,8 @@ export async function analyticsRetention(
   interval: RetentionInterval,
   startEvent: string,
   returnEvent: string | null,
+  /** the report filter's people: only their visitors' rows are read into cohorts */
+  keep?: (visitorId: string) => boolean,
 ): Promise<{ interval: RetentionInterval; period: { from: string; to: string }; cohorts: Cohort[] }> {
   const slotOfDay = (day: number): number => (interval === "day" ? day : weekOf(day));
   const firstSlot = slotOfDay(period.fromDay);
@@ -94,6 +96,7 @@ export async function analyticsRetention(
   for await (const { day, rows } of activityByDay(db, project.id, period, startEvent, returnEvent)) {
     const slot = slotOfDay(day) - firstSlot;
     for (const r of rows) {
+      if (keep && !keep(r.visitor_id)) continue;
       const i = visitors.indexOf(r.visitor_id);
       const f = r.f ?? STARTS;
       if (f & STARTS && day < visitors.first[i]!) visitors.first[i] = day;

@@ -1,9 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { attributionSummary } from "./attribution.js";
-import { analyticsBreakdown } from "./breakdown.js";
-import { analyticsFunnel } from "./funnel.js";
-import { analyticsRetention } from "./retention.js";
+import { parseFilter, parseFilterParam } from "./filter.js";
 import { resolvePeriod } from "./period.js";
+import {
+  attributionReport,
+  breakdownReport,
+  funnelReport,
+  retentionReport,
+  summaryReport,
+  timeseriesReport,
+} from "./reports.js";
 import {
   AnalyticsSummary,
   AttributionQuery,
@@ -18,8 +23,6 @@ import {
   Timeseries,
   TimeseriesQuery,
 } from "./schema.js";
-import { analyticsSummary } from "./summary.js";
-import { analyticsTimeseries } from "./timeseries.js";
 import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["analytics"];
@@ -37,7 +40,8 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => analyticsSummary(app.db, projectOf(req), resolvePeriod(req.query)),
+    async (req) =>
+      summaryReport(app.db, projectOf(req), resolvePeriod(req.query), parseFilterParam(req.query.filter)),
   );
 
   app.get(
@@ -52,7 +56,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      analyticsTimeseries(app.db, projectOf(req), resolvePeriod(req.query), req.query.interval ?? "day"),
+      timeseriesReport(
+        app.db,
+        projectOf(req),
+        resolvePeriod(req.query),
+        req.query.interval ?? "day",
+        parseFilterParam(req.query.filter),
+      ),
   );
 
   app.get(
@@ -68,12 +78,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      analyticsBreakdown(
+      breakdownReport(
         app.db,
         projectOf(req),
         req.query.by,
         resolvePeriod(req.query),
         req.query.limit ?? 10,
+        parseFilterParam(req.query.filter),
       ),
   );
 
@@ -90,14 +101,15 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) => {
-      const { steps, windowDays, period, from, to, breakdownBy } = req.body;
-      return analyticsFunnel(
+      const { steps, windowDays, period, from, to, breakdownBy, filter } = req.body;
+      return funnelReport(
         app.db,
         projectOf(req),
         steps,
         windowDays ?? 14,
         resolvePeriod({ period, from, to }),
         breakdownBy,
+        parseFilter(filter, "body.filter"),
       );
     },
   );
@@ -115,13 +127,14 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      analyticsRetention(
+      retentionReport(
         app.db,
         projectOf(req),
         resolvePeriod(req.query),
         req.query.interval ?? "week",
         req.query.startEvent ?? "pageview",
         req.query.returnEvent ?? null,
+        parseFilterParam(req.query.filter),
       ),
   );
 
@@ -138,11 +151,12 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      attributionSummary(
+      attributionReport(
         app.db,
         projectOf(req),
         req.query.model ?? "position_based",
         resolvePeriod({ period: req.query.period ?? "30d" }),
+        parseFilterParam(req.query.filter),
       ),
   );
 };

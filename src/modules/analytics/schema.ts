@@ -2,12 +2,75 @@ import { type Static, Type } from "@sinclair/typebox";
 import { BREAKDOWN_DIMENSIONS, FUNNEL_BREAKDOWNS } from "./dimensions.js";
 import { ATTRIBUTION_MODELS } from "./models.js";
 
+// ---------------------------------------------------------------- filters (issue 34)
+
+export const FILTER_OPS = [
+  "is",
+  "is_not",
+  "contains",
+  "not_contains",
+  "matches",
+  "set",
+  "not_set",
+  "gt",
+  "lt",
+] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
+export const FilterCondition = Type.Object(
+  {
+    key: Type.String({
+      minLength: 1,
+      maxLength: 106,
+      pattern:
+        '^(channel|source|campaign|landing_page|referrer_domain|device|browser|os|country|page|event|cohort|(event|lead)\\.[^"\\\\]{1,100})$',
+      "x-error":
+        "must be channel, source, campaign, landing_page, referrer_domain, device, browser, os, country, page, event, cohort, event.<property> or lead.<property>",
+      description:
+        "what the condition looks at: a session's value (channel … os), the event (event = its type, page = its URL, country = data.$country, event.<property> = its data), the person (lead.<property>, cohort = a cohort id)",
+    }),
+    op: Type.Union(
+      FILTER_OPS.map((o) => Type.Literal(o)),
+      {
+        description:
+          'is / is_not (any of the values; "(none)" = no value), contains / not_contains (text, case-insensitive), matches (`*` wildcard, case-insensitive), set / not_set (no value), gt / lt (numbers; properties only)',
+      },
+    ),
+    value: Type.Optional(
+      Type.Union([
+        Type.String({ maxLength: 500 }),
+        Type.Number(),
+        Type.Boolean(),
+        Type.Array(Type.String({ maxLength: 500 }), { minItems: 1, maxItems: 20 }),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type FilterConditionT = Static<typeof FilterCondition>;
+
+export const Filter = Type.Array(FilterCondition, {
+  maxItems: 10,
+  description: "conditions that must all hold (at most 10)",
+});
+export type FilterT = Static<typeof Filter>;
+
+/** The filter as a query parameter: the same conditions as compact JSON. */
+export const FilterParam = Type.Optional(
+  Type.String({
+    maxLength: 4000,
+    description:
+      'The report filter as JSON: an array of at most 10 conditions `{key, op, value?}` that must all hold (the `Filter` schema; body field `filter` of POST reports). Example: `[{"key":"channel","op":"is","value":"organic_search"},{"key":"page","op":"matches","value":"*/pricing*"}]`',
+  }),
+);
+
 export const SummaryQuery = Type.Object({
   period: Type.Optional(
     Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")]),
   ),
   from: Type.Optional(Type.String({ maxLength: 40 })),
   to: Type.Optional(Type.String({ maxLength: 40 })),
+  filter: FilterParam,
 });
 export type SummaryQueryT = Static<typeof SummaryQuery>;
 
@@ -25,6 +88,7 @@ export const AnalyticsSummary = Type.Object({
 export const AttributionQuery = Type.Object({
   model: Type.Optional(Type.Union(ATTRIBUTION_MODELS.map((m) => Type.Literal(m)))),
   period: Type.Optional(Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d")])),
+  filter: FilterParam,
 });
 
 export const AttributionSummary = Type.Object({
@@ -125,6 +189,7 @@ export const FunnelBody = Type.Object(
         },
       ),
     ),
+    filter: Type.Optional(Filter),
   },
   { additionalProperties: false },
 );

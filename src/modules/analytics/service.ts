@@ -83,3 +83,14 @@ export async function conversionTotalsOfLeads(
 /** Erasure (identity's, in its transaction): analytics' records of a person, and the sketches to rebuild. */
 export { eraseAnalyticsOf, takeBackLeadCreated } from "./erasure.js";
 export { rebuildVisitorSketches } from "./sketch-rebuild.js";
+
+/** Report filters (issue 34): parsing, SQL for a lead's properties, and the people a filter selects. */
+export {
+  type Condition as FilterCondition,
+  parseFilter,
+  parseFilterParam,
+  propertyConditionSql,
+} from "./filter.js";
+export { eventFilter, peopleKeep as filterPeople, peopleMatch as filterPersons } from "./reports.js";
+/** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
+export { cohortMembers, isInCohort } from "./cohorts.js";

@@ -28,6 +28,8 @@ export async function analyticsSummary(
   db: DbOrTrx,
   project: ProjectRef,
   period: Period,
+  /** a filter on channels alone (rollup path): only these channels, visitors their union */
+  only?: Set<string>,
 ): Promise<AnalyticsSummary> {
   const counters = await db
     .selectFrom("analytics_daily")
@@ -54,14 +56,18 @@ export async function analyticsSummary(
   let leads = 0;
   let conversions = 0;
   for (const r of counters) {
-    if (r.channel === ALL_CHANNELS) continue;
+    if (r.channel === ALL_CHANNELS || (only && !only.has(r.channel))) continue;
     leads += Number(r.leads);
     conversions += Number(r.conversions);
     channel(r.channel).conversions += Number(r.conversions);
   }
   for (const r of await sketchesFor(db, project.id, period.fromDay, period.toDay)) {
-    if (r.channel === ALL_CHANNELS) all.mergeText(r.visitors_sketch);
-    else channel(r.channel).sketch.mergeText(r.visitors_sketch);
+    if (r.channel === ALL_CHANNELS) {
+      if (!only) all.mergeText(r.visitors_sketch);
+    } else if (!only || only.has(r.channel)) {
+      channel(r.channel).sketch.mergeText(r.visitors_sketch);
+      if (only) all.mergeText(r.visitors_sketch);
+    }
   }
   const visitors = all.count();
   const topChannels = [...channels]

@@ -126,3 +126,20 @@ declare module "../../platform/db/types.js" {
     analytics_breakdown_weekly: BreakdownWeeklyTable;
   }
 }
+
+/** A saved cohort (migration 0396): its definition as JSON. */
+export interface CohortTable {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  definition: string;
+  created_at: string;
+  updated_at: string;
+}
+
+declare module "../../platform/db/types.js" {
+  interface Database {
+    analytics_cohorts: CohortTable;
+  }
+}

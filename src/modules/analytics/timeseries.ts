@@ -45,7 +45,10 @@ export async function analyticsTimeseries(
   project: ProjectRef,
   period: Period,
   interval: Interval,
+  /** a filter on channels alone (rollup path): only these channels, visitors their union */
+  only?: Set<string>,
 ): Promise<Timeseries> {
+  const channels = only ? [...only] : null;
   const counters = await db
     .selectFrom("analytics_daily")
     .select((eb) => [
@@ -58,6 +61,7 @@ export async function analyticsTimeseries(
     .where("day", ">=", period.fromDay)
     .where("day", "<=", period.toDay)
     .where("channel", "!=", ALL_CHANNELS)
+    .$if(channels !== null, (q) => q.where("channel", "in", channels!))
     .groupBy("day")
     .execute();
   const byDay = new Map(counters.map((r) => [Number(r.day), r]));
@@ -73,7 +77,7 @@ export async function analyticsTimeseries(
       .where("project_id", "=", project.id)
       .where("day", ">=", period.fromDay)
       .where("day", "<=", period.toDay)
-      .where("channel", "=", ALL_CHANNELS)
+      .where("channel", channels ? "in" : "=", channels ?? ALL_CHANNELS)
       .execute();
     for (const r of rows) {
       const list = dailySketches.get(Number(r.day));
@@ -98,8 +102,8 @@ export async function analyticsTimeseries(
     if (dailySketches) {
       for (const text of dailySketches.get(b.from) ?? []) sketch.mergeText(text);
     } else {
-      for (const r of await sketchesFor(db, project.id, b.from, b.to, ALL_CHANNELS))
-        sketch.mergeText(r.visitors_sketch);
+      for (const r of await sketchesFor(db, project.id, b.from, b.to, channels ? undefined : ALL_CHANNELS))
+        if (!channels || only!.has(r.channel)) sketch.mergeText(r.visitors_sketch);
     }
     // Revenue sums refunds too; rounding keeps float noise (0.1 + 0.2) out of the wire.
     points.push({

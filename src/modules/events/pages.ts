@@ -80,12 +80,12 @@ export function eventPages(
   db: DbOrTrx,
   project: ProjectRef,
   range: ExportRange,
-  opts: { pageRows?: number } = {},
+  opts: { pageRows?: number; where?: RawBuilder<boolean> } = {},
 ): AsyncGenerator<EventTable[]> {
   return keysetPages<EventTable>(
     db,
     sql`*`,
-    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to}`,
+    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to}${opts.where ? sql` and ${opts.where}` : sql``}`,
     opts.pageRows ?? EVENT_PAGE_ROWS,
     range.from,
   );
@@ -126,7 +126,7 @@ export function stepEventPages(
   project: ProjectRef,
   range: ExportRange,
   steps: StepFilter[],
-  opts: { pageRows?: number; withSession?: boolean } = {},
+  opts: { pageRows?: number; withSession?: boolean; where?: RawBuilder<boolean> } = {},
 ): AsyncGenerator<StepEventRow[]> {
   const postgres = isPostgresDb(db);
   const any = sql.join(
@@ -142,7 +142,7 @@ export function stepEventPages(
     opts.withSession
       ? sql`visitor_id, type, url, data, ts, session_id`
       : sql`visitor_id, type, url, data, ts`,
-    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})`,
+    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})${opts.where ? sql` and ${opts.where}` : sql``}`,
     opts.pageRows ?? 20_000,
     range.from,
   );
@@ -166,4 +166,51 @@ export function visitorEventPages(
     20_000,
     range.from,
   );
+}
+
+/**
+ * A project's non-bot events in [from, to) that satisfy `where` (a caller's filter, values bound),
+ * page by page in storage order, with the given columns (report filters, cohorts, paths).
+ */
+export function eventRowPages<R>(
+  db: DbOrTrx,
+  project: ProjectRef,
+  range: ExportRange,
+  columns: RawBuilder<unknown>,
+  where: RawBuilder<boolean> | null,
+  pageRows = 20_000,
+): AsyncGenerator<(R & { k: string | number })[]> {
+  return keysetPages<R>(
+    db,
+    columns,
+    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0${where ? sql` and ${where}` : sql``}`,
+    pageRows,
+    range.from,
+  );
+}
+
+/** Rows of the newest stored events this bounded read looks at (a sample for pickers). */
+const LATEST_WINDOW_ROWS = 200_000;
+
+/**
+ * The project's newest non-bot events (at most `limit`), among the last LATEST_WINDOW_ROWS stored
+ * on SQLite or those received in the last 30 days on PostgreSQL: a bounded sample of what is sent.
+ */
+export async function latestEvents(
+  db: DbOrTrx,
+  project: ProjectRef,
+  opts: { type?: string; limit: number },
+): Promise<{ type: string; url: string; data: string }[]> {
+  const type = opts.type === undefined ? sql`` : sql` and type = ${opts.type}`;
+  if (isPostgresDb(db)) {
+    const since = Date.now() - 30 * 86_400_000;
+    const { rows } = await sql<{ type: string; url: string; data: string }>`select type, url, data from events
+      where project_id = ${project.id} and received_at >= ${since} and id >= ${`ev_${since.toString(36).padStart(9, "0")}`}
+      and is_bot = 0${type} order by id desc limit ${opts.limit}`.execute(db);
+    return rows;
+  }
+  const { rows } = await sql<{ type: string; url: string; data: string }>`select type, url, data from events
+    where seq > coalesce((select max(seq) from events), 0) - ${LATEST_WINDOW_ROWS}
+    and project_id = ${project.id} and is_bot = 0${type} order by seq desc limit ${opts.limit}`.execute(db);
+  return rows;
 }

@@ -4,6 +4,8 @@ import { Type } from "@sinclair/typebox";
 import { projectOf } from "../../platform/auth/plugin.js";
 import { type ExportFormat, exportChunks, exportRange } from "./export.js";
 import { eventPages } from "./service.js";
+import { eventFilter, parseFilterParam } from "../analytics/service.js";
+import type { EventTable } from "./tables.js";
 import { ExportQuery } from "./schema.js";
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -35,16 +37,27 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       preHandler: app.requireProject("read", { adminSession: true }),
     },
     async (req, reply) => {
-      const q = req.query as { from?: string; to?: string; format?: ExportFormat };
+      const q = req.query as { from?: string; to?: string; format?: ExportFormat; filter?: string };
       const format = q.format ?? "ndjson";
       const range = exportRange(q);
       const project = projectOf(req);
+      const conds = parseFilterParam(q.filter);
+      const { where, keep } = await eventFilter(app.db, project, conds);
       const name = `events-${project.id}.${format === "csv" ? "csv" : "ndjson"}`;
       reply
         .type(CONTENT_TYPES[format])
         .header("content-disposition", `attachment; filename="${name}"`)
         .header("cache-control", "no-store");
-      return reply.send(Readable.from(exportChunks(eventPages(app.db, project, range), format)));
+      const pages = eventPages(app.db, project, range, { where });
+      return reply.send(Readable.from(exportChunks(keep ? keptRows(pages, keep) : pages, format)));
     },
   );
+}
+
+/** Pages with only the rows of people the filter keeps. */
+async function* keptRows(
+  pages: AsyncIterable<EventTable[]>,
+  keep: (visitorId: string) => boolean,
+): AsyncGenerator<EventTable[]> {
+  for await (const page of pages) yield page.filter((r) => keep(r.visitor_id));
 }

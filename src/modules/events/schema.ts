@@ -150,6 +150,13 @@ export const ExportQuery = Type.Object({
     Type.String({ maxLength: 40, description: "ISO date (inclusive) or date-time; default: now" }),
   ),
   format: Type.Optional(Type.Union([Type.Literal("ndjson"), Type.Literal("csv")], { default: "ndjson" })),
+  filter: Type.Optional(
+    Type.String({
+      maxLength: 4000,
+      description:
+        "the report filter (JSON array of conditions, as on /api/analytics/*): only events that meet it, each judged by its own session",
+    }),
+  ),
 });
 
 /** PostgreSQL: creates the coming months' partitions of `events` (daily; partitions.ts). */

@@ -194,6 +194,8 @@ export {
   type ExportRange,
   type StepFilter,
   eventPages,
+  eventRowPages,
+  latestEvents,
   stepEventPages,
   visitorEventPages,
 } from "./pages.js";

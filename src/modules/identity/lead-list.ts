@@ -3,7 +3,12 @@ import { isPostgresDb } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
-import { conversionTotalsOfLeads } from "../analytics/service.js";
+import {
+  type FilterCondition,
+  conversionTotalsOfLeads,
+  filterPersons,
+  propertyConditionSql,
+} from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";
 import type { Static } from "@sinclair/typebox";
 import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuerySchema } from "./schema.js";
@@ -13,7 +18,14 @@ export type LeadListItem = Static<typeof LeadListItemSchema>;
 export type LeadListQuery = Static<typeof LeadListQuerySchema> & {
   /** property filters (`where[plan]=pro`): all must match, values compared as text */
   where?: [string, string][];
+  /** the report filter, parsed (`filter=`): lead properties in SQL, the rest through analytics */
+  conditions?: FilterCondition[];
 };
+
+/** A filtered list reads at most this many leads per page before answering with a cursor. */
+const SCAN_MAX = 10_000;
+/** Event and session conditions look at the last 90 days of a lead's activity. */
+const FILTER_DAYS = 90;
 
 export const DEFAULT_LEAD_PAGE = 50;
 
@@ -59,20 +71,44 @@ export async function listLeads(
       : sql<string>`(case json_type(properties, ${`$."${name}"`}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(properties, ${`$."${name}"`}) as text) end)`;
     q = q.where(sql<boolean>`${text} = ${value}`);
   }
-  if (query.cursor) {
-    const [createdAt, id] = decodeCursor(query.cursor);
-    q = q.where((eb) =>
+  const conditions = query.conditions ?? [];
+  for (const c of conditions)
+    if (c.field === "lead") q = q.where(propertyConditionSql(c, sql.ref("properties"), isPostgresDb(db)));
+  const others = conditions.filter((c) => c.field !== "lead");
+  const today = Math.floor(Date.now() / 86_400_000);
+  const match = await filterPersons(db, project, { fromDay: today - FILTER_DAYS + 1, toDay: today }, others);
+  const pageFrom = (cursor: string | undefined) => {
+    if (!cursor) return q;
+    const [createdAt, id] = decodeCursor(cursor);
+    return q.where((eb) =>
       eb.or([
         eb("created_at", "<", createdAt),
         eb.and([eb("created_at", "=", createdAt), eb("id", "<", id)]),
       ]),
     );
+  };
+  const ordered = (cursor: string | undefined, n: number) =>
+    pageFrom(cursor).orderBy("created_at", "desc").orderBy("id", "desc").limit(n).execute();
+  let rows: Awaited<ReturnType<typeof ordered>>;
+  let scanCursor: string | null = null;
+  if (!match) rows = await ordered(query.cursor, limit + 1);
+  else {
+    // Keep the leads the other conditions select, reading on until the page is full or SCAN_MAX.
+    rows = [];
+    let cursor = query.cursor;
+    for (let scanned = 0; rows.length <= limit; ) {
+      const batch = await ordered(cursor, 500);
+      for (const r of batch) if (match(`l:${r.id}`)) rows.push(r);
+      scanned += batch.length;
+      const last = batch[batch.length - 1];
+      if (batch.length < 500 || !last) break;
+      cursor = encodeCursor(last.created_at, last.id);
+      if (scanned >= SCAN_MAX && rows.length <= limit) {
+        scanCursor = cursor;
+        break;
+      }
+    }
   }
-  const rows = await q
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1)
-    .execute();
   const page = rows.slice(0, limit);
   const ids = page.map((r) => r.id);
 
@@ -118,5 +154,8 @@ export async function listLeads(
     };
   });
   const last = page[page.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
+  return {
+    items,
+    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : scanCursor,
+  };
 }

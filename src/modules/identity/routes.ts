@@ -18,6 +18,7 @@ import {
   StitchResult,
 } from "./schema.js";
 import { projectOf } from "../../platform/auth/plugin.js";
+import { parseFilterParam } from "../analytics/service.js";
 
 const tags = ["identity"];
 
@@ -52,6 +53,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       listLeads(app.db, projectOf(req), {
         ...req.query,
         where: propertyFilters(req.query as Record<string, unknown>),
+        conditions: parseFilterParam(req.query.filter),
       }),
   );
 

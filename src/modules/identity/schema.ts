@@ -85,6 +85,13 @@ export const LeadListQuery = Type.Object({
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 400, description: "nextCursor of the previous page" })),
+  filter: Type.Optional(
+    Type.String({
+      maxLength: 4000,
+      description:
+        "the report filter (JSON array of conditions, as on /api/analytics/*): leads whose properties, cohorts and last 90 days meet it",
+    }),
+  ),
 });
 
 export const LeadListItem = Type.Object({

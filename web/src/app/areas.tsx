@@ -22,11 +22,13 @@ export const areas: Area[] = [
   },
   { path: "/funnels", label: "Funnels", page: lazy(() => import("../pages/funnels/FunnelsPage")) },
   { path: "/retention", label: "Retention", page: lazy(() => import("../pages/retention/RetentionPage")) },
+  { path: "/paths", label: "Paths", page: lazy(() => import("../pages/paths/PathsPage")) },
   {
     path: "/attribution",
     label: "Attribution",
     page: lazy(() => import("../pages/attribution/AttributionPage")),
   },
+  { path: "/cohorts", label: "Cohorts", page: lazy(() => import("../pages/cohorts/CohortsPage")) },
   {
     path: "/experiments",
     label: "Experiments",

@@ -3,6 +3,8 @@ import { useSearchParams } from "react-router";
 import { api, call } from "../../api/client";
 import { type Column, DataTable } from "../../components/DataTable";
 import { SelectField } from "../../components/Field";
+import { FilterBar, FilterValue } from "../../components/FilterBar";
+import { useFilter } from "../../components/filter";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 
 /** The models the API computes (GET /api/attribution/summary?model=…). */
@@ -41,12 +43,13 @@ export default function AttributionPage() {
       out.set(key, value);
       return out;
     });
+  const { param: filter } = useFilter();
   // One request per model: the same cached answers feed the detail table and the comparison.
   const results = useQueries({
     queries: MODELS.map((m) => ({
-      queryKey: ["attribution", m.value, period],
+      queryKey: ["attribution", m.value, period, filter],
       queryFn: () =>
-        call(api.GET("/api/attribution/summary", { params: { query: { model: m.value, period } } })),
+        call(api.GET("/api/attribution/summary", { params: { query: { model: m.value, period, filter } } })),
     })),
   });
   const chosen = results[MODELS.findIndex((m) => m.value === model)]!;
@@ -66,7 +69,7 @@ export default function AttributionPage() {
     }
   });
   const comparison: Column<Row>[] = [
-    { header: "Channel", cell: (r) => r.channel },
+    { header: "Channel", cell: (r) => <FilterValue filterKey="channel" value={r.channel} /> },
     ...MODELS.flatMap((m) => [
       {
         header: `${m.label}: conversions`,
@@ -84,6 +87,7 @@ export default function AttributionPage() {
   return (
     <>
       <PageHeader title="Attribution" />
+      <FilterBar />
       <div className="form-row">
         <SelectField
           label="Period"

@@ -2,6 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
+import { FilterBar, FilterValue } from "../../components/FilterBar";
+import { useFilter } from "../../components/filter";
 import { DIMENSIONS, type Dimension } from "../../components/dimensions";
 import { SelectField } from "../../components/Field";
 import { PeriodPicker } from "../../components/PeriodPicker";
@@ -18,6 +20,7 @@ const money = (n: number) =>
 export default function BreakdownsPage() {
   const [params, setParams] = useSearchParams();
   const [period, setPeriod] = usePeriod();
+  const { param: filter } = useFilter();
   const by = (DIMENSIONS.find((d) => d.value === params.get("by"))?.value ?? "channel") as Dimension;
   const label = DIMENSIONS.find((d) => d.value === by)!.label;
   const setBy = (value: string) =>
@@ -27,9 +30,11 @@ export default function BreakdownsPage() {
       return out;
     });
   const breakdown = useQuery({
-    queryKey: ["analytics", "breakdown", by, period],
+    queryKey: ["analytics", "breakdown", by, period, filter],
     queryFn: () =>
-      call(api.GET("/api/analytics/breakdown", { params: { query: { ...period, by, limit: LIMIT } } })),
+      call(
+        api.GET("/api/analytics/breakdown", { params: { query: { ...period, by, limit: LIMIT, filter } } }),
+      ),
   });
 
   return (
@@ -37,6 +42,7 @@ export default function BreakdownsPage() {
       <PageHeader title="Breakdowns">
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
+      <FilterBar />
       <div className="form-row">
         <SelectField
           label="Group by"
@@ -65,7 +71,10 @@ export default function BreakdownsPage() {
               rows={breakdown.data.rows}
               rowKey={(r) => r.key}
               columns={[
-                { header: label, cell: (r) => r.key },
+                {
+                  header: label,
+                  cell: (r) => <FilterValue filterKey={by === "event_type" ? "event" : by} value={r.key} />,
+                },
                 { header: "Visitors", numeric: true, cell: (r) => r.visitors.toLocaleString() },
                 { header: "Conversions", numeric: true, cell: (r) => r.conversions.toLocaleString() },
                 {

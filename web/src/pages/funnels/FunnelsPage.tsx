@@ -5,6 +5,9 @@ import { DataTable } from "../../components/DataTable";
 import { Field, SelectField } from "../../components/Field";
 import { FUNNEL_DIMENSIONS, type FunnelDimension } from "../../components/dimensions";
 import { PeriodPicker } from "../../components/PeriodPicker";
+import { FilterBar } from "../../components/FilterBar";
+import { useFilter } from "../../components/filter";
+import { stepConditions } from "./StepsEditor";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { FunnelBreakdown } from "./FunnelBreakdown";
@@ -22,13 +25,14 @@ function duration(seconds: number | null): string {
 }
 
 const START: StepDraft[] = [
-  { eventType: "pageview", urlPattern: "" },
-  { eventType: "signup", urlPattern: "" },
+  { eventType: "pageview", urlPattern: "", conditions: [] },
+  { eventType: "signup", urlPattern: "", conditions: [] },
 ];
 
 /** Funnels: steps in order per person (a lead's visitors together), within a window from the first. */
 export default function FunnelsPage() {
   const [period, setPeriod] = usePeriod();
+  const { conditions: filter, param: filterKey } = useFilter();
   const [draft, setDraft] = useState<StepDraft[]>(START);
   const [windowDays, setWindowDays] = useState("14");
   const [breakdownBy, setBreakdownBy] = useState<FunnelDimension | "">("");
@@ -39,7 +43,7 @@ export default function FunnelsPage() {
     breakdownBy: FunnelDimension | "";
   } | null>(null);
   const funnel = useQuery({
-    queryKey: ["analytics", "funnel", shown, period],
+    queryKey: ["analytics", "funnel", shown, period, filterKey],
     enabled: shown !== null,
     queryFn: () =>
       call(
@@ -47,10 +51,12 @@ export default function FunnelsPage() {
           body: {
             ...period,
             windowDays: shown!.windowDays,
+            ...(filter.length > 0 ? { filter } : {}),
             ...(shown!.breakdownBy ? { breakdownBy: shown!.breakdownBy } : {}),
             steps: shown!.steps.map((s) => ({
               eventType: s.eventType.trim(),
               ...(s.urlPattern.trim() ? { urlPattern: s.urlPattern.trim() } : {}),
+              ...stepConditions(s),
             })),
           },
         }),
@@ -66,6 +72,7 @@ export default function FunnelsPage() {
       <PageHeader title="Funnels">
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
+      <FilterBar />
       <Card title="Steps">
         <form onSubmit={submit} aria-label="Funnel steps">
           <StepsEditor steps={draft} onChange={setDraft} />

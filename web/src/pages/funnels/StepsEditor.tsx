@@ -1,14 +1,78 @@
+import { ConditionBuilder } from "../../components/ConditionBuilder";
 import { Field } from "../../components/Field";
+import type { Condition } from "../../components/filter";
+import { useEventSuggestions } from "../../components/pickers";
+import { SuggestField } from "../../components/SuggestField";
 
 export interface StepDraft {
   eventType: string;
   urlPattern: string;
+  /** conditions on the event's data (`event.<property> is value`) */
+  conditions: Condition[];
 }
 
 const MIN_STEPS = 2;
 const MAX_STEPS = 10;
 
-/** The funnel's steps, in order: an event type and an optional URL pattern each (2–10 steps). */
+/** A step's conditions as the funnel API takes them: values the event's data must hold. */
+export function stepConditions(s: StepDraft): { conditions?: Record<string, string> } {
+  const entries = s.conditions
+    .filter(
+      (c) =>
+        c.key.startsWith("event.") && c.key.length > 6 && c.value !== undefined && String(c.value) !== "",
+    )
+    .map((c) => [c.key.slice(6), String(c.value)] as const);
+  return entries.length > 0 ? { conditions: Object.fromEntries(entries) } : {};
+}
+
+function StepRow({
+  i,
+  step,
+  set,
+  remove,
+}: {
+  i: number;
+  step: StepDraft;
+  set: (p: Partial<StepDraft>) => void;
+  remove?: () => void;
+}) {
+  const events = useEventSuggestions(step.eventType);
+  return (
+    <li className="funnel-step">
+      <div className="form-row">
+        <SuggestField
+          label={`Step ${i + 1} event type`}
+          required
+          maxLength={200}
+          value={step.eventType}
+          suggestions={events}
+          onChange={(e) => set({ eventType: e.target.value })}
+        />
+        <Field
+          label={`Step ${i + 1} URL pattern`}
+          maxLength={500}
+          placeholder="*/pricing*"
+          value={step.urlPattern}
+          onChange={(e) => set({ urlPattern: e.target.value })}
+        />
+        {remove && (
+          <button type="button" className="button secondary small" onClick={remove}>
+            Remove step {i + 1}
+          </button>
+        )}
+      </div>
+      <ConditionBuilder
+        conditions={step.conditions}
+        onChange={(conditions) => set({ conditions })}
+        kinds={["eventProperty"]}
+        first={{ key: "event.", op: "is", value: "" }}
+        addLabel={`Add a property condition to step ${i + 1}`}
+      />
+    </li>
+  );
+}
+
+/** The funnel's steps, in order: an event type, an optional URL pattern and property conditions each. */
 export function StepsEditor({
   steps,
   onChange,
@@ -21,39 +85,21 @@ export function StepsEditor({
   return (
     <ol className="funnel-steps">
       {steps.map((s, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: steps are positions; their order is the funnel
-        <li key={i} className="form-row">
-          <Field
-            label={`Step ${i + 1} event type`}
-            required
-            maxLength={200}
-            value={s.eventType}
-            onChange={(e) => set(i, { eventType: e.target.value })}
-          />
-          <Field
-            label={`Step ${i + 1} URL pattern`}
-            maxLength={500}
-            placeholder="*/pricing*"
-            value={s.urlPattern}
-            onChange={(e) => set(i, { urlPattern: e.target.value })}
-          />
-          {steps.length > MIN_STEPS && (
-            <button
-              type="button"
-              className="button secondary small"
-              onClick={() => onChange(steps.filter((_, k) => k !== i))}
-            >
-              Remove step {i + 1}
-            </button>
-          )}
-        </li>
+        <StepRow
+          // biome-ignore lint/suspicious/noArrayIndexKey: steps are positions; their order is the funnel
+          key={i}
+          i={i}
+          step={s}
+          set={(p) => set(i, p)}
+          remove={steps.length > MIN_STEPS ? () => onChange(steps.filter((_, k) => k !== i)) : undefined}
+        />
       ))}
       {steps.length < MAX_STEPS && (
         <li>
           <button
             type="button"
             className="button secondary small"
-            onClick={() => onChange([...steps, { eventType: "", urlPattern: "" }])}
+            onClick={() => onChange([...steps, { eventType: "", urlPattern: "", conditions: [] }])}
           >
             Add a step
           </button>

@@ -1,5 +1,17 @@
 import { type FormEvent, useState } from "react";
+import { ConditionBuilder } from "../../components/ConditionBuilder";
 import { Field } from "../../components/Field";
+import type { Condition } from "../../components/filter";
+import { GOAL_OPS, conditionsOf, rowsOf } from "./goalConditions";
+
+function initialRows(json: string): Condition[] | null {
+  if (!json.trim()) return [];
+  try {
+    return rowsOf(JSON.parse(json));
+  } catch {
+    return null;
+  }
+}
 
 export interface ConversionGoalDraft {
   name: string;
@@ -17,8 +29,8 @@ export const emptyConversionGoal: ConversionGoalDraft = {
 };
 
 /**
- * The fields of a conversion goal. Conditions are written as JSON; the form only checks that it
- * parses, the API validates the operators and names the wrong one.
+ * The fields of a conversion goal. Conditions are built from pickers (property, operator, value);
+ * conditions the builder cannot say (gte, in …) are edited as JSON, which the API validates.
  */
 export function ConversionGoalForm({
   initial,
@@ -38,11 +50,13 @@ export function ConversionGoalForm({
 }) {
   const [draft, setDraft] = useState(initial);
   const [parseError, setParseError] = useState<string | null>(null);
+  const [rows, setRows] = useState<Condition[] | null>(() => initialRows(initial.conditions));
   const set = (patch: Partial<ConversionGoalDraft>) => setDraft((d) => ({ ...d, ...patch }));
   const submit = (e: FormEvent) => {
     e.preventDefault();
     let conditions: Record<string, unknown> | null = null;
-    if (draft.conditions.trim()) {
+    if (rows !== null) conditions = conditionsOf(rows);
+    else if (draft.conditions.trim()) {
       try {
         conditions = JSON.parse(draft.conditions);
       } catch {
@@ -84,12 +98,37 @@ export function ConversionGoalForm({
           onChange={(e) => set({ urlPattern: e.target.value })}
         />
       </div>
-      <Field
-        label="Conditions on the event's data (optional, JSON)"
-        placeholder='{"plan": "pro", "amount": {"gte": 10}}'
-        value={draft.conditions}
-        onChange={(e) => set({ conditions: e.target.value })}
-      />
+      {rows !== null ? (
+        <fieldset className="plain-fieldset">
+          <legend>Conditions on the event's data (optional)</legend>
+          <ConditionBuilder
+            conditions={rows}
+            onChange={setRows}
+            kinds={["eventProperty"]}
+            ops={GOAL_OPS}
+            first={{ key: "event.", op: "is", value: "" }}
+            addLabel="Add a condition"
+          />
+          <button
+            type="button"
+            className="button secondary small"
+            onClick={() => {
+              const c = conditionsOf(rows);
+              set({ conditions: c ? JSON.stringify(c) : "" });
+              setRows(null);
+            }}
+          >
+            Edit as JSON
+          </button>
+        </fieldset>
+      ) : (
+        <Field
+          label="Conditions on the event's data (optional, JSON)"
+          placeholder='{"plan": "pro", "amount": {"gte": 10}}'
+          value={draft.conditions}
+          onChange={(e) => set({ conditions: e.target.value })}
+        />
+      )}
       {parseError && (
         <p className="callout error" role="alert">
           {parseError}

@@ -3,6 +3,8 @@ import { useMemo } from "react";
 import { api, call } from "../../api/client";
 import { Chart, preloadChart } from "../../components/Chart";
 import { DataTable } from "../../components/DataTable";
+import { FilterBar, FilterValue } from "../../components/FilterBar";
+import { useFilter } from "../../components/filter";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { StatTile } from "../../components/StatTile";
 import { previousPeriod, usePeriod } from "../../components/period";
@@ -17,22 +19,25 @@ const CONVERSIONS = "#b45309";
 /** Overview: the period's headline numbers against the previous period, a daily chart, top channels. */
 export default function OverviewPage() {
   const [period, setPeriod] = usePeriod();
+  const { param: filter } = useFilter();
   const summary = useQuery({
-    queryKey: ["analytics", "summary", period],
-    queryFn: () => call(api.GET("/api/analytics/summary", { params: { query: period } })),
+    queryKey: ["analytics", "summary", period, filter],
+    queryFn: () => call(api.GET("/api/analytics/summary", { params: { query: { ...period, filter } } })),
   });
   // The previous period is the same number of days just before the one the API resolved.
   const prev = summary.data ? previousPeriod(summary.data.period.from, summary.data.period.to) : null;
   const previous = useQuery({
-    queryKey: ["analytics", "summary", { period: "custom", ...prev }],
+    queryKey: ["analytics", "summary", { period: "custom", ...prev }, filter],
     queryFn: () =>
-      call(api.GET("/api/analytics/summary", { params: { query: { period: "custom", ...prev! } } })),
+      call(api.GET("/api/analytics/summary", { params: { query: { period: "custom", ...prev!, filter } } })),
     enabled: prev !== null,
   });
   const series = useQuery({
-    queryKey: ["analytics", "timeseries", period],
+    queryKey: ["analytics", "timeseries", period, filter],
     queryFn: () =>
-      call(api.GET("/api/analytics/timeseries", { params: { query: { ...period, interval: "day" } } })),
+      call(
+        api.GET("/api/analytics/timeseries", { params: { query: { ...period, interval: "day", filter } } }),
+      ),
   });
 
   // Stable arrays: the chart is rebuilt only when the data changes.
@@ -48,9 +53,12 @@ export default function OverviewPage() {
   }, [series.data]);
 
   const header = (
-    <PageHeader title="Overview">
-      <PeriodPicker value={period} onChange={setPeriod} />
-    </PageHeader>
+    <>
+      <PageHeader title="Overview">
+        <PeriodPicker value={period} onChange={setPeriod} />
+      </PageHeader>
+      <FilterBar />
+    </>
   );
   if (summary.isPending)
     return (
@@ -113,7 +121,14 @@ export default function OverviewPage() {
             rows={s.topChannels}
             rowKey={(c) => c.channel}
             columns={[
-              { header: "Channel", cell: (c) => c.channel.replaceAll("_", " ") },
+              {
+                header: "Channel",
+                cell: (c) => (
+                  <FilterValue filterKey="channel" value={c.channel}>
+                    {c.channel.replaceAll("_", " ")}
+                  </FilterValue>
+                ),
+              },
               { header: "Visitors", cell: (c) => c.visitors.toLocaleString(), numeric: true },
               { header: "Conversions", cell: (c) => c.conversions.toLocaleString(), numeric: true },
               {

@@ -4,6 +4,8 @@ import { useSearchParams } from "react-router";
 import { api, call } from "../../api/client";
 import { Field, SelectField } from "../../components/Field";
 import { PeriodPicker } from "../../components/PeriodPicker";
+import { FilterBar } from "../../components/FilterBar";
+import { useFilter } from "../../components/filter";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 
@@ -18,6 +20,7 @@ const percent = (n: number, of: number) => (of > 0 ? `${Math.round((n / of) * 10
 /** Retention: cohorts by a person's first start event, and the share back in each later interval. */
 export default function RetentionPage() {
   const [period, setPeriod] = usePeriod();
+  const { param: filter } = useFilter();
   const [params, setParams] = useSearchParams();
   const interval = (INTERVALS.find((i) => i.value === params.get("interval"))?.value ?? "week") as Interval;
   const startEvent = params.get("startEvent") ?? "";
@@ -30,7 +33,7 @@ export default function RetentionPage() {
       return out;
     });
   const retention = useQuery({
-    queryKey: ["analytics", "retention", period, interval, startEvent, returnEvent],
+    queryKey: ["analytics", "retention", period, interval, startEvent, returnEvent, filter],
     queryFn: () =>
       call(
         api.GET("/api/analytics/retention", {
@@ -38,6 +41,7 @@ export default function RetentionPage() {
             query: {
               ...period,
               interval,
+              filter,
               ...(startEvent ? { startEvent } : {}),
               ...(returnEvent ? { returnEvent } : {}),
             },
@@ -60,6 +64,7 @@ export default function RetentionPage() {
       <PageHeader title="Retention">
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
+      <FilterBar />
       <form className="form-row" onSubmit={submit} aria-label="Retention settings">
         <SelectField
           label="Interval"

@@ -4,6 +4,8 @@ import { Link, useSearchParams } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Field } from "../../components/Field";
+import { FilterBar } from "../../components/FilterBar";
+import { useFilter } from "../../components/filter";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 
 const PAGE = 25;
@@ -15,14 +17,20 @@ export function LeadsSection() {
   const [params, setParams] = useSearchParams();
   const q = params.get("q") ?? "";
   const [text, setText] = useState(q);
+  const { param: filter } = useFilter();
   const leads = useInfiniteQuery({
-    queryKey: ["leads", q],
+    queryKey: ["leads", q, filter],
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) =>
       call(
         api.GET("/api/leads", {
           params: {
-            query: { limit: PAGE, ...(q ? { q } : {}), ...(pageParam ? { cursor: pageParam } : {}) },
+            query: {
+              limit: PAGE,
+              filter,
+              ...(q ? { q } : {}),
+              ...(pageParam ? { cursor: pageParam } : {}),
+            },
           },
         }),
       ),
@@ -30,12 +38,18 @@ export function LeadsSection() {
   });
   const search = (e: FormEvent) => {
     e.preventDefault();
-    setParams(text.trim() ? { q: text.trim() } : {});
+    setParams((prev) => {
+      const out = new URLSearchParams(prev);
+      if (text.trim()) out.set("q", text.trim());
+      else out.delete("q");
+      return out;
+    });
   };
   const items = leads.data?.pages.flatMap((p) => p.items) ?? [];
 
   return (
     <Card title="Leads">
+      <FilterBar />
       <form className="form-row" onSubmit={search} aria-label="Search leads">
         <Field
           label="Email or lead id"

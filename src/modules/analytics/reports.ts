@@ -1,0 +1,181 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
+import type { RawBuilder } from "kysely";
+import { attributionSummary } from "./attribution.js";
+import { analyticsBreakdown } from "./breakdown.js";
+import type { BreakdownDimension, FunnelBreakdown } from "./dimensions.js";
+import { type Condition, NONE_VALUE, eventRowWhere, hasLevel } from "./filter.js";
+import {
+  filteredAttribution,
+  filteredBreakdown,
+  filteredSummary,
+  filteredTimeseries,
+  matchingPeople,
+} from "./filtered-reports.js";
+import { type ResolvedFilter, resolveFilter } from "./filtered.js";
+import { type FunnelStep, analyticsFunnel } from "./funnel.js";
+import type { AttributionModel } from "./models.js";
+import { linksOfProject, personKey } from "./people.js";
+import type { Period } from "./period.js";
+import { type RetentionInterval, analyticsRetention } from "./retention.js";
+import { DAY_MS } from "./rollup-store.js";
+import { analyticsSummary } from "./summary.js";
+import { type Interval, analyticsTimeseries } from "./timeseries.js";
+
+/**
+ * Each report with the filter: no filter reads the rollups as before; a filter on channels alone
+ * (`channel is …`) reads the channel rollups too; anything else is answered from raw data
+ * (filtered-reports.ts).
+ */
+
+/** The channels of a filter that is one `channel is …` condition, else null. */
+export function rollupChannels(conds: Condition[]): Set<string> | null {
+  if (conds.length !== 1) return null;
+  const c = conds[0]!;
+  if (c.field !== "channel" || c.op !== "is" || c.values.includes(NONE_VALUE)) return null;
+  return new Set(c.values);
+}
+
+export async function summaryReport(db: DbOrTrx, project: ProjectRef, period: Period, conds: Condition[]) {
+  if (conds.length === 0) return analyticsSummary(db, project, period);
+  const only = rollupChannels(conds);
+  if (only) return analyticsSummary(db, project, period, only);
+  return filteredSummary(db, project, period, await resolveFilter(db, project, conds));
+}
+
+export async function timeseriesReport(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: Period,
+  interval: Interval,
+  conds: Condition[],
+) {
+  if (conds.length === 0) return analyticsTimeseries(db, project, period, interval);
+  const only = rollupChannels(conds);
+  if (only) return analyticsTimeseries(db, project, period, interval, only);
+  return filteredTimeseries(db, project, period, interval, await resolveFilter(db, project, conds));
+}
+
+export async function breakdownReport(
+  db: DbOrTrx,
+  project: ProjectRef,
+  by: BreakdownDimension,
+  period: Period,
+  limit: number,
+  conds: Condition[],
+) {
+  if (conds.length === 0) return analyticsBreakdown(db, project, by, period, limit);
+  const only = rollupChannels(conds);
+  if (only && by === "channel") {
+    const all = await analyticsBreakdown(db, project, by, period, 1000);
+    return { ...all, rows: all.rows.filter((r) => only.has(r.key)).slice(0, limit) };
+  }
+  return filteredBreakdown(db, project, by, period, limit, await resolveFilter(db, project, conds));
+}
+
+export async function attributionReport(
+  db: DbOrTrx,
+  project: ProjectRef,
+  model: AttributionModel,
+  period: Period,
+  conds: Condition[],
+) {
+  if (conds.length === 0) return attributionSummary(db, project, model, period);
+  return filteredAttribution(db, project, model, period, await resolveFilter(db, project, conds));
+}
+
+export async function funnelReport(
+  db: DbOrTrx,
+  project: ProjectRef,
+  steps: FunnelStep[],
+  windowDays: number,
+  period: Period,
+  breakdownBy: FunnelBreakdown | undefined,
+  conds: Condition[],
+) {
+  const filter = conds.length === 0 ? undefined : await resolveFilter(db, project, conds);
+  return analyticsFunnel(db, project, steps, windowDays, period, breakdownBy, filter);
+}
+
+export async function retentionReport(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: Period,
+  interval: RetentionInterval,
+  startEvent: string,
+  returnEvent: string | null,
+  conds: Condition[],
+) {
+  return analyticsRetention(
+    db,
+    project,
+    period,
+    interval,
+    startEvent,
+    returnEvent,
+    await peopleKeep(db, project, period, conds),
+  );
+}
+
+/**
+ * The filter as a test of visitors for reports over people: a visitor is kept when its person
+ * has a selected visit or conversion in the period (person conditions alone: when the person
+ * meets them). Undefined without a filter.
+ */
+export async function peopleKeep(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: { fromDay: number; toDay: number },
+  conds: Condition[],
+): Promise<((visitorId: string) => boolean) | undefined> {
+  if (conds.length === 0) return undefined;
+  const f = await resolveFilter(db, project, conds);
+  const match = await matchOf(db, project, period, f);
+  // The person test already holds the project's links; read them only when it does not.
+  let leadOf = f.people?.leadOf;
+  if (!leadOf) {
+    const links = new Map<string, string>();
+    for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
+    leadOf = (v) => links.get(v);
+  }
+  return (v) => match(personKey(v, leadOf(v)));
+}
+
+/** The filter as a test of people (person keys `l:<lead>`, `v:<visitor>`); undefined without a filter. */
+export async function peopleMatch(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: { fromDay: number; toDay: number },
+  conds: Condition[],
+): Promise<((personKey: string) => boolean) | undefined> {
+  if (conds.length === 0) return undefined;
+  return matchOf(db, project, period, await resolveFilter(db, project, conds));
+}
+
+async function matchOf(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: { fromDay: number; toDay: number },
+  f: ResolvedFilter,
+): Promise<(personKey: string) => boolean> {
+  if (!hasLevel(f.conds, "session") && !hasLevel(f.conds, "event"))
+    return (key) => f.people!.person(key, key.startsWith("l:") ? key.slice(2) : null);
+  const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
+  const people = await matchingPeople(db, project, f, range);
+  return (key) => people.has(key);
+}
+
+/**
+ * The filter on stored events one by one (the export): the event's own conditions and session in
+ * SQL, the person's in `keep`. Each event is judged alone, by its own session.
+ */
+export async function eventFilter(
+  db: DbOrTrx,
+  project: ProjectRef,
+  conds: Condition[],
+): Promise<{ where?: RawBuilder<boolean>; keep?: (visitorId: string) => boolean }> {
+  if (conds.length === 0) return {};
+  const f = await resolveFilter(db, project, conds);
+  const where = eventRowWhere(conds, isPostgresDb(db)) ?? undefined;
+  return { where, keep: f.people ? (v) => f.people!.visitor(v) : undefined };
+}

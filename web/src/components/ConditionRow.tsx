@@ -1,0 +1,129 @@
+import { SelectField } from "./Field";
+import {
+  ATTRIBUTES,
+  type Condition,
+  type FilterOp,
+  type KeyKind,
+  OP_LABELS,
+  kindOf,
+  needsValue,
+  opsFor,
+} from "./filter";
+import { usePropertySuggestions, useValueSuggestions } from "./pickers";
+import { SuggestField } from "./SuggestField";
+
+const attributeOf = (key: string) =>
+  key.startsWith("event.") ? "event." : key.startsWith("lead.") ? "lead." : key;
+const propertyOf = (key: string) =>
+  key.startsWith("event.") ? key.slice(6) : key.startsWith("lead.") ? key.slice(5) : "";
+
+/**
+ * One condition: attribute (with a property name for event and lead properties), operator, value —
+ * each offering what the data holds. `kinds` limits the attributes (a cohort's event conditions).
+ */
+export function ConditionRow({
+  n,
+  condition,
+  kinds,
+  ops: allowed,
+  onChange,
+  onRemove,
+}: {
+  n: number;
+  condition: Condition;
+  kinds?: KeyKind[];
+  /** the operators offered (default: those that fit the attribute) */
+  ops?: FilterOp[];
+  onChange: (next: Condition) => void;
+  onRemove: () => void;
+}) {
+  const attribute = attributeOf(condition.key);
+  const kind = kindOf(
+    condition.key === "event." || condition.key === "lead." ? `${condition.key}x` : condition.key,
+  );
+  const property = propertyOf(condition.key);
+  const value =
+    condition.value === undefined
+      ? ""
+      : Array.isArray(condition.value)
+        ? condition.value.join(",")
+        : String(condition.value);
+  const properties = usePropertySuggestions(kind === "leadProperty" ? "lead" : "event", property);
+  const values = useValueSuggestions(
+    property || kind === "session" || kind === "event" || kind === "page" || kind === "cohort"
+      ? condition.key
+      : "",
+    value,
+  );
+  const ops = opsFor(kind).filter((o) => !allowed || allowed.includes(o));
+  const options = ATTRIBUTES.filter((a) => !kinds || kinds.includes(a.kind));
+  const setKey = (key: string) => {
+    const nextOps = opsFor(kindOf(key === "event." || key === "lead." ? `${key}x` : key));
+    onChange({
+      key,
+      op: nextOps.includes(condition.op) ? condition.op : nextOps[0]!,
+      value: condition.value,
+    });
+  };
+  const setValue = (text: string) => {
+    const numeric = condition.op === "gt" || condition.op === "lt";
+    onChange({
+      ...condition,
+      value: numeric && text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text,
+    });
+  };
+  return (
+    <li className="condition-row">
+      <SelectField
+        label={`Condition ${n}: attribute`}
+        value={attribute}
+        onChange={(e) => setKey(e.target.value)}
+        options={options.map((a) => ({ value: a.value, label: a.label }))}
+      />
+      {(kind === "eventProperty" || kind === "leadProperty") && (
+        <SuggestField
+          label={`Condition ${n}: property`}
+          required
+          maxLength={100}
+          value={property}
+          suggestions={properties}
+          onChange={(e) => setKey(`${attribute}${e.target.value.replace(/["\\]/g, "")}`)}
+        />
+      )}
+      <SelectField
+        label={`Condition ${n}: operator`}
+        value={condition.op}
+        onChange={(e) => {
+          const op = e.target.value as FilterOp;
+          onChange(needsValue(op) ? { ...condition, op } : { key: condition.key, op });
+        }}
+        options={ops.map((o) => ({ value: o, label: OP_LABELS[o] }))}
+      />
+      {needsValue(condition.op) &&
+        (kind === "cohort" ? (
+          <SelectField
+            label={`Condition ${n}: cohort`}
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            options={[
+              { value: "", label: "Choose a cohort" },
+              ...values.map((v) => ({ value: v.value, label: v.label ?? v.value })),
+            ]}
+          />
+        ) : (
+          <SuggestField
+            label={`Condition ${n}: value`}
+            required
+            maxLength={500}
+            inputMode={condition.op === "gt" || condition.op === "lt" ? "decimal" : undefined}
+            value={value}
+            suggestions={values}
+            onChange={(e) => setValue(e.target.value)}
+          />
+        ))}
+      <button type="button" className="button secondary small" onClick={onRemove}>
+        Remove condition {n}
+      </button>
+    </li>
+  );
+}

@@ -1,0 +1,54 @@
+import { useQuery } from "@tanstack/react-query";
+import { useDeferredValue } from "react";
+import { api, call } from "../api/client";
+
+export interface Suggestion {
+  value: string;
+  label?: string;
+}
+
+/** Values seen for a filter key (autocomplete), by prefix; none for property keys not chosen yet. */
+export function useValueSuggestions(key: string, prefix: string): Suggestion[] {
+  const p = useDeferredValue(prefix);
+  const ready = key !== "" && key !== "event." && key !== "lead.";
+  const q = useQuery({
+    queryKey: ["pickers", "values", key, p],
+    queryFn: () =>
+      call(api.GET("/api/analytics/pickers/values", { params: { query: { key, prefix: p, limit: 20 } } })),
+    enabled: ready,
+    staleTime: 60_000,
+  });
+  return q.data?.items ?? [];
+}
+
+/** Property keys seen in events' data (of one type) or leads' properties. */
+export function usePropertySuggestions(
+  scope: "event" | "lead",
+  prefix: string,
+  event?: string,
+): Suggestion[] {
+  const p = useDeferredValue(prefix);
+  const q = useQuery({
+    queryKey: ["pickers", "properties", scope, event ?? "", p],
+    queryFn: () =>
+      call(
+        api.GET("/api/analytics/pickers/property-keys", {
+          params: { query: { scope, prefix: p, limit: 20, ...(event ? { event } : {}) } },
+        }),
+      ),
+    staleTime: 60_000,
+  });
+  return q.data?.items ?? [];
+}
+
+/** Event names seen (the last 13 weeks). */
+export function useEventSuggestions(prefix: string): Suggestion[] {
+  const p = useDeferredValue(prefix);
+  const q = useQuery({
+    queryKey: ["pickers", "events", p],
+    queryFn: () =>
+      call(api.GET("/api/analytics/pickers/event-names", { params: { query: { prefix: p, limit: 20 } } })),
+    staleTime: 60_000,
+  });
+  return q.data?.items ?? [];
+}

@@ -1,0 +1,80 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "react-router";
+import { api, call } from "../../api/client";
+import { DataTable } from "../../components/DataTable";
+import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { type Cohort, cohortsKey, countKey, fetchCohorts, fetchCount } from "./model";
+
+/** A cohort's live count (computed when asked). */
+function CountCell({ id }: { id: string }) {
+  const count = useQuery({ queryKey: countKey(id), queryFn: () => fetchCount(id) });
+  if (count.isPending) return <span className="muted">counting…</span>;
+  if (count.isError) return <span className="error-text">{count.error.message}</span>;
+  return <>{count.data.count.toLocaleString()}</>;
+}
+
+export function CohortList() {
+  const client = useQueryClient();
+  const cohorts = useQuery({ queryKey: cohortsKey(), queryFn: fetchCohorts });
+  const remove = useMutation({
+    mutationFn: (id: string) => call(api.DELETE("/api/cohorts/{id}", { params: { path: { id } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: cohortsKey() }),
+  });
+  return (
+    <>
+      <PageHeader title="Cohorts">
+        <Link className="button" to="new">
+          New cohort
+        </Link>
+      </PageHeader>
+      <Card title="Saved cohorts">
+        {cohorts.isPending ? (
+          <PageSkeleton label="Loading the cohorts" />
+        ) : cohorts.isError ? (
+          <ErrorState error={cohorts.error} retry={() => void cohorts.refetch()} />
+        ) : cohorts.data.length === 0 ? (
+          <EmptyState title="No cohorts yet">
+            A cohort is a saved group of people: who did (or did not do) an event in a window, or whose lead
+            has a property. Use it as a filter in every report, in the export, and in a flag's targeting.
+          </EmptyState>
+        ) : (
+          <>
+            {remove.isError && <ErrorState error={remove.error} />}
+            <DataTable<Cohort>
+              caption="Saved cohorts"
+              rows={cohorts.data}
+              rowKey={(c) => c.id}
+              columns={[
+                { header: "Name", cell: (c) => <Link to={c.id}>{c.name}</Link> },
+                { header: "People now", numeric: true, cell: (c) => <CountCell id={c.id} /> },
+                {
+                  header: "Reports",
+                  cell: (c) => (
+                    <Link
+                      to={`/?filter=${encodeURIComponent(JSON.stringify([{ key: "cohort", op: "is", value: c.id }]))}`}
+                    >
+                      Overview of {c.name}
+                    </Link>
+                  ),
+                },
+                {
+                  header: "Actions",
+                  cell: (c) => (
+                    <button
+                      type="button"
+                      className="button secondary small"
+                      disabled={remove.isPending}
+                      onClick={() => remove.mutate(c.id)}
+                    >
+                      Delete {c.name}
+                    </button>
+                  ),
+                },
+              ]}
+            />
+          </>
+        )}
+      </Card>
+    </>
+  );
+}
