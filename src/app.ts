@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import cookie from "@fastify/cookie";
 import cors from "@fastify/cors";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -13,7 +14,7 @@ import { type Db, type DbHandle, openDatabase } from "./platform/db/index.js";
 import { migrateToLatest } from "./platform/db/migrate.js";
 import { type ShardLease, claimWriterShard } from "./platform/db/shard-lease.js";
 import { AppState, type ServiceDeps } from "./platform/deps.js";
-import { MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
+import { type ErrorFormat, MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { registerBodies } from "./platform/http/bodies.js";
 import { type PageFallback, registerLifecycle } from "./platform/http/lifecycle.js";
@@ -55,8 +56,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Accept `text/plain` bodies holding JSON (navigator.sendBeacon). */
     allowTextPlain?: boolean;
-    /** Errors of this route use the transactional format. */
-    errorFormat?: "general" | "transactional";
+    /** Errors of this route use its module's own format (email's transactional API). */
+    errorFormat?: ErrorFormat;
     /** Public endpoint: CORS open to any origin. */
     publicCors?: boolean;
     /** Ingest: the minimal security headers (src/platform/http-hardening.ts). */
@@ -89,6 +90,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
             ...(typeof opts.logger === "object" ? opts.logger : {}),
           },
     bodyLimit: 1024 * 1024,
+    // Every error body carries this id and so does the request's log line; unique across processes
+    // and restarts, where Fastify's own counter ("req-1") starts again in each.
+    genReqId: () => `req_${randomUUID()}`,
     // Two info lines per request cost a busy server more than its work: platform/http/request-log.ts
     // logs refusals, slow requests and a summary a minute instead.
     logController: new LogController({ disableRequestLogging: true }),

@@ -2,7 +2,7 @@ import swagger from "@fastify/swagger";
 import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifySchema, RouteOptions } from "fastify";
 import { type AuthKind, authKindOf } from "./auth/plugin.js";
-import { ERROR_STATUS, type ErrorCode, TX_ERROR_STATUS, type TxErrorCode } from "./errors.js";
+import { ERROR_STATUS, type ErrorCode, type ErrorFormat } from "./errors.js";
 
 declare module "fastify" {
   interface FastifySchema {
@@ -10,18 +10,16 @@ declare module "fastify" {
      * Error codes the route can answer with beyond those derived from its input and authentication
      * (see `errorsOf`). Documentation only: it adds responses to /openapi.json, nothing at run time.
      */
-    errors?: readonly (ErrorCode | TxErrorCode)[];
+    errors?: readonly string[];
   }
 }
-
-const statusOf = (code: ErrorCode | TxErrorCode): number =>
-  code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : TX_ERROR_STATUS[code as TxErrorCode];
 
 const ErrorSchema = Type.Object(
   {
     error: Type.String({ description: "human-readable message; validation errors name the field" }),
     code: Type.String({ enum: Object.keys(ERROR_STATUS), description: "stable machine-readable code" }),
     status: Type.Integer({ description: "the HTTP status again" }),
+    requestId: Type.String({ description: "the id of the request in the server's log" }),
     errors: Type.Optional(
       Type.Array(Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String() }), {
         description: "POST /api/events: the invalid events of a batch",
@@ -29,19 +27,6 @@ const ErrorSchema = Type.Object(
     ),
   },
   { description: "The error format of every endpoint except the transactional send API" },
-);
-
-const TransactionalErrorSchema = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.String({ enum: Object.keys(TX_ERROR_STATUS) }),
-      message: Type.String(),
-      missing: Type.Optional(
-        Type.Array(Type.String(), { description: "missing_variables: the keys not provided" }),
-      ),
-    }),
-  },
-  { description: "The error format of the transactional send API (/api/v1/transactional/…)" },
 );
 
 const SECURITY_SCHEMES = {
@@ -108,24 +93,27 @@ function authOf(route: RouteOptions): RouteAuth {
     const kind = authKindOf(hook);
     if (kind) return kind;
   }
-  return route.config?.errorFormat === "transactional" ? "transactional" : "public";
+  return route.config?.errorFormat ? "transactional" : "public";
 }
 
 /** The error codes a route can answer with, by status: derived from its input and authentication, plus declared ones. */
 function errorsOf(route: RouteOptions, schema: FastifySchema): Map<number, string[]> {
   const out = new Map<number, Set<string>>();
-  const add = (code: ErrorCode | TxErrorCode, status = statusOf(code)) => {
+  const format = route.config?.errorFormat;
+  const statusOf = (code: string) => format?.statuses[code] ?? ERROR_STATUS[code as ErrorCode];
+  const add = (code: string, status = statusOf(code)) => {
     if (!out.has(status)) out.set(status, new Set());
     out.get(status)!.add(code);
   };
-  const tx = route.config?.errorFormat === "transactional";
+  // A route family with its own format names general errors in its own codes.
+  const own = (general: ErrorCode) => format?.codeFor(general) ?? general;
   const method = [route.method].flat()[0]!.toUpperCase();
   // Malformed JSON is 400 on any mutating request; schemas add field errors.
   if (schema.body || schema.querystring || schema.params || MUTATING.has(method))
-    add(tx ? "validation_error" : "VALIDATION_ERROR");
+    add(own("VALIDATION_ERROR"));
   if (schema.body) {
-    add(tx ? "validation_error" : "PAYLOAD_TOO_LARGE", 413);
-    add(tx ? "validation_error" : "UNSUPPORTED_MEDIA_TYPE", 415);
+    add(own("PAYLOAD_TOO_LARGE"), 413);
+    add(own("UNSUPPORTED_MEDIA_TYPE"), 415);
   }
   const auth = authOf(route);
   if (auth === "project") {
@@ -135,7 +123,7 @@ function errorsOf(route: RouteOptions, schema: FastifySchema): Map<number, strin
     for (const c of ["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"] as const) add(c);
     if (schema.params) add("NOT_FOUND");
   } else if (auth === "transactional") {
-    add("unauthorized");
+    add(own("UNAUTHORIZED"));
   }
   for (const code of schema.errors ?? []) add(code);
   return new Map([...out].sort(([a], [b]) => a - b).map(([s, codes]) => [s, [...codes]]));
@@ -161,14 +149,14 @@ const RATE_LIMIT_HEADERS = {
   "X-RateLimit-Reset": { description: "seconds until the window resets", schema: { type: "integer" } },
 };
 
-function errorResponse(status: number, codes: string[], tx: boolean) {
+function errorResponse(status: number, codes: string[], format: ErrorFormat | undefined) {
   const list = codes.map((c) => `\`${c}\``).join(", ");
   return {
     description: `${STATUS_TEXT[status] ?? "Error"}: ${list}`,
     ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
     content: {
       "application/json": {
-        schema: { $ref: `#/components/schemas/${tx ? "TransactionalError" : "Error"}` },
+        schema: { $ref: `#/components/schemas/${format?.schemaName ?? "Error"}` },
       },
     },
   };
@@ -195,7 +183,9 @@ type Operation = { operationId?: string; responses?: Record<string, unknown> };
  * Summaries are the routes' own. This changes the document only, never how a route answers.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  const errorsByOperation = new Map<string, { errors: Map<number, string[]>; tx: boolean }>();
+  const errorsByOperation = new Map<string, { errors: Map<number, string[]>; format?: ErrorFormat }>();
+  // The route families' own error bodies, added to the document's schemas as routes name them.
+  const formats = new Map<string, ErrorFormat>();
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -215,7 +205,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: SECURITY_SCHEMES,
         schemas: {
           Error: ErrorSchema as TSchema,
-          TransactionalError: TransactionalErrorSchema as TSchema,
         },
       },
     },
@@ -223,10 +212,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       if (!schema || schema.hide) return { schema, url };
       const method = [route.method].flat()[0]!;
       const operationId = schema.operationId ?? fallbackOperationId(method, url);
-      errorsByOperation.set(operationId, {
-        errors: errorsOf(route, schema),
-        tx: route.config?.errorFormat === "transactional",
-      });
+      const format = route.config?.errorFormat;
+      if (format) formats.set(format.schemaName, format);
+      errorsByOperation.set(operationId, { errors: errorsOf(route, schema), format });
       return {
         url,
         schema: { ...schema, operationId, security: schema.security ?? SECURITY[authOf(route)] },
@@ -235,6 +223,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (doc) => {
       if (!("openapiObject" in doc)) return doc.swaggerObject;
       const { openapiObject } = doc;
+      const schemas = (openapiObject.components ??= {}).schemas ?? {};
+      for (const f of formats.values()) schemas[f.schemaName] = f.schema as never;
       for (const item of Object.values(openapiObject.paths ?? {})) {
         for (const op of Object.values(item ?? {}) as Operation[]) {
           const found = op?.operationId ? errorsByOperation.get(op.operationId) : undefined;
@@ -244,7 +234,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           // Specific statuses replace a route's catch-all 4XX in the document.
           if (found.errors.size > 0) delete responses["4XX"];
           for (const [status, codes] of found.errors)
-            responses[status] ??= errorResponse(status, codes, found.tx);
+            responses[status] ??= errorResponse(status, codes, found.format);
         }
       }
       return openapiObject;

@@ -54,7 +54,12 @@ function rawRequest(request: string | Buffer): Promise<RawResponse> {
 const get = (path: string, headers = "") =>
   rawRequest(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Connection: close\r\n\r\n`);
 
-const general = (status: number, code: string) => ({ error: expect.any(String), code, status });
+const general = (status: number, code: string) => ({
+  error: expect.any(String),
+  code,
+  status,
+  requestId: expect.any(String),
+});
 
 describe("errors before routing (real HTTP)", () => {
   it("bad percent-encoding in the path is 400 VALIDATION_ERROR", async () => {
@@ -165,6 +170,8 @@ describe("transactional provider webhook", () => {
     expect(badJson.body).toEqual(general(400, "VALIDATION_ERROR"));
     const send = await a.post("/api/v1/transactional/send", { to: "x@example.com" }, { as: "none" });
     expect(send.status).toBe(401);
-    expect(send.body).toEqual({ error: { code: "unauthorized", message: expect.any(String) } });
+    expect(send.body).toEqual({
+      error: { code: "unauthorized", message: expect.any(String), requestId: expect.any(String) },
+    });
   });
 });

@@ -49,6 +49,11 @@ describe("shutdown", () => {
     expect(responses[0]).toMatch(/^HTTP\/1\.1 201 /);
     expect(responses[1]).toMatch(/^HTTP\/1\.1 503 /);
     const json = JSON.parse(responses[1]!.split("\r\n\r\n")[1]!);
-    expect(json).toEqual({ error: expect.any(String), code: "UNAVAILABLE", status: 503 });
+    expect(json).toEqual({
+      error: expect.any(String),
+      code: "UNAVAILABLE",
+      status: 503,
+      requestId: expect.any(String),
+    });
   });
 });

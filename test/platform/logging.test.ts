@@ -60,7 +60,7 @@ describe("request logs", () => {
     });
     try {
       for (let i = 0; i < 50; i++) await app.inject({ url: "/healthz" });
-      await app.inject({ url: "/api/goals" }); // 401
+      const res = await app.inject({ url: "/api/goals" }); // 401
       expect(lines).toHaveLength(1);
       const refused = JSON.parse(lines[0]!);
       expect(refused).toMatchObject({
@@ -69,7 +69,9 @@ describe("request logs", () => {
         method: "GET",
         url: "/api/goals",
       });
-      expect(refused.reqId).toEqual(expect.any(String));
+      // The error body names the request its log line names, unique across processes.
+      expect(refused.reqId).toMatch(/^req_[0-9a-f-]{36}$/);
+      expect(res.json().requestId).toBe(refused.reqId);
     } finally {
       await app.close();
       await t.close();

@@ -56,7 +56,7 @@ describe("Idempotency-Key", () => {
     expect(inFlight.length).toBeGreaterThan(0);
     for (const r of inFlight)
       expect(JSON.parse(r.body)).toEqual({
-        error: { code: "idempotency_in_flight", message: expect.any(String) },
+        error: { code: "idempotency_in_flight", message: expect.any(String), requestId: expect.any(String) },
       });
     expect(new Set(ok.map((r) => r.body)).size).toBe(1);
     expect(peer.messages).toHaveLength(1);
@@ -85,7 +85,9 @@ describe("Idempotency-Key", () => {
     expect((await a.send(body, { "idempotency-key": "k1" })).status).toBe(200);
     const res = await a.send({ ...body, text: "code 999999" }, { "idempotency-key": "k1" });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ error: { code: "idempotency_key_mismatch", message: expect.any(String) } });
+    expect(res.body).toEqual({
+      error: { code: "idempotency_key_mismatch", message: expect.any(String), requestId: expect.any(String) },
+    });
     expect(peer.messages).toHaveLength(1);
   });
 
@@ -116,7 +118,11 @@ describe("Idempotency-Key", () => {
     expect(first.status).toBe(422);
     const again = await a.send(body, { "idempotency-key": "bounce-1" });
     expect(again.status).toBe(422);
-    expect(again.text).toBe(first.text);
+    // The stored outcome again; only the request id is this request's own.
+    const { requestId: firstId, ...firstError } = first.body.error;
+    const { requestId: againId, ...againError } = again.body.error;
+    expect(againError).toEqual(firstError);
+    expect(againId).not.toBe(firstId);
     expect(rcpts).toBe(1);
   });
 

@@ -55,7 +55,9 @@ describe("transactional API keys", () => {
     expect(del.body).toEqual({ id: a.keyId, deleted: true });
     const after = await a.send({ to: "x@sandbox.svc.test", subject: "hi", text: "hello" });
     expect(after.status).toBe(401);
-    expect(after.body).toEqual({ error: { code: "unauthorized", message: expect.any(String) } });
+    expect(after.body).toEqual({
+      error: { code: "unauthorized", message: expect.any(String), requestId: expect.any(String) },
+    });
     const again = await a.get("/api/transactional-api-keys", { as: "admin" });
     expect(again.body[0].revokedAt).not.toBeNull();
   });

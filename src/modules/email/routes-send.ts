@@ -1,16 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import type { Tier } from "../../platform/auth/principal.js";
-import { boundedCache } from "../../platform/cache.js";
-import { getWorkspaceRef } from "../workspace/service.js";
 import { bearerOrApiKey } from "../../platform/auth/plugin.js";
-import { TxError } from "../../platform/errors.js";
+import { TRANSACTIONAL_ERRORS, TxError } from "./errors.js";
+import { sendLimitExceeded, sendsPerMinute } from "./send-limit.js";
 import { TX_KEY_PREFIX, type TxPrincipal } from "./keys.js";
-import { SendBody, SendResultDoc, TxErrorDoc } from "./schema.js";
+import { SendBody, SendResultDoc, TransactionalError } from "./schema.js";
 import { handleSend, type SendDeps } from "./send.js";
 import { validateSendBody } from "./validate.js";
 import { validatorFrom } from "../../platform/validation.js";
+
+function withRequestId(body: string, requestId: string): string {
+  const parsed = JSON.parse(body) as { error: Record<string, unknown> };
+  return JSON.stringify({ error: { ...parsed.error, requestId } });
+}
 
 export type TxKeyResolver = (rawKey: string) => Promise<TxPrincipal | null>;
 
@@ -37,11 +40,11 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
   app,
   { deps, resolveKey },
 ) => {
-  const limit = txRateLimit(app);
+  const limit = sendRateLimit(app);
   app.post(
     "/api/v1/transactional/send",
     {
-      config: { errorFormat: "transactional" },
+      config: { errorFormat: TRANSACTIONAL_ERRORS },
       schema: {
         operationId: "sendTransactionalEmail",
         errors: [
@@ -58,7 +61,7 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
         tags: ["transactional"],
         summary: "Render and deliver one transactional email (inline or template shape)",
         body: SendBody,
-        response: { 200: SendResultDoc, "4xx": TxErrorDoc },
+        response: { 200: SendResultDoc, "4xx": TransactionalError },
       },
       // The schema's two shapes, compiled, with errors in the transactional format.
       validatorCompiler: validatorFrom(validateSendBody),
@@ -78,47 +81,21 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
         mode: req.headers["x-svc-mode"],
       });
       if (res.replayed) reply.header("idempotent-replayed", "true");
-      return reply.code(res.status).type("application/json; charset=utf-8").send(res.body);
+      // A send that failed (stored for replays without one) answers with this request's id too.
+      const body = res.status >= 400 ? withRequestId(res.body, req.id) : res.body;
+      return reply.code(res.status).type("application/json; charset=utf-8").send(body);
     },
   );
 };
 
-/** Sends per minute per key by workspace plan tier (DESIGN.md). */
-const TIER_SENDS_PER_MINUTE: Record<Tier, number> = {
-  free: 60,
-  starter: 300,
-  pro: 1200,
-  growth: 3000,
-  scale: 12_000,
-};
-
-// A plan change takes effect within this delay; reading the tier on every send would add a query.
-const TIER_TTL_MS = 5_000;
-
 /** The per-key limit; @fastify/rate-limit (Redis when configured) sets X-RateLimit-* on every response. */
-function txRateLimit(app: FastifyInstance): preHandlerAsyncHookHandler {
-  const tiers = boundedCache<string, Tier>(10_000, TIER_TTL_MS);
-  const tierOf = async (workspaceId: string): Promise<Tier> => {
-    const hit = tiers.get(workspaceId);
-    if (hit) return hit;
-    const { tier } = await getWorkspaceRef(app.db, workspaceId);
-    tiers.set(workspaceId, tier);
-    return tier;
-  };
+function sendRateLimit(app: FastifyInstance): preHandlerAsyncHookHandler {
+  const limitOf = sendsPerMinute(app.db);
+  const caller = (req: FastifyRequest) => (req.principal?.kind === "txKey" ? req.principal : null);
   return app.rateLimit({
     timeWindow: 60_000,
-    keyGenerator: (req: FastifyRequest) =>
-      `tx-send:${req.principal?.kind === "txKey" ? req.principal.keyId : req.ip}`,
-    max: async (req: FastifyRequest) =>
-      req.principal?.kind === "txKey"
-        ? TIER_SENDS_PER_MINUTE[await tierOf(req.principal.workspaceId)]
-        : TIER_SENDS_PER_MINUTE.free,
-    errorResponseBuilder: (_req, ctx) => {
-      const err = new TxError(
-        "rate_limited",
-        `rate limit exceeded: ${ctx.max} sends per minute for this key; retry in ${ctx.after}`,
-      );
-      return err as unknown as object;
-    },
+    keyGenerator: (req: FastifyRequest) => `tx-send:${caller(req)?.keyId ?? req.ip}`,
+    max: (req: FastifyRequest) => limitOf(caller(req)?.workspaceId ?? null),
+    errorResponseBuilder: (_req, ctx) => sendLimitExceeded(ctx.max, ctx.after) as unknown as object,
   }) as preHandlerAsyncHookHandler;
 }

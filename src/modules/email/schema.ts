@@ -195,13 +195,36 @@ export const SendResultDoc = Type.Object({
   status: Type.String({ description: "sent, or queued when a job continues after transient failures" }),
   sandbox: Type.Boolean(),
 });
-export const TxErrorDoc = Type.Object({
-  error: Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    missing: Type.Optional(Type.Array(Type.String())),
-  }),
-});
+/** Codes of the transactional send API's errors (the spec's table; statuses in errors.ts). */
+export const TX_ERROR_CODES = [
+  "validation_error",
+  "comm_type_mismatch",
+  "missing_variables",
+  "unauthorized",
+  "comm_not_found",
+  "idempotency_key_mismatch",
+  "idempotency_in_flight",
+  "send_failed",
+  "bounce",
+  "suppressed",
+  "rate_limited",
+  "internal_error",
+] as const;
+
+/** The transactional send API's error body (the spec's format, plus the request's id in the log). */
+export const TransactionalError = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ enum: [...TX_ERROR_CODES] }),
+      message: Type.String(),
+      missing: Type.Optional(
+        Type.Array(Type.String(), { description: "missing_variables: the keys not provided" }),
+      ),
+      requestId: Type.String({ description: "the id of the request in the server's log" }),
+    }),
+  },
+  { description: "The error format of the transactional send API (/api/v1/transactional/…)" },
+);
 
 // ---- dashboard additions: preview of an unsaved body, manual suppressions ----
 export const DraftPreviewBody = Type.Object(

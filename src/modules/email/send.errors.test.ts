@@ -9,7 +9,9 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const SBX = "user@sandbox.svc.test";
-const txError = (code: string) => ({ error: { code, message: expect.any(String) } });
+const txError = (code: string) => ({
+  error: { code, message: expect.any(String), requestId: expect.any(String) },
+});
 
 describe("the transactional error table", () => {
   it("400 validation_error: commId and inline fields both provided", async () => {
@@ -47,6 +49,7 @@ describe("the transactional error table", () => {
         code: "missing_variables",
         message: expect.any(String),
         missing: ["acceptUrl", "inviterName", "role"],
+        requestId: expect.any(String),
       },
     });
   });

@@ -3,7 +3,7 @@ import { compile as compileHtmlToText } from "html-to-text";
 import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
 import { HeldJob } from "../../platform/jobs/index.js";
-import { TxError } from "../../platform/errors.js";
+import { TxError } from "./errors.js";
 import { resolveForSend } from "./communications.js";
 import { deliverNow, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
 import * as idem from "./idempotency.js";

@@ -207,7 +207,9 @@ describe("delivery through a real SMTP peer", () => {
     peer.onRcpt = null;
     const next = await a.send({ to: "GONE@example.com", subject: "hi", text: "body" });
     expect(next.status).toBe(422);
-    expect(next.body).toEqual({ error: { code: "suppressed", message: expect.any(String) } });
+    expect(next.body).toEqual({
+      error: { code: "suppressed", message: expect.any(String), requestId: expect.any(String) },
+    });
     expect(peer.messages).toHaveLength(0);
     // lifting the suppression lets mail through again
     const lift = await a.del("/api/transactional/suppressions/gone%40example.com", undefined, {

@@ -1,4 +1,4 @@
-import { TxError } from "../../platform/errors.js";
+import { TxError } from "./errors.js";
 import { compileSchema, firstSchemaError } from "../../platform/validation.js";
 import {
   EMAIL_PATTERN,

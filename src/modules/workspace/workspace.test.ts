@@ -45,8 +45,14 @@ describe("sign-in", () => {
     );
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    expect(wrong.body).toEqual({ error: "invalid email or password", code: "UNAUTHORIZED", status: 401 });
-    expect(unknown.body).toEqual(wrong.body);
+    expect(wrong.body).toEqual({
+      error: "invalid email or password",
+      code: "UNAUTHORIZED",
+      status: 401,
+      requestId: expect.any(String),
+    });
+    // Alike but for the request's own id.
+    expect({ ...unknown.body, requestId: "" }).toEqual({ ...wrong.body, requestId: "" });
   });
 
   it("400 names the missing field", async () => {
