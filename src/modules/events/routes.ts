@@ -1,6 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { Type } from "@sinclair/typebox";
-import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import { decompress } from "./gzip.js";
 import { DEFAULT_RECENT_EVENTS, recentEvents } from "./recent.js";
@@ -12,14 +11,8 @@ import {
   RecentQuery,
   type SnippetEventBody,
 } from "./schema.js";
-import { writeEvents, writerFor } from "./service.js";
-import {
-  FieldError,
-  type IncomingEvent,
-  readBatch,
-  snippetToIncoming,
-  validateIngestBody,
-} from "./validate.js";
+import { ingest, writerFor } from "./service.js";
+import { validateIngestBody } from "./validate.js";
 import { projectOf } from "../../platform/auth/plugin.js";
 import { validatorFrom } from "../../platform/validation.js";
 
@@ -32,16 +25,6 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     max: app.config.rateLimits.events,
     key: (req) => (req.body as { projectKey: string }).projectKey,
   });
-  const authenticate = async (req: FastifyRequest) => {
-    const project = await app.principalResolver.resolvePublicKey(
-      (req.body as { projectKey: string }).projectKey,
-    );
-    if (!project) throw new AppError("UNAUTHORIZED", "unknown projectKey");
-    req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
-  };
-  // A page's public key is anyone's: its events only fill a lead's missing properties (identity/profile.ts).
-  const fromPublicKey = (req: FastifyRequest) =>
-    !(req.body as { projectKey: string }).projectKey.startsWith("svc_key_");
   // A child plugin's onClose runs before the root's, which closes the database: flush first.
   const writer = writerFor(app.deps);
   app.addHook("onClose", async () => writer.close());
@@ -94,42 +77,17 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           done(err as Error);
         }
       },
-      preHandler: limit ? [authenticate, limit] : [authenticate],
+      preHandler: app.requireBodyProjectKey(limit),
     },
-    async (req: FastifyRequest, reply: FastifyReply) => {
-      const body = req.body as SnippetEventBody | BatchEnvelopeBody;
-      const project = projectOf(req);
-      const now = Date.now();
-      if (!("events" in body)) {
-        let event: IncomingEvent;
-        try {
-          // A snippet event is judged by the request's User-Agent (the browser that ran the snippet).
-          event = snippetToIncoming(body, req.headers["user-agent"], now);
-        } catch (err) {
-          if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.named("body"));
-          throw err;
-        }
-        return {
-          received: await writeEvents(app.deps, project, [event], "web", {
-            fromPublicKey: fromPublicKey(req),
-          }),
-        };
-      }
-      const defaults = { leadId: body.userId ?? null, visitorId: body.visitorId ?? null };
-      // Batch events come from servers: the request's User-Agent is the server's, never judged.
-      const { valid, errors } = readBatch(body.events, defaults, now);
-      if (valid.length === 0) {
-        return reply.code(400).send({
-          error: `no valid event in the batch: ${errors[0]!.message}`,
-          code: "VALIDATION_ERROR",
-          status: 400,
-          errors,
-        });
-      }
-      const received = await writeEvents(app.deps, project, valid, "server", {
-        fromPublicKey: fromPublicKey(req),
-      });
-      return { received, errors };
-    },
+    async (req) =>
+      ingest(
+        app.deps,
+        {
+          project: projectOf(req),
+          projectKey: (req.body as { projectKey: string }).projectKey,
+          userAgent: req.headers["user-agent"],
+        },
+        req.body as SnippetEventBody | BatchEnvelopeBody,
+      ),
   );
 }

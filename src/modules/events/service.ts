@@ -10,31 +10,15 @@ import { FieldError, type IncomingEvent, serverEventToIncoming } from "./validat
 import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
 import { sqliteVisitorEventSeqs } from "./visitor-index.js";
-import { EventWriter } from "./writer.js";
 import { type StoredEvent, toStoredEvent } from "./stored.js";
-import { messageClaims } from "./segment/dedup.js";
 
 /** Where a visit came from (channel, source, campaign, referrer host, landing page): analytics reads a session's. */
 export { type Acquisition, deriveAcquisition } from "./channel.js";
-import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
+import type { ServiceDeps } from "../../platform/deps.js";
+import { writerFor } from "./writer-slot.js";
 
-// One group-commit writer per app.
-const WRITER = appSlot(
-  "events.writer",
-  (deps) =>
-    new EventWriter(deps.dbHandle, deps.eventBus, deps.log, {
-      maxEvents: 5000,
-      maxDelayMs: 0,
-      indexMergeRows: deps.config.eventIndexMergeRows,
-      // Several API processes over one PostgreSQL decide sessions through Redis (shared-sessions.ts).
-      redis: deps.dbHandle.sqlite ? undefined : deps.redis,
-      // Segment's messageIds, claimed in the flush's transaction (segment/dedup.ts).
-      claims: messageClaims(deps.dbHandle),
-    }),
-);
-
-/** The app's group-commit writer. */
-export const writerFor = (deps: ServiceDeps): EventWriter => stateOf(deps, WRITER);
+export { writerFor };
+export { type IngestResult, ingest } from "./ingest.js";
 
 /**
  * Stores validated events through the group-commit writer; resolves after commit. With

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import { getJourney } from "./journey.js";
 import { listLeads } from "./lead-list.js";
@@ -112,12 +111,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
       },
       config: { publicCors: true, allowTextPlain: true },
-      preHandler: async (req, reply) => {
-        const project = await app.principalResolver.resolvePublicKey(req.body.projectKey);
-        if (!project) throw new AppError("UNAUTHORIZED", "unknown project key");
-        req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
-        if (stitchLimit) await stitchLimit.call(app, req, reply);
-      },
+      preHandler: app.requireBodyProjectKey(stitchLimit),
     },
     async (req) =>
       stitchFromCaller(

@@ -30,6 +30,11 @@ declare module "fastify" {
     requireAdmin(): preHandlerAsyncHookHandler;
     /** Any signed-in user. */
     requireSession(): preHandlerAsyncHookHandler;
+    /**
+     * Public routes (the snippet's): the project key the body carries, public or secret, with one
+     * answer for an unknown key; sets `req.principal` and then runs `limit` if given.
+     */
+    requireBodyProjectKey(limit?: preHandlerAsyncHookHandler | null): preHandlerAsyncHookHandler;
     principalResolver: PrincipalResolver;
     sessionKey: Uint8Array;
     /** The signed-in user of the request's session cookie while that session stands, else null (no error). */
@@ -143,6 +148,16 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
       req.rateLimitKey = `user:${principal.userId}`;
       await runLimit(req.method === "GET" ? "read" : "write", req, reply);
     });
+  });
+
+  app.decorate("requireBodyProjectKey", (limit?: preHandlerAsyncHookHandler | null) => {
+    return async function requireBodyProjectKey(req: FastifyRequest, reply: FastifyReply) {
+      const key = (req.body as { projectKey?: unknown } | undefined)?.projectKey;
+      const project = typeof key === "string" ? await opts.resolver.resolvePublicKey(key) : null;
+      if (!project) throw new AppError("UNAUTHORIZED", "unknown projectKey");
+      req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
+      if (limit) await limit.call(app, req, reply);
+    };
   });
 
   app.decorate("requireAdmin", () => {
