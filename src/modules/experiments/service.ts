@@ -1,28 +1,19 @@
 import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { recordWeights } from "./weights-log.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
-import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { getBelief } from "../beliefs/service.js";
-import { completeExperiment } from "./completion.js";
+import { editExperiment } from "./edit.js";
 import { extraGoalsOf, resolveMetrics } from "./metrics.js";
-import { loadCounts, parseVariants, parseWeights, serviceEventData, toExperiment } from "./view.js";
+import { transitionExperiment } from "./transition.js";
+import { loadCounts, parseVariants, parseWeights, toExperiment } from "./view.js";
 import type { CreateExperiment, ExperimentT, PatchExperiment, VariantT } from "./schema.js";
 import type { ExperimentStatus, ExperimentTable } from "./tables.js";
 import "./tables.js";
 import { appSlot, type ServiceDeps, stateOf } from "../../platform/deps.js";
 
 export const DEFAULT_MIN_SAMPLE = 100;
-
-/** DESIGN.md: draft→running, running→paused, paused→running, running|paused→completed. */
-const TRANSITIONS: Record<ExperimentStatus, ExperimentStatus[]> = {
-  draft: ["running"],
-  running: ["paused", "completed"],
-  paused: ["running", "completed"],
-  completed: [],
-};
 
 const nowIso = () => new Date().toISOString();
 export const equalWeights = (n: number) => new Array(n).fill(1 / n) as number[];
@@ -120,6 +111,10 @@ export async function createExperiment(
   });
 }
 
+/**
+ * PATCH /api/experiments: the field edits (edit.ts), then any status change (transition.ts),
+ * in one transaction, ordered against every events transaction.
+ */
 export async function updateExperiment(
   db: Db,
   project: ProjectRef,
@@ -134,46 +129,8 @@ export async function updateExperiment(
     // after any events transaction that completed it has committed.
     await bumpConfigVersion(trx, project.id);
     const row = await findExperimentRow(trx, project, patch.id);
-    const next: ExperimentTable = {
-      ...row,
-      ...(await resolveMetrics(trx, project, patch, row)),
-      updated_at: nowIso(),
-    };
-    if (patch.name !== undefined) next.name = patch.name;
-    if (patch.targetUrl !== undefined) next.target_url = patch.targetUrl;
-    if (patch.trafficSplit !== undefined) next.traffic_split = patch.trafficSplit;
-    if (patch.beliefId !== undefined) next.belief_id = patch.beliefId;
-    if (patch.minSamplePerVariant !== undefined) next.min_sample_per_variant = patch.minSamplePerVariant;
-    if (patch.variants !== undefined && JSON.stringify(patch.variants) !== row.variants) {
-      if (row.has_run) throw new AppError("CONFLICT", "variants cannot change once the experiment has run");
-      next.variants = JSON.stringify(patch.variants);
-      next.weights = JSON.stringify(equalWeights(patch.variants.length));
-    }
-    const to = patch.status;
-    if (to !== undefined && !TRANSITIONS[row.status].includes(to)) {
-      throw new AppError("INVALID_TRANSITION", `cannot move a ${row.status} experiment to ${to}`);
-    }
-    if (to === "completed") {
-      await trx.updateTable("experiments").set(next).where("id", "=", row.id).execute();
-      return completeExperiment(trx, next, "manual");
-    }
-    if (to === "running") {
-      next.status = "running";
-      next.has_run = 1;
-      next.started_at = row.started_at ?? next.updated_at;
-    } else if (to !== undefined) next.status = to;
-    await trx.updateTable("experiments").set(next).where("id", "=", row.id).execute();
-    // A bandit's allocation history starts with the weights it runs with (equal, or where it paused).
-    if (to === "running" && next.mode === "bandit") await recordWeights(trx, row.id, next.weights);
-    const experiment = toExperiment(next, (await loadCounts(trx, [next])).get(next.id)!);
-    if (to === "running")
-      await emitServiceEvent(
-        trx,
-        { workspaceId: project.workspaceId, projectId: project.id },
-        "experiment.started",
-        serviceEventData(experiment),
-      );
-    return experiment;
+    const edited = await editExperiment(trx, project, row, patch, nowIso());
+    return transitionExperiment(trx, project, row, edited, patch.status);
   });
   onChange(project.id);
   return result;
