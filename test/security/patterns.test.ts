@@ -83,7 +83,7 @@ describe("hostile patterns against a running server", () => {
   }, 90_000);
   afterAll(async () => store?.dispose());
 
-  it("/healthz answers in under 100 ms while hostile goal and funnel patterns meet long URLs", async () => {
+  it("/healthz keeps answering (under 500 ms) while hostile goal and funnel patterns meet long URLs", async () => {
     const send = (url: string, visitorId: string) =>
       fetch(`${lift.base}/api/events`, {
         method: "POST",
@@ -125,7 +125,9 @@ describe("hostile patterns against a running server", () => {
     expect(funnel.status).toBe(200);
     polling = false;
     await poller;
-    expect(slowest.ms).toBeLessThan(100);
+    // Backtracking stalled every request for 13–216 s; linear matching keeps /healthz answering.
+    // The bound leaves room for a loaded 2-core CI machine (177 ms seen under parallel suites).
+    expect(slowest.ms).toBeLessThan(500);
     // The pattern still works: the one URL ending in "b" converted, the 23 others did not.
     const summary = await call(lift.base, "GET", "/api/analytics/summary?period=7d", { key });
     expect(summary.body.conversions).toBe(1);
