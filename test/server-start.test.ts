@@ -10,7 +10,10 @@ import { freePort } from "./helpers/net.js";
 let child: ChildProcess | undefined;
 const dataDir = mkdtempSync(path.join(tmpdir(), "lift-start-"));
 let dbName: string | undefined;
-/** `npm start` runs sh → tsx → node: killing npm alone would leave the server running. */
+/**
+ * `npm start` runs sh → tsx (the build check) → node dist/main.js: killing npm alone would leave
+ * the server running.
+ */
 function killGroup(): void {
   if (child?.pid && child.exitCode === null && child.signalCode === null) {
     try {
@@ -62,7 +65,8 @@ describe("npm start from a clean checkout", () => {
     child.stderr!.on("data", (d) => {
       out += d;
     });
-    const deadline = Date.now() + 45_000;
+    // A clean checkout compiles the server first (tsc, 5–15 s here) when dist/ is missing or stale.
+    const deadline = Date.now() + 90_000;
     let health: Response | undefined;
     while (Date.now() < deadline) {
       health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
@@ -94,5 +98,5 @@ describe("npm start from a clean checkout", () => {
       );
     }
     expect(stillUp).toBe(false);
-  }, 60_000);
+  }, 120_000);
 });

@@ -8,7 +8,8 @@ import { freePort } from "../helpers/net.js";
 
 /**
  * The real server as a child process (`node --import tsx src/main.ts`, so a SIGKILL kills the
- * server itself), on a data dir and database of its own that survive restarts within a test file.
+ * server itself; `node` with other arguments, e.g. the compiled `dist/main.js`, when given), on a
+ * data dir and database of its own that survive restarts within a test file.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const PG_URL =
@@ -43,7 +44,10 @@ async function adminQuery(text: string): Promise<void> {
 
 export const ADMIN = { email: "owner@example.com", password: "correct horse battery staple" };
 
-export async function liftStore(name: string): Promise<LiftStore> {
+export async function liftStore(
+  name: string,
+  nodeArgs: string[] = ["--import", "tsx", "src/main.ts"],
+): Promise<LiftStore> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `lift-${name}-`));
   const dbName = `lift_${name}_${randomBytes(4).toString("hex")}`;
   const databaseUrl = PG_URL
@@ -67,7 +71,7 @@ export async function liftStore(name: string): Promise<LiftStore> {
     };
     if (databaseUrl) env.DATABASE_URL = databaseUrl;
     else delete env.DATABASE_URL;
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    const child = spawn(process.execPath, nodeArgs, {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],

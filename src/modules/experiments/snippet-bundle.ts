@@ -4,12 +4,18 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { etagOf } from "./active.js";
 
+const here = fileURLToPath(import.meta.url);
+/**
+ * The snippet in the form this file runs as: the TypeScript sources under tsx and vitest
+ * (src/snippet/index.ts), the compiled JavaScript in the production build (dist/snippet/index.js,
+ * compiled with the server), so the build needs no copy of the sources.
+ */
 export const SNIPPET_ENTRY = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
+  path.dirname(here),
   "..",
   "..",
   "snippet",
-  "index.ts",
+  `index${path.extname(here)}`,
 );
 
 export interface SnippetBundle {
