@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import cookie from "@fastify/cookie";
-import cors from "@fastify/cors";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import type client from "prom-client";
@@ -149,7 +148,6 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   registerRouteConventions(app);
 
   await app.register(cookie);
-  await app.register(cors, { origin: false });
   await registerSecurityHeaders(app);
   await registerCompression(app);
   const redis = await registerRateLimit(app, config.redisUrl);

@@ -4,9 +4,13 @@ import { type LoadResult, type Running, load, startNode } from "../lib/servers.j
 export { type LoadResult, startNode };
 
 /** Starts Lift (bench/events/lift-server.ts) on a fresh SQLite data dir, with its public key. */
-export async function startLift(opts: { processors: boolean }): Promise<Running & { publicKey: string }> {
+export async function startLift(opts: {
+  processors: boolean;
+  env?: NodeJS.ProcessEnv;
+}): Promise<Running & { publicKey: string }> {
   const s = await startNode("bench/events/lift-server.ts", {
     BENCH_NO_PROCESSORS: opts.processors ? "0" : "1",
+    ...opts.env,
   });
   const publicKey = /public key:\s+(\S+)/.exec(s.output())?.[1];
   if (!publicKey) throw new Error(`no public key printed: ${s.output()}`);
