@@ -215,6 +215,10 @@ describe("platform", () => {
     expect((await t.app.inject({ url: "/healthz" })).json()).toEqual({ status: "ok" });
     const metrics = await t.app.inject({ url: "/metrics" });
     expect(metrics.body).toContain("http_request_duration_seconds");
+    // The /healthz answered above was observed under its own labels.
+    expect(metrics.body).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} [1-9]/,
+    );
     const spec = (await t.app.inject({ url: "/openapi.json" })).json();
     expect(spec.openapi).toBe("3.1.0");
     expect(Object.keys(spec.paths)).toContain("/api/auth/login");

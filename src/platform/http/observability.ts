@@ -17,11 +17,19 @@ export function registerMetrics(app: FastifyInstance): client.Registry {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
   });
   app.decorate("metricsRegistry", registry);
-  app.addHook("onResponse", async (req, reply) => {
-    httpDuration.observe(
-      { method: req.method, route: req.routeOptions.url ?? "unknown", status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+  // One labelled child per method, route and status, kept: observing through a labels object
+  // hashes the labels on every request (1.3% of the single-event path's CPU, issue 35).
+  const children = new Map<string, client.Histogram.Internal<"method" | "route" | "status">>();
+  app.addHook("onResponse", (req, reply, done) => {
+    const route = req.routeOptions.url ?? "unknown";
+    const key = `${req.method} ${reply.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      child = httpDuration.labels({ method: req.method, route, status: String(reply.statusCode) });
+      children.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+    done();
   });
   return registry;
 }
