@@ -56,6 +56,8 @@ export interface ConversionTable {
   ts: number;
   /** JSON {model: {channel: credit}} as applied to analytics_attribution_daily */
   credits: string | null;
+  /** `data.currency` of the event, upper-cased (migration 0398; null when it named none) */
+  currency: string | null;
 }
 
 export interface AttributionDailyTable {
