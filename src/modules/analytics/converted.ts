@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { VisitorSketch } from "./hll.js";
 import { ALL_CHANNELS } from "./rollup-store.js";
@@ -6,9 +5,8 @@ import "./tables.js";
 
 /**
  * Per-person figures beside the rollups' per-event counters (issue 34): how many people
- * converted, and which currencies the revenue came in. Both read `analytics_conversions` through
- * its (project_id, ts) index: one row per conversion event, far fewer than events, so an
- * unfiltered report stays off the events table.
+ * converted, and which currencies the revenue came in. They read `analytics_conversions`: one row
+ * per conversion event, far fewer than events, so an unfiltered report stays off the events table.
  */
 
 export interface Range {
@@ -37,36 +35,53 @@ export function periodVisitors(
 /** Anonymous server events (no visitor, no lead) have the person key `v:`: nobody to count. */
 const ANONYMOUS = "v:";
 
+/** What the period's conversions say beyond the rollups' counters. */
+export interface ConversionPeople extends RevenueCurrency {
+  /** people with a counted conversion */
+  total: number;
+  /** the same per rollup channel (the person's first-touch channel when it was recorded) */
+  byChannel: Map<string, number>;
+}
+
 /**
  * People (a lead's visitors together: `person_key`) with a counted conversion in the range, in
- * total and per rollup channel (the person's first-touch channel when the conversion was
- * recorded, as the conversion counters use). Refunds are not conversions; anonymous server
- * conversions are nobody's.
+ * total and per rollup channel (as the conversion counters use), and the currencies named. Refunds
+ * are not conversions; anonymous server conversions are nobody's. One index-only read of the
+ * range (migration 0398's covering index; `count(distinct)` in SQL made SQLite walk the project's
+ * person index instead), counted here.
  */
 export async function convertedPeople(
   db: DbOrTrx,
   projectId: string,
   range: Range,
   only?: Set<string>,
-): Promise<{ total: number; byChannel: Map<string, number> }> {
-  const base = db
+): Promise<ConversionPeople> {
+  const rows = await db
     .selectFrom("analytics_conversions")
+    .select(["person_key", "channel", "counted", "currency"])
     .where("project_id", "=", projectId)
     .where("ts", ">=", range.from)
     .where("ts", "<", range.to)
-    .where("counted", "=", 1)
-    .where("person_key", "!=", ANONYMOUS)
-    .$if(only !== undefined, (q) => q.where("channel", "in", [...only!]));
-  const [total, rows] = await Promise.all([
-    base.select(sql<number>`count(distinct person_key)`.as("n")).executeTakeFirst(),
-    base
-      .select(["channel", sql<number>`count(distinct person_key)`.as("n")])
-      .groupBy("channel")
-      .execute(),
-  ]);
+    .$if(only !== undefined, (q) => q.where("channel", "in", [...only!]))
+    .execute();
+  const all = new Set<string>();
+  const channels = new Map<string, Set<string>>();
+  const codes = new Set<string>();
+  for (const r of rows) {
+    if (r.currency) codes.add(r.currency);
+    if (Number(r.counted) !== 1 || r.person_key === ANONYMOUS) continue;
+    all.add(r.person_key);
+    let set = channels.get(r.channel);
+    if (!set) {
+      set = new Set();
+      channels.set(r.channel, set);
+    }
+    set.add(r.person_key);
+  }
   return {
-    total: Number(total?.n ?? 0),
-    byChannel: new Map(rows.map((r) => [r.channel, Number(r.n)])),
+    total: all.size,
+    byChannel: new Map([...channels].map(([c, set]) => [c, set.size])),
+    ...currencyOf(codes),
   };
 }
 
@@ -77,7 +92,10 @@ export function countConverted(list: { personKey: string; counted: number }[]): 
   return people.size;
 }
 
-/** The revenue's currency: the one code when every event that named one named the same. */
+/**
+ * The revenue's currency: the one code when every conversion that named one named the same
+ * (refunds included; a conversion without revenue that names one names the shop's currency too).
+ */
 export interface RevenueCurrency {
   revenueCurrency: string | null;
   revenueCurrencies: string[];
@@ -88,27 +106,6 @@ export function currencyOf(codes: Iterable<string | null>): RevenueCurrency {
   for (const c of codes) if (c) set.add(c);
   const list = [...set].sort();
   return { revenueCurrency: list.length === 1 ? list[0]! : null, revenueCurrencies: list };
-}
-
-/** The currencies of the range's conversions that carry revenue (refunds included). */
-export async function revenueCurrencies(
-  db: DbOrTrx,
-  projectId: string,
-  range: Range,
-  only?: Set<string>,
-): Promise<RevenueCurrency> {
-  const rows = await db
-    .selectFrom("analytics_conversions")
-    .select("currency")
-    .distinct()
-    .where("project_id", "=", projectId)
-    .where("ts", ">=", range.from)
-    .where("ts", "<", range.to)
-    .where("revenue", "!=", 0)
-    .where("currency", "is not", null)
-    .$if(only !== undefined, (q) => q.where("channel", "in", [...only!]))
-    .execute();
-  return currencyOf(rows.map((r) => r.currency));
 }
 
 /** Per-person and per-event rates over `visitors`; the per-person one cannot pass 1. */

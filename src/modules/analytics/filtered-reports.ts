@@ -140,7 +140,7 @@ export async function filteredSummary(
     convertedVisitors: converted,
     ...rates(all.size, converted, counted),
     revenue: round6(revenue),
-    ...currencyOf(conversions.filter((c) => c.revenue !== 0).map((c) => c.currency)),
+    ...currencyOf(conversions.map((c) => c.currency)),
     topChannels,
     period: { from: period.from, to: period.to },
   };

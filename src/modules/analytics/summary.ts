@@ -1,12 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import {
-  type RevenueCurrency,
-  convertedPeople,
-  periodVisitors,
-  rates,
-  revenueCurrencies,
-} from "./converted.js";
+import { type RevenueCurrency, convertedPeople, periodVisitors, rates } from "./converted.js";
 import { VisitorSketch } from "./hll.js";
 import type { Period } from "./period.js";
 import { ALL_CHANNELS, DAY_MS } from "./rollup-store.js";
@@ -124,7 +118,8 @@ export async function analyticsSummary(
     convertedVisitors: converted.total,
     ...rates(visitors, converted.total, conversions),
     revenue: round6(revenue),
-    ...(await revenueCurrencies(db, project.id, range, only)),
+    revenueCurrency: converted.revenueCurrency,
+    revenueCurrencies: converted.revenueCurrencies,
     topChannels,
     period: { from: period.from, to: period.to },
   };
