@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { LiftModule } from "../platform/module.js";
 import { workspaceModule } from "./workspace/module.js";
 import { goalsModule } from "./goals/module.js";
 import { beliefsModule } from "./beliefs/module.js";
@@ -11,12 +11,7 @@ import { emailModule } from "./email/module.js";
 import { connectorsModule } from "./connectors/module.js";
 import { dashboardModule } from "./dashboard/module.js";
 import { flagsModule } from "./flags/module.js";
-
-/** A feature module: registers its routes, job definitions, service-event subscribers and schedules. */
-export interface LiftModule {
-  name: string;
-  register(app: FastifyInstance): Promise<void>;
-}
+import { erasureModule } from "./erasure/module.js";
 
 export const modules: LiftModule[] = [
   workspaceModule,
@@ -30,5 +25,6 @@ export const modules: LiftModule[] = [
   emailModule,
   connectorsModule,
   flagsModule,
+  erasureModule,
   dashboardModule,
 ];

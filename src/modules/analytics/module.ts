@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { registerGoalMetricProvider } from "../goals/service.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
 import { createAnalyticsProcessor } from "./processor.js";
@@ -6,6 +6,7 @@ import { analyticsRoutes } from "./routes.js";
 import { annotationRoutes } from "./routes-annotations.js";
 import { cohortRoutes } from "./routes-cohorts.js";
 import { exploreRoutes } from "./routes-explore.js";
+import { exportRoutes } from "./routes-export.js";
 
 export const analyticsModule: LiftModule = {
   name: "analytics",
@@ -16,6 +17,7 @@ export const analyticsModule: LiftModule = {
     await app.register(analyticsRoutes);
     await app.register(cohortRoutes);
     await app.register(exploreRoutes);
+    await app.register(exportRoutes);
     await app.register(annotationRoutes);
   },
 };

@@ -94,3 +94,4 @@ export {
 export { eventFilter, peopleKeep as filterPeople, peopleMatch as filterPersons } from "./reports.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
 export { cohortMembers, isInCohort } from "./cohorts.js";
+export { type LeadReader, provideLeadReader } from "./lead-reader.js";

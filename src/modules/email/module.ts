@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { createTxKeyResolver } from "./keys.js";
 import { emailJobs } from "./jobs.js";
 import { type Mailer, outboxMailer, smtpMailer } from "./delivery/transport.js";

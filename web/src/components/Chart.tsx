@@ -1,38 +1,9 @@
 import { Suspense, lazy, useState } from "react";
 import { AnnotationForm } from "./AnnotationForm";
-import { type Mark, shortDay, useAnnotations } from "./annotations";
+import { shortDay, useAnnotations } from "./annotations";
+import type { ChartProps, ChartSeries } from "./chart-props";
 
-export interface ChartSeries {
-  label: string;
-  values: number[];
-  /** a CSS colour */
-  color: string;
-  /** a dashed line (e.g. the previous period's) */
-  dashed?: boolean;
-  /** what the legend says for the series (default: the sum of its values) */
-  total?: string;
-}
-
-export interface ChartProps {
-  /** What the chart shows, for screen readers and as its caption. */
-  label: string;
-  /** ISO dates (YYYY-MM-DD), one per point */
-  dates: string[];
-  /** Instead of `dates`: exact moments (ISO 8601 date-times), one per point. */
-  times?: string[];
-  /** How the legend sums a series up (default: its total). */
-  summary?: (values: number[]) => string;
-  series: ChartSeries[];
-  height?: number;
-  /** The project's annotations on the chart's days, and adding one with a click (default on). */
-  annotate?: boolean;
-}
-
-/** What the uPlot part draws beyond the series: annotations, and a click on a day. */
-export interface PlotExtras {
-  marks: Mark[];
-  onPick?: (isoDay: string) => void;
-}
+export type { ChartProps, ChartSeries } from "./chart-props";
 
 // uPlot is not in the app's first download. A page with a chart calls preloadChart() when its own
 // chunk loads, so uPlot arrives while the page's data is fetched, not after it.

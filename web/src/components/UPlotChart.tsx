@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { ChartProps, PlotExtras } from "./Chart";
+import type { ChartProps, PlotExtras } from "./chart-props";
 
 const toSeconds = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
 const DAY_S = 86_400;

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { IntervalChartProps } from "./IntervalChart";
+import type { IntervalChartProps } from "./chart-props";
 
 const ESTIMATE = "#4f46e5";
 const AXIS_FONT = "12px system-ui, -apple-system, sans-serif";

@@ -1,14 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { api, call } from "../api/client";
-
-/** An annotation as the charts draw it (`/api/annotations`). */
-export interface Mark {
-  id: string;
-  date: string;
-  endDate: string | null;
-  text: string;
-}
+import type { Mark } from "./chart-props";
 
 export const ANNOTATIONS_KEY = ["annotations"] as const;
 
