@@ -5,6 +5,7 @@ interface Row {
 }
 
 const SHOWN = 12;
+const count = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 /**
  * Bars per value: visitors, with the conversions credited to the value as a darker bar over them
@@ -22,7 +23,8 @@ export function BreakdownBars({ rows, label }: { rows: Row[]; label: string }) {
             <div className="funnel-label">
               <span className="break-all">{r.key}</span>
               <span className="funnel-figure">
-                {r.visitors.toLocaleString()} visitors · {r.conversions.toLocaleString()} conversions
+                {count(r.visitors, "visitor", "visitors")} ·{" "}
+                {count(r.conversions, "conversion", "conversions")}
               </span>
             </div>
             <div className="bar-track" aria-hidden="true">
