@@ -1,19 +1,14 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  checkPage,
-  type Dashboard,
-  sendEvent,
-  settled,
-  signIn,
-  startDashboard,
-} from "./dashboard-harness.js";
+import { type Dashboard, sendEvent, settled, signIn, startDashboard } from "./dashboard-harness.js";
 import { until } from "./harness.js";
+import { checkThemes } from "./theme-check.js";
 
 /**
  * Issue 34 items 1 and 6 in Chromium: the overview's numbers (conversion rate per person, revenue
  * with its currency, honest changes, one visitor total), the previous-period line, annotations
- * made by a click on the chart, and an experiment's verdict from its first moment.
+ * made by a click on the chart, an experiment's verdict from its first moment and its SRM warning,
+ * and a goal's start. Every page is checked at 1280 and 390 px in the light and the dark scheme.
  */
 let d: Dashboard;
 beforeAll(async () => {
@@ -96,7 +91,7 @@ describe("the overview's numbers", () => {
     // The annotation made through the API is listed under the chart.
     const notes = page.getByRole("list", { name: "Annotations" });
     await notes.getByText(/Spring sale starts/).waitFor();
-    await checkPage(page, "overview-numbers");
+    await checkThemes(page, "overview-numbers");
 
     // A click on the chart opens the form on that day; the new note is on the chart.
     const canvas = page.locator(".chart-canvas .u-over").first();
@@ -105,7 +100,7 @@ describe("the overview's numbers", () => {
     const form = page.getByRole("form", { name: "Add an annotation" });
     expect(await form.getByLabel("Day").inputValue()).toBe(isoDay(0));
     await form.getByLabel("What happened").fill("Newsletter sent");
-    await checkPage(page, "overview-annotate");
+    await checkThemes(page, "overview-annotate");
     await form.getByRole("button", { name: "Save annotation" }).click();
     await notes.getByText(/Newsletter sent/).waitFor();
     expect(await notes.getByRole("listitem").count()).toBe(2);
@@ -147,7 +142,7 @@ describe("an experiment's verdict", () => {
       "0",
       "0.00%",
     ]);
-    await checkPage(page, "experiment-no-data");
+    await checkThemes(page, "experiment-no-data");
 
     // 40 visitors per arm: 4 sign up in control, 12 with the blue headline.
     for (let i = 0; i < 80; i++) {
@@ -194,7 +189,58 @@ describe("an experiment's verdict", () => {
       return [...axes].map((a) => a.getBoundingClientRect().width - ctx.measureText("blue-headline").width);
     });
     expect(Math.max(...fits)).toBeGreaterThan(10);
-    await checkPage(page, "experiment-verdict");
+    await checkThemes(page, "experiment-verdict");
+
+    // The list shows the same figure, not the single-look Bayesian one (about 99% here).
+    expect(e.confidence).toBeGreaterThan(0.9);
+    await page.goto(`${d.base}/experiments`);
+    await settled(page);
+    const listed = page.getByRole("row").filter({ hasText: "Headline" }).getByRole("cell");
+    expect(await listed.last().textContent()).toBe(confidence);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
+
+describe("an experiment whose traffic is far from its split", () => {
+  it("shows the sample ratio mismatch warning and no verdict", async () => {
+    const a = await d.t.tenant();
+    const created = await a.post("/api/experiments", {
+      name: "Checkout",
+      targetUrl: "https://shop.example.com/checkout",
+      variants: [{ name: "control" }, { name: "one-page" }],
+    });
+    const id = created.body.id as string;
+    await a.patch("/api/experiments", { id, status: "running" });
+    // 90 against 30 on a 50/50 split: χ² = 2 × 30²/60 = 30 on 1 degree of freedom, p = erfc(√15) ≈ 4.3e-8.
+    for (let i = 0; i < 120; i++)
+      await sendEvent(d.base, a, {
+        visitorId: `s${i}`,
+        type: "$exposure",
+        data: { experimentId: id, variant: i < 90 ? "control" : "one-page" },
+      });
+    const e = await until(async () => {
+      const body = (await a.get(`/api/experiments/${id}`)).body;
+      return body.results.totalExposures === 120 && body;
+    }, "the exposures to be counted");
+    expect(e.results.srm.mismatch).toBe(true);
+    expect(e.results.srm.pValue).toBeCloseTo(4.32e-8, 9);
+
+    const { page, problems } = await d.open();
+    await page.goto(`${d.base}/experiments/${id}`);
+    await signIn(page, a.admin.email);
+    await page.getByRole("heading", { name: "Checkout", level: 1 }).waitFor();
+    await settled(page);
+    const warning = page.getByTestId("srm-warning");
+    expect(await warning.getByRole("strong").textContent()).toBe("Sample ratio mismatch");
+    expect(await warning.textContent()).toContain("(p = 4.3e-8)");
+    expect(await page.getByTestId("verdict").getAttribute("data-state")).toBe("srm");
+    expect(await page.getByTestId("verdict-text").textContent()).toMatch(
+      /^No verdict: .*sample ratio mismatch/,
+    );
+    expect(await page.getByTestId("srm-check").textContent()).toBe(
+      "Traffic split check: failed (p = 4.3e-8) — see the warning below.",
+    );
+    await checkThemes(page, "experiment-srm");
     expect(problems).toEqual([]);
   }, 120_000);
 });
@@ -208,6 +254,13 @@ describe("a goal counted from a start date", () => {
       timestamp: daysAgo(5),
       data: { revenue: 40 },
     });
+    // Nothing counted ten days into forty: never "On track" (issue 34's "0 / 60,000 — On track").
+    await a.post("/api/goals", {
+      metric: "signups",
+      target: 100,
+      deadline: isoDay(-30),
+      startDate: isoDay(10),
+    });
     await d.t.app.worker.drain();
     const { page, problems } = await d.open();
     await page.goto(`${d.base}/goals`);
@@ -217,17 +270,21 @@ describe("a goal counted from a start date", () => {
     await page.getByLabel("Target").fill("1000");
     await page.getByLabel("Count from (optional)").fill(isoDay(10));
     await page.getByRole("button", { name: "Add goal" }).click();
-    await page.getByTestId("goal-progress").getByText("40 / 1,000").waitFor();
+    const row = (metric: string) => page.getByRole("row").filter({ hasText: metric });
+    await row("revenue").getByTestId("goal-progress").getByText("40 / 1,000").waitFor();
     const since = new Date(`${isoDay(10)}T00:00:00Z`).toLocaleDateString("en-US", {
       day: "numeric",
       month: "short",
       year: "numeric",
       timeZone: "UTC",
     });
-    expect(await page.getByTestId("goal-since").textContent()).toBe(`counted since ${since}`);
-    // 40 of 1,000 half a month in: behind, but never "On track" at nothing
-    expect(await page.getByTestId("goal-status").textContent()).toBe("Behind");
-    await checkPage(page, "goals-since");
+    expect(await row("revenue").getByTestId("goal-since").textContent()).toBe(`counted since ${since}`);
+    // 40 of 1,000 a quarter of the way (10 of 40 days): 160 projected, behind.
+    expect(await row("revenue").getByTestId("goal-status").textContent()).toBe("Behind");
+    expect(await row("signups").getByTestId("goal-progress").textContent()).toBe("0 / 100");
+    expect(await row("signups").getByTestId("goal-since").textContent()).toBe(`counted since ${since}`);
+    expect(await row("signups").getByTestId("goal-status").textContent()).toBe("Behind");
+    await checkThemes(page, "goals-since");
     expect(problems).toEqual([]);
   }, 90_000);
 });
