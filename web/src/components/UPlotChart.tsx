@@ -82,7 +82,8 @@ export default function UPlotChart({
     // nearest, not the one the moment falls in): the annotation form opens on it.
     const click = (e: MouseEvent) => {
       if (!pick.current) return;
-      const x = plot.posToVal(e.offsetX, "x");
+      // From the plot area's edge: offsetX would be from whichever cursor point was clicked.
+      const x = plot.posToVal(e.clientX - plot.over.getBoundingClientRect().left, "x");
       if (Number.isFinite(x))
         pick.current(new Date(Math.round(x / DAY_S) * DAY_S * 1000).toISOString().slice(0, 10));
     };
