@@ -7,6 +7,14 @@ const toSeconds = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
 const DAY_S = 86_400;
 const MARK = "#b45309";
 const BAND = "rgba(180, 83, 9, 0.10)";
+/** A daily chart's ticks: whole days only (uPlot's default put "12am 8am 4pm" between the days). */
+const DAY_INCRS = [1, 2, 7, 14, 28, 91].map((d) => d * DAY_S);
+const dayTick = (s: number) =>
+  new Date(s * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const axisX = (daily: boolean): uPlot.Axis =>
+  daily
+    ? { stroke: "#4b5563", incrs: DAY_INCRS, values: (_u, splits) => splits.map(dayTick) }
+    : { stroke: "#4b5563" };
 
 /** Draws each annotation: a band over its days, or a dashed line on its day, numbered at the top. */
 function drawMarks(u: uPlot, marks: PlotExtras["marks"]) {
@@ -62,7 +70,10 @@ export default function UPlotChart({
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{ stroke: "#4b5563" }, { stroke: "#4b5563", size: 56 }],
+        // The days are UTC days (the pages say so): ticks at UTC midnight, whatever the browser's
+        // zone. Moments (`times`) stay in the reader's zone.
+        ...(times ? {} : { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC") }),
+        axes: [axisX(!times), { stroke: "#4b5563", size: 56 }],
         series: [
           {},
           ...series.map((s) => ({
