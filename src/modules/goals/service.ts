@@ -2,7 +2,7 @@ import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { notFound, validation } from "../../platform/errors.js";
-import { emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { emitServiceEvent, enqueueJob } from "../../platform/jobs/index.js";
 import { listConversionGoals } from "./conversion-goals.js";
 import { checkMetric, measure } from "./metrics.js";
 import { paceStatus, parseDeadline, parseStart } from "./pace.js";
