@@ -60,7 +60,7 @@ describe("breakdowns area in Chromium", () => {
       "organic_search",
       "2",
       "0",
-      "0.0%",
+      "0.00",
       "0.00",
     ]);
 
@@ -73,7 +73,7 @@ describe("breakdowns area in Chromium", () => {
     expect(rows.slice(1).map((r) => r.split(/\d/)[0])).toEqual(["desktop", "mobile"]);
     expect(
       await devices.getByRole("row").filter({ hasText: "mobile" }).getByRole("cell").allTextContents(),
-    ).toEqual(["mobile", "1", "1", "100.0%", "30.00"]);
+    ).toEqual(["mobile", "1", "1", "1.00", "30.00"]);
 
     // The dimension survives a reload (a link to it works).
     await page.reload();

@@ -56,6 +56,7 @@ interface Ids {
   flagKey: string;
   publicKey: string;
   cohortId: string;
+  annotationId: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -160,6 +161,15 @@ const TABLE: Row[] = [
   }),
   r("GET /api/cohorts/:id/count", "project", (i) => `/api/cohorts/${i.cohortId}/count`, { owned: true }),
   r("GET /api/cohorts/:id/members", "project", (i) => `/api/cohorts/${i.cohortId}/members`, { owned: true }),
+  r("GET /api/annotations", "project", "/api/annotations"),
+  r("POST /api/annotations", "project", "/api/annotations", {
+    body: () => ({ date: "2025-03-04", text: "authz" }),
+  }),
+  r("GET /api/annotations/:id", "project", (i) => `/api/annotations/${i.annotationId}`, { owned: true }),
+  r("PATCH /api/annotations/:id", "project", (i) => `/api/annotations/${i.annotationId}`, {
+    owned: true,
+    body: () => ({ text: "renamed" }),
+  }),
   r("GET /api/export/events", "projectAdmin", "/api/export/events"),
   r("GET /api/webhooks", "project", "/api/webhooks"),
   r("POST /api/webhooks", "project", "/api/webhooks", { body: () => ({}) }),
@@ -296,6 +306,7 @@ const TABLE: Row[] = [
   r("GET /api/erasures", "projectAdmin", "/api/erasures"),
   r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
   r("DELETE /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
+  r("DELETE /api/annotations/:id", "project", (i) => `/api/annotations/${i.annotationId}`, { owned: true }),
   // Near the end: the first allowed caller erases the lead the rows above read (the next get 200, repeated).
   r("DELETE /api/leads/:id", "projectAdmin", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   // Last: a server-side logout would end the admin session the rows above use.
@@ -412,6 +423,7 @@ beforeAll(async () => {
       definition: { conditions: [{ type: "event", event: "pageview" }] },
     }),
   );
+  const annotation = await created(a.post("/api/annotations", { date: "2025-03-04", text: "Authz note" }));
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -427,6 +439,7 @@ beforeAll(async () => {
     flagKey: "authz-flag",
     publicKey: a.publicKey,
     cohortId: cohort.id,
+    annotationId: annotation.id,
   };
   const member = await a.headersFor("member");
   headers = {
@@ -456,6 +469,7 @@ beforeAll(async () => {
     experiment.id,
     ids.sendId,
     ids.leadId,
+    annotation.id,
     user.email,
   ];
 });

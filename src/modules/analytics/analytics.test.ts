@@ -197,7 +197,9 @@ describe("GET /api/analytics/summary", () => {
     const res = await a.get("/api/analytics/summary", { query: { period: "custom", from, to: from } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ visitors: 1, conversions: 0, leads: 0, period: { from, to: from } });
-    expect(res.body.topChannels).toEqual([{ channel: "display", visitors: 1, conversions: 0 }]);
+    expect(res.body.topChannels).toEqual([
+      { channel: "display", visitors: 1, conversions: 0, convertedVisitors: 0, conversionRate: 0 },
+    ]);
     const dated = await a.get("/api/analytics/summary", {
       query: { period: "custom", from: `${isoDay(now - 2 * DAY)}T00:00:00Z`, to: isoDay(now) },
     });

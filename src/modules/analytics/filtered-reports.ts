@@ -18,8 +18,9 @@ import type { AttributionModel } from "./models.js";
 import { leadsOfVisitors, personKey } from "./people.js";
 import type { Period } from "./period.js";
 import { DAY_MS } from "./rollup-store.js";
-import type { AnalyticsSummary } from "./summary.js";
-import type { Interval, Timeseries } from "./timeseries.js";
+import { countConverted, currencyOf, rates } from "./converted.js";
+import { type AnalyticsSummary, topChannelsOf } from "./summary.js";
+import { type Interval, type Timeseries, totalsOf } from "./timeseries.js";
 import { weekOf, weekStart } from "./sketches.js";
 
 /** Filtered reports over raw data (filtered.ts): exact distinct counts, per request. */
@@ -108,24 +109,38 @@ export async function filteredSummary(
     channels.at(v.channel).visitors.add(v.visitorId);
   });
   let counted = 0;
+  let revenue = 0;
+  const byChannel = new Map<string, ConversionFact[]>();
   for (const c of conversions) {
     counted += c.counted;
+    revenue += c.revenue;
     channels.at(c.channel).conversions += c.counted;
+    const list = byChannel.get(c.channel);
+    if (list) list.push(c);
+    else byChannel.set(c.channel, [c]);
   }
   const leads = (await leadsCreated(db, project, f, visitors, conversions, range)).length;
-  const topChannels = [...channels.map]
-    .map(([channel, g]) => ({ channel, visitors: g.visitors.size, conversions: g.conversions }))
-    .filter((c) => c.visitors > 0 || c.conversions > 0)
-    .sort(
-      (a, b) =>
-        b.visitors - a.visitors || b.conversions - a.conversions || a.channel.localeCompare(b.channel),
-    )
-    .slice(0, 10);
+  const converted = countConverted(conversions);
+  const topChannels = topChannelsOf(
+    [...channels.map].map(([channel, g]) => {
+      const people = countConverted(byChannel.get(channel) ?? []);
+      return {
+        channel,
+        visitors: g.visitors.size,
+        conversions: g.conversions,
+        convertedVisitors: people,
+        conversionRate: rates(g.visitors.size, people, g.conversions).conversionRate,
+      };
+    }),
+  );
   return {
     visitors: all.size,
     leads,
     conversions: counted,
-    conversionRate: all.size > 0 ? counted / all.size : 0,
+    convertedVisitors: converted,
+    ...rates(all.size, converted, counted),
+    revenue: round6(revenue),
+    ...currencyOf(conversions.map((c) => c.currency)),
     topChannels,
     period: { from: period.from, to: period.to },
   };
@@ -168,7 +183,13 @@ export async function filteredTimeseries(
     });
     day = interval === "day" ? day + 1 : Math.min(weekStart(weekOf(day)) + 7, period.toDay + 1);
   }
-  return { interval, period: { from: period.from, to: period.to }, points };
+  // The period's visitors are the distinct ones of all buckets (gather's), as in the summary.
+  return {
+    interval,
+    period: { from: period.from, to: period.to },
+    points,
+    totals: totalsOf(points, visitors.size, countConverted(conversions)),
+  };
 }
 
 export async function filteredBreakdown(

@@ -206,6 +206,7 @@ export interface ConversionFact {
   revenue: number;
   counted: number;
   credits: string | null;
+  currency: string | null;
   /** the person's first-touch session values (with `dims`) */
   dims?: SessionDimensions;
 }
@@ -229,6 +230,7 @@ export async function conversionsIn(
       "revenue",
       "counted",
       "credits",
+      "currency",
     ])
     .where("project_id", "=", project.id)
     .where("ts", ">=", range.from)
@@ -245,6 +247,7 @@ export async function conversionsIn(
     revenue: Number(r.revenue),
     counted: Number(r.counted),
     credits: r.credits,
+    currency: r.currency,
   }));
 }
 

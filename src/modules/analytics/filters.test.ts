@@ -34,7 +34,9 @@ describe("the report filter on the summary (hand-computed, filter-fixture.ts)", 
   it("a session value: visitors by their session, conversions by the person's first touch", async () => {
     const s = await summary([{ key: "device", op: "is", value: "mobile" }]);
     expect(figures(s)).toEqual({ visitors: 1, conversions: 1, leads: 0 });
-    expect(s.topChannels).toEqual([{ channel: "email", visitors: 1, conversions: 1 }]);
+    expect(s.topChannels).toEqual([
+      { channel: "email", visitors: 1, conversions: 1, convertedVisitors: 1, conversionRate: 1 },
+    ]);
     // is_not keeps the others; L1's server revenue has no session at all, so "(none)" is its value.
     expect(figures(await summary([{ key: "device", op: "is_not", value: "mobile" }]))).toEqual({
       visitors: 2,
@@ -74,7 +76,9 @@ describe("the report filter on the summary (hand-computed, filter-fixture.ts)", 
   it("a lead property selects the lead's visitors and conversions", async () => {
     const s = await summary([{ key: "lead.plan", op: "is", value: "free" }]);
     expect(figures(s)).toEqual({ visitors: 1, conversions: 0, leads: 1 });
-    expect(s.topChannels).toEqual([{ channel: "organic_social", visitors: 1, conversions: 0 }]);
+    expect(s.topChannels).toEqual([
+      { channel: "organic_social", visitors: 1, conversions: 0, convertedVisitors: 0, conversionRate: 0 },
+    ]);
   });
 
   it("conditions together must all hold", async () => {

@@ -1,6 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Db } from "../../platform/db/index.js";
 import { listConversionGoals } from "../goals/service.js";
+import { convertedPeople, rates } from "./converted.js";
 import { countUnion } from "./hll.js";
 import { SIGNUP_EVENT_TYPES, SIGNUP_KEY } from "./processor.js";
 import { ALL_CHANNELS, dayOf } from "./rollup-store.js";
@@ -64,9 +65,9 @@ export const ANALYTICS_GOAL_METRICS = [
 ] as const;
 
 /**
- * The goal metrics analytics knows: visitors, leads, conversions, revenue, conversion_rate,
- * signups (events named signup/sign_up or a conversion goal of that name), and any conversion
- * goal by its name (case-insensitive). Unknown metrics are left to other providers.
+ * The goal metrics analytics knows: visitors, leads, conversions, revenue, conversion_rate (per
+ * person), signups (events named signup/sign_up or a conversion goal of that name), and any
+ * conversion goal by its name (case-insensitive). Unknown metrics are left to other providers.
  */
 export async function goalMetric(
   db: Db,
@@ -85,8 +86,10 @@ export async function goalMetric(
     case "revenue":
       return (await conversions(db, project, range)).revenue;
     case "conversion_rate": {
+      // Per person, as the summary's conversionRate: people who converted ÷ visitors.
       const v = await visitors(db, project, range);
-      return v > 0 ? (await conversions(db, project, range)).count / v : 0;
+      const people = await convertedPeople(db, project.id, { from: range.from, to: range.to + 1 });
+      return rates(v, people.total, 0).conversionRate;
     }
   }
   if (SIGNUP_EVENT_TYPES.has(m) || m === "signups") return hits(db, project, SIGNUP_KEY, range);

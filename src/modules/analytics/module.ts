@@ -3,6 +3,7 @@ import { registerGoalMetricProvider } from "../goals/service.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
 import { createAnalyticsProcessor } from "./processor.js";
 import { analyticsRoutes } from "./routes.js";
+import { annotationRoutes } from "./routes-annotations.js";
 import { cohortRoutes } from "./routes-cohorts.js";
 import { exploreRoutes } from "./routes-explore.js";
 import { exportRoutes } from "./routes-export.js";
@@ -17,5 +18,6 @@ export const analyticsModule: LiftModule = {
     await app.register(cohortRoutes);
     await app.register(exploreRoutes);
     await app.register(exportRoutes);
+    await app.register(annotationRoutes);
   },
 };

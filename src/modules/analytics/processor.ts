@@ -229,6 +229,13 @@ function revenueOf(e: CommittedEvent): number {
   return typeof n === "number" && Number.isFinite(n) ? n : 0;
 }
 
+const CURRENCY = /^[A-Za-z]{3}$/;
+/** The ISO 4217 code the event's revenue is in (`data.currency`), upper-cased; null when it names none. */
+function currencyOf(e: CommittedEvent): string | null {
+  const c = e.data?.currency;
+  return typeof c === "string" && CURRENCY.test(c) ? c.toUpperCase() : null;
+}
+
 /** Returns whether anything goal-relevant was recorded. */
 async function recordConversions(
   trx: Trx,
@@ -276,6 +283,7 @@ async function recordConversions(
       channel: e.channel,
       ts: e.timestamp,
       credits: null,
+      currency: currencyOf(e),
     };
   });
   // A conversion is rolled up under its person's first-touch channel, so a late conversion of a

@@ -74,13 +74,48 @@ export const SummaryQuery = Type.Object({
 });
 export type SummaryQueryT = Static<typeof SummaryQuery>;
 
+const CONVERTED_VISITORS =
+  "people who converted in the period: a counted conversion (refunds are not), a lead's visitors counting once; anonymous server events are nobody's";
+
 export const AnalyticsSummary = Type.Object({
-  visitors: Type.Number(),
-  leads: Type.Number(),
-  conversions: Type.Number(),
-  conversionRate: Type.Number(),
+  visitors: Type.Number({
+    description:
+      "distinct visitors in the period (bots excluded): a visitor seen on several days counts once; the time series' `totals.visitors` is the same number",
+  }),
+  leads: Type.Number({ description: "leads created in the period" }),
+  conversions: Type.Number({
+    description:
+      "conversion events in the period: a visitor with a form submit and a purchase counts twice (refunds are not conversions)",
+  }),
+  convertedVisitors: Type.Number({ description: CONVERTED_VISITORS }),
+  conversionRate: Type.Number({
+    description:
+      "per person: convertedVisitors ÷ visitors (fraction, at most 1; 0 without visitors). Before issue 34 this was conversions ÷ visitors, now `conversionsPerVisitor`",
+  }),
+  conversionsPerVisitor: Type.Number({
+    description: "per event: conversions ÷ visitors (can exceed 1; 0 without visitors)",
+  }),
+  revenue: Type.Number({
+    description:
+      "revenue of the period's conversions (`data.revenue`), net of refunds, in `revenueCurrency` when that is set",
+  }),
+  revenueCurrency: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "the ISO 4217 code of the revenue when every revenue event that names a currency (`data.currency`) names this one; null when none names one or when they are mixed (see revenueCurrencies)",
+  }),
+  revenueCurrencies: Type.Array(Type.String(), {
+    description:
+      "every currency the period's revenue events named, sorted; more than one means mixed currencies",
+  }),
   topChannels: Type.Array(
-    Type.Object({ channel: Type.String(), visitors: Type.Number(), conversions: Type.Number() }),
+    Type.Object({
+      channel: Type.String(),
+      visitors: Type.Number(),
+      conversions: Type.Number({ description: "conversion events credited to the channel (first touch)" }),
+      convertedVisitors: Type.Number({ description: "people whose conversion was credited to the channel" }),
+      conversionRate: Type.Number({ description: "per person: convertedVisitors ÷ visitors, at most 1" }),
+    }),
+    { description: "at most 10, by visitors, then conversions" },
   ),
   period: Type.Object({ from: Type.String(), to: Type.String() }),
 });
@@ -115,6 +150,19 @@ export const Timeseries = Type.Object({
   interval: Type.Union([Type.Literal("day"), Type.Literal("week")]),
   period: Type.Object({ from: Type.String(), to: Type.String() }),
   points: Type.Array(TimeseriesPoint),
+  totals: Type.Object(
+    {
+      visitors: Type.Number({
+        description:
+          "distinct visitors over the whole period: the summary's `visitors`, not the sum of the points (a visitor seen on two days is one visitor)",
+      }),
+      convertedVisitors: Type.Number({ description: CONVERTED_VISITORS }),
+      leads: Type.Number(),
+      conversions: Type.Number(),
+      revenue: Type.Number(),
+    },
+    { description: "the period as a whole" },
+  ),
 });
 
 export const BreakdownQuery = Type.Object({
@@ -140,7 +188,10 @@ export const Breakdown = Type.Object({
         description: "distinct visitors whose sessions had this value (bots excluded)",
       }),
       conversions: Type.Number({ description: "conversions of people whose first touch had this value" }),
-      conversionRate: Type.Number(),
+      conversionRate: Type.Number({
+        description:
+          "per event: conversions ÷ visitors of the row (a person converting twice counts twice; the per-person rate is the summary's `conversionRate`)",
+      }),
       revenue: Type.Number(),
     }),
     { description: "sorted by visitors, then conversions; at most `limit`" },

@@ -56,6 +56,8 @@ export interface ConversionTable {
   ts: number;
   /** JSON {model: {channel: credit}} as applied to analytics_attribution_daily */
   credits: string | null;
+  /** `data.currency` of the event, upper-cased (migration 0398; null when it named none) */
+  currency: string | null;
 }
 
 export interface AttributionDailyTable {
@@ -138,8 +140,24 @@ export interface CohortTable {
   updated_at: string;
 }
 
+/** A dated note on the project's charts (migration 0397). */
+export interface AnnotationTable {
+  id: string;
+  project_id: string;
+  /** YYYY-MM-DD (UTC day) */
+  date: string;
+  /** the last day of the annotated period, inclusive; null for a single day */
+  end_date: string | null;
+  text: string;
+  /** `apiKey:<key id>` or `user:<user id>` */
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
 declare module "../../platform/db/types.js" {
   interface Database {
     analytics_cohorts: CohortTable;
+    analytics_annotations: AnnotationTable;
   }
 }

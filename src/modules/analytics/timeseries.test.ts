@@ -97,6 +97,8 @@ describe("GET /api/analytics/timeseries", () => {
         { date: "2025-03-03", ...zero, visitors: 2, conversions: 1, revenue: 30 },
         { date: "2025-03-10", ...zero, visitors: 1, conversions: 1, revenue: 30 },
       ],
+      // the weeks' visitors add up to 4; the period saw 3 (v1 in two weeks); v2 and v3 converted
+      totals: { visitors: 3, convertedVisitors: 2, leads: 0, conversions: 2, revenue: 60 },
     });
   });
 

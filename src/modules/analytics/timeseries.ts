@@ -1,5 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
+import { convertedPeople, periodVisitors } from "./converted.js";
 import { VisitorSketch } from "./hll.js";
 import type { Period } from "./period.js";
 import { ALL_CHANNELS, DAY_MS } from "./rollup-store.js";
@@ -16,10 +17,39 @@ export interface TimeseriesPoint {
   revenue: number;
 }
 
+/** The whole period: distinct visitors and people over it (not sums of buckets), counters summed. */
+export interface TimeseriesTotals {
+  visitors: number;
+  convertedVisitors: number;
+  leads: number;
+  conversions: number;
+  revenue: number;
+}
+
 export interface Timeseries {
   interval: Interval;
   period: { from: string; to: string };
   points: TimeseriesPoint[];
+  totals: TimeseriesTotals;
+}
+
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6 + 0;
+
+/** Counters summed over the buckets; visitors and people as given (distinct over the period). */
+export function totalsOf(
+  points: TimeseriesPoint[],
+  visitors: number,
+  convertedVisitors: number,
+): TimeseriesTotals {
+  let leads = 0;
+  let conversions = 0;
+  let revenue = 0;
+  for (const p of points) {
+    leads += p.leads;
+    conversions += p.conversions;
+    revenue += p.revenue;
+  }
+  return { visitors, convertedVisitors, leads, conversions, revenue: round6(revenue) };
 }
 
 const isoDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
@@ -111,8 +141,24 @@ export async function analyticsTimeseries(
       visitors: sketch.count(),
       leads,
       conversions,
-      revenue: Math.round(revenue * 1e6) / 1e6,
+      revenue: round6(revenue),
     });
   }
-  return { interval, period: { from: period.from, to: period.to }, points };
+  // A visitor seen on several days is one visitor of the period: the same union of sketches as
+  // the summary's, never a sum of the buckets.
+  const all = await sketchesFor(
+    db,
+    project.id,
+    period.fromDay,
+    period.toDay,
+    channels ? undefined : ALL_CHANNELS,
+  );
+  const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
+  const converted = await convertedPeople(db, project.id, range, only);
+  return {
+    interval,
+    period: { from: period.from, to: period.to },
+    points,
+    totals: totalsOf(points, periodVisitors(all, only).count(), converted.total),
+  };
 }

@@ -159,6 +159,38 @@ const SecondaryResult = Type.Object({
     }),
   ),
 });
+export const VERDICT_STATES = [
+  "no_data",
+  "srm",
+  "collecting",
+  "leading",
+  "significant",
+  "won",
+  "no_winner",
+  "bandit",
+] as const;
+const Verdict = Type.Object(
+  {
+    state: lit(VERDICT_STATES, {
+      description:
+        "no_data (no exposure yet), srm (sample ratio mismatch: no verdict), collecting (no difference or no conversions yet), leading (a variant is ahead, not significant), significant (the sequential test decided; completes when the minimum sample is met), won / no_winner (completed), bandit",
+    }),
+    text: Type.String({ description: "the verdict in plain words, as the dashboard shows it" }),
+    leader: Type.Union([Type.String(), Type.Null()], {
+      description: "the variant ahead (the control when every variant does worse); null without a difference",
+    }),
+    confidence: Type.Number({
+      description:
+        "the one confidence figure to show: 1 − the sequential test's always-valid p-value (Holm-adjusted) of the clearest comparison with the control, so 95% is where it decides; for a bandit, the leader's probability of being best. The spec's top-level `confidence` stays the Bayesian chance of the best variant (a single-look figure)",
+    }),
+    moreVisitorsPerVariant: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "visitors per variant still needed: to reach the sequential test's decision if the rates seen so far hold (leading), or the minimum sample (significant); null when it cannot be estimated",
+    }),
+  },
+  { description: "the outcome in plain words, from the sequential test (docs/decisions/experiments.md)" },
+);
+
 export const Results = Type.Object({
   control: Type.String(),
   variants: Type.Array(VariantResult),
@@ -174,6 +206,7 @@ export const Results = Type.Object({
   }),
   guardrails: Type.Array(GuardrailResult),
   secondary: Type.Array(SecondaryResult),
+  verdict: Verdict,
   bandit: Type.Union([
     Type.Object({
       note: Type.String(),
@@ -199,7 +232,10 @@ export const Experiment = Type.Object({
   trafficSplit: Type.Number(),
   variants: Type.Array(Variant),
   results: Results,
-  confidence: Type.Number(),
+  confidence: Type.Number({
+    description:
+      "the spec's statistical confidence: the Bayesian chance that the best variant beats the control (0 before any exposure). A single-look figure; the verdict's `results.verdict.confidence` is the sequential test's, which decides",
+  }),
   beliefId: Type.Union([Type.String(), Type.Null()]),
   mode: ModeSchema,
   weights: Type.Array(Type.Number()),

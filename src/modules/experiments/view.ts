@@ -4,6 +4,7 @@ import { extraGoalsOf, parseMetrics } from "./metrics.js";
 import { computeResults, type GoalCounts, type VariantCounts } from "./results.js";
 import type { ExperimentT, VariantT } from "./schema.js";
 import type { ExperimentTable } from "./tables.js";
+import { verdictOf } from "./verdict.js";
 
 /** An experiment as the API shows it: the stored row, its counters, and the results from them. */
 
@@ -126,6 +127,17 @@ export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): Ex
   const metrics = parseMetrics(row);
   const primary = row.conversion_goal_ids ? (JSON.parse(row.conversion_goal_ids) as string[]) : null;
   const completed = row.status === "completed";
+  const method = decisionMethodOf(row);
+  const probabilityBest = row.mode === "bandit" ? banditProbabilityBest(weights) : null;
+  const verdict = verdictOf({
+    results,
+    status: row.status,
+    mode: row.mode,
+    minSample: Number(row.min_sample_per_variant),
+    winner: row.winner,
+    method,
+    probabilityBest,
+  });
   return {
     id: row.id,
     name: row.name,
@@ -135,8 +147,9 @@ export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): Ex
     variants: parseVariants(row),
     results: {
       ...results,
+      verdict,
       decision: {
-        method: decisionMethodOf(row),
+        method,
         decidedAt: completed ? row.completed_at : null,
         winner: completed ? row.winner : null,
       },
@@ -144,7 +157,7 @@ export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): Ex
         row.mode === "bandit"
           ? {
               note: BANDIT_NOTE,
-              probabilityBest: banditProbabilityBest(weights),
+              probabilityBest: probabilityBest ?? [],
               weightsHistory: counts.history,
             }
           : null,

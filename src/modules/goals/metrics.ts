@@ -1,6 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Db } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
+import { parseStart } from "./pace.js";
 import type { GoalTable } from "./tables.js";
 import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
 
@@ -34,7 +35,7 @@ export function registerGoalMetricProvider(
 
 /** The goal's current value from the first provider that knows its metric; unchanged when none does. */
 export async function measure(deps: ServiceDeps, project: ProjectRef, goal: GoalTable): Promise<number> {
-  const range = { from: Date.parse(goal.created_at), to: Date.now() };
+  const range = { from: parseStart(goal.start_date) ?? Date.parse(goal.created_at), to: Date.now() };
   for (const p of stateOf(deps, METRICS).providers) {
     const v = await p(deps.db, project, goal.metric, range);
     if (v !== undefined && Number.isFinite(v)) return v;

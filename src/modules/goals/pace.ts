@@ -8,15 +8,21 @@ const DAY = 86_400_000;
 /**
  * Status from pace (DESIGN.md): the value projected at the deadline against the target —
  * ≥100% on_track, ≥80% at_risk, else behind; completed once the target is reached. Counts are
- * projected linearly from the goal's start; levels are taken as they are.
+ * projected linearly from the goal's start (its startDate); levels are taken as they are.
+ * Nothing counted is never on track once counting has started, its first moment included (issue
+ * 34: a new goal showed "0 / 60,000 — On track"): at_risk while it is too early to project,
+ * behind after.
  */
 export function paceStatus(
   goal: { metric: string; target: number; current: number; startedAt: number; deadline: number },
   now: number,
 ): GoalStatus {
   if (goal.current >= goal.target) return "completed";
-  // Too early to judge pace: the first tenth of the goal's duration, at most a day.
-  if (now - goal.startedAt < Math.min(DAY, (goal.deadline - goal.startedAt) / 10)) return "on_track";
+  // Counting has not started (a startDate ahead): nothing to judge.
+  if (now < goal.startedAt) return "on_track";
+  // Too early to project: the first tenth of the goal's duration, at most a day.
+  if (now - goal.startedAt < Math.min(DAY, (goal.deadline - goal.startedAt) / 10))
+    return goal.current > 0 ? "on_track" : "at_risk";
   let projected = goal.current;
   if (!LEVEL_METRICS.has(goal.metric)) {
     const total = Math.max(goal.deadline - goal.startedAt, MIN_ELAPSED_MS);
@@ -26,6 +32,13 @@ export function paceStatus(
   if (goal.target <= 0) return "on_track";
   const ratio = projected / goal.target;
   return ratio >= 1 ? "on_track" : ratio >= 0.8 ? "at_risk" : "behind";
+}
+
+/** A start: an ISO 8601 date (the start of that UTC day) or date-time; null when it is neither. */
+export function parseStart(value: string): number | null {
+  const end = parseDeadline(value);
+  if (end === null) return null;
+  return /T/.test(value) ? end : end - 86_400_000 + 1;
 }
 
 /** Parses an ISO 8601 date or date-time; a date alone means the end of that day (UTC). */

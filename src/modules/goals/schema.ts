@@ -18,6 +18,10 @@ export const Goal = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   unit: Type.Union([Type.String(), Type.Null()]),
   reachedAt: Type.Union([Type.String(), Type.Null()]),
+  startDate: Type.String({
+    description:
+      "when counting starts (ISO 8601 date or date-time as given; a date is the start of that UTC day): `current` counts the metric from here; default `createdAt`",
+  }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
@@ -25,6 +29,13 @@ export type GoalT = Static<typeof Goal>;
 
 // A target of 0 or below is reached the moment the goal exists; it could never progress.
 const Target = Type.Number({ exclusiveMinimum: 0, description: "value to reach; greater than 0" });
+
+const StartDate = Type.String({
+  minLength: 1,
+  maxLength: 40,
+  description:
+    "count the metric from here (ISO 8601 date or date-time; a date is the start of that UTC day; before the deadline); default: the goal's creation",
+});
 
 export const CreateGoalBody = Type.Object(
   {
@@ -37,6 +48,7 @@ export const CreateGoalBody = Type.Object(
     }),
     target: Target,
     deadline: Type.String({ minLength: 1, maxLength: 40 }),
+    startDate: Type.Optional(StartDate),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     unit: Type.Optional(Type.String({ maxLength: 50 })),
   },
@@ -49,6 +61,7 @@ export const PatchGoalBody = Type.Object(
     id: Type.String({ minLength: 1, maxLength: 100 }),
     target: Type.Optional(Target),
     deadline: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    startDate: Type.Optional(StartDate),
     status: Type.Optional(GoalStatusSchema),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     unit: Type.Optional(Type.String({ maxLength: 50 })),

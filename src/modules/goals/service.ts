@@ -1,25 +1,25 @@
 import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { VersionedCache, bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
-import { AppError, notFound, validation } from "../../platform/errors.js";
+import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent, enqueueJob } from "../../platform/jobs/index.js";
+import { listConversionGoals } from "./conversion-goals.js";
 import { checkMetric, measure } from "./metrics.js";
-import { paceStatus, parseDeadline } from "./pace.js";
-import type {
-  ConversionGoalT,
-  CreateConversionGoal,
-  CreateGoal,
-  GoalT,
-  PatchConversionGoal,
-  PatchGoal,
-} from "./schema.js";
-import type { ConversionGoalTable, GoalTable } from "./tables.js";
+import { paceStatus, parseDeadline, parseStart } from "./pace.js";
+import type { CreateGoal, GoalT, PatchGoal } from "./schema.js";
+import type { GoalTable } from "./tables.js";
 import "./tables.js";
 import { RECOMPUTE_JOB } from "./schema.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 
 export { type GoalMetricProvider, registerGoalMetricProvider } from "./metrics.js";
+export {
+  conversionGoalsCache,
+  createConversionGoal,
+  deleteConversionGoal,
+  listConversionGoals,
+  patchConversionGoal,
+} from "./conversion-goals.js";
 export { matchesConversionGoal } from "./matching.js";
 export type { ConversionGoalT } from "./schema.js";
 
@@ -49,6 +49,7 @@ function toGoal(r: GoalTable): GoalT {
     description: r.description,
     unit: r.unit,
     reachedAt: r.reached_at,
+    startDate: r.start_date,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -62,6 +63,14 @@ function checkDeadline(deadline: string): number {
   if (t === null) throw validation("body.deadline must be an ISO 8601 date (YYYY-MM-DD or a date-time)");
   return t;
 }
+/** A start must parse and come before the deadline (a goal counting nothing cannot progress). */
+function checkStart(startDate: string, deadline: string): void {
+  const t = parseStart(startDate);
+  if (t === null) throw validation("body.startDate must be an ISO 8601 date (YYYY-MM-DD or a date-time)");
+  if (t >= (parseDeadline(deadline) ?? Number.POSITIVE_INFINITY))
+    throw validation("body.startDate must be before the deadline");
+}
+const startOf = (r: GoalTable) => parseStart(r.start_date) ?? Date.parse(r.created_at);
 
 /**
  * Applies a new current value: status by pace unless set by hand, and goal.reached exactly once
@@ -80,7 +89,7 @@ async function applyProgress(
         metric: row.metric,
         target: row.target,
         current,
-        startedAt: Date.parse(row.created_at),
+        startedAt: startOf(row),
         deadline: parseDeadline(row.deadline) ?? 0,
       },
       Date.now(),
@@ -127,6 +136,7 @@ async function findGoal(db: DbOrTrx, project: ProjectRef, id: string): Promise<G
 export async function createGoal(deps: ServiceDeps, project: ProjectRef, input: CreateGoal): Promise<GoalT> {
   checkTarget(input.target);
   checkDeadline(input.deadline);
+  if (input.startDate !== undefined) checkStart(input.startDate, input.deadline);
   const conversionGoals = (await listConversionGoals(deps.db, project)).map((g) => g.name);
   checkMetric(deps, input.metric, conversionGoals);
   const t = nowIso();
@@ -143,6 +153,7 @@ export async function createGoal(deps: ServiceDeps, project: ProjectRef, input: 
     description: input.description ?? null,
     unit: input.unit ?? null,
     reached_at: null,
+    start_date: input.startDate ?? t,
     created_at: t,
     updated_at: t,
   };
@@ -153,16 +164,27 @@ export async function createGoal(deps: ServiceDeps, project: ProjectRef, input: 
   });
 }
 
-/** A status given by PATCH wins over the pace rule from then on. */
+/**
+ * A status given by PATCH wins over the pace rule from then on. A new startDate counts the metric
+ * again from there (measured before the transaction: providers read the database themselves).
+ */
 export async function updateGoal(deps: ServiceDeps, project: ProjectRef, patch: PatchGoal): Promise<GoalT> {
   if (patch.target !== undefined) checkTarget(patch.target);
   if (patch.deadline !== undefined) checkDeadline(patch.deadline);
+  let recounted: number | undefined;
+  if (patch.startDate !== undefined) {
+    const row = await findGoal(deps.db, project, patch.id);
+    checkStart(patch.startDate, patch.deadline ?? row.deadline);
+    if (patch.startDate !== row.start_date)
+      recounted = await measure(deps, project, { ...row, start_date: patch.startDate });
+  }
   return withTransaction(deps.db, async (trx) => {
     const row = await findGoal(trx, project, patch.id);
     const next: GoalTable = {
       ...row,
       target: patch.target ?? row.target,
       deadline: patch.deadline ?? row.deadline,
+      start_date: patch.startDate ?? row.start_date,
       description: patch.description ?? row.description,
       unit: patch.unit ?? row.unit,
       status: patch.status ?? row.status,
@@ -174,6 +196,7 @@ export async function updateGoal(deps: ServiceDeps, project: ProjectRef, patch: 
       .set({
         target: next.target,
         deadline: next.deadline,
+        start_date: next.start_date,
         description: next.description,
         unit: next.unit,
         status: next.status,
@@ -182,7 +205,7 @@ export async function updateGoal(deps: ServiceDeps, project: ProjectRef, patch: 
       })
       .where("id", "=", row.id)
       .execute();
-    return toGoal(await applyProgress(trx, project, next, next.current));
+    return toGoal(await applyProgress(trx, project, next, recounted ?? next.current));
   });
 }
 
@@ -217,142 +240,4 @@ export async function recomputeGoals(deps: ServiceDeps, project: ProjectRef): Pr
       await applyProgress(trx, project, fresh, current);
     });
   }
-}
-
-function toConversionGoal(r: ConversionGoalTable): ConversionGoalT {
-  return {
-    id: r.id,
-    name: r.name,
-    eventType: r.event_type,
-    urlPattern: r.url_pattern,
-    conditions: r.conditions ? JSON.parse(r.conditions) : null,
-    createdAt: r.created_at,
-  };
-}
-
-/**
- * Conversion goals are read by the event processors: each change bumps the project's configuration
- * version first in its transaction (platform/config-version.ts), so every event committed after it
- * sees it, on every process.
- */
-export async function createConversionGoal(
-  db: Db,
-  project: ProjectRef,
-  input: CreateConversionGoal,
-): Promise<ConversionGoalT> {
-  const row: ConversionGoalTable = {
-    id: newId("cgoal"),
-    project_id: project.id,
-    name: input.name,
-    event_type: input.eventType,
-    url_pattern: input.urlPattern ?? null,
-    conditions: input.conditions ? JSON.stringify(input.conditions) : null,
-    created_at: nowIso(),
-  };
-  await withTransaction(db, async (trx) => {
-    await bumpConfigVersion(trx, project.id);
-    const taken = await trx
-      .selectFrom("conversion_goals")
-      .select("id")
-      .where("project_id", "=", project.id)
-      .where("name", "=", input.name)
-      .executeTakeFirst();
-    if (taken) throw new AppError("CONFLICT", `a conversion goal named ${input.name} already exists`);
-    await trx.insertInto("conversion_goals").values(row).execute();
-  });
-  return toConversionGoal(row);
-}
-
-/**
- * Changes a conversion goal; events committed after this commit are matched by the new definition.
- * A rename carries the project's goals that track it by name along.
- */
-export async function patchConversionGoal(
-  db: Db,
-  project: ProjectRef,
-  patch: PatchConversionGoal,
-): Promise<ConversionGoalT> {
-  return withTransaction(db, async (trx) => {
-    await bumpConfigVersion(trx, project.id);
-    const row = await trx
-      .selectFrom("conversion_goals")
-      .selectAll()
-      .where("id", "=", patch.id)
-      .where("project_id", "=", project.id)
-      .executeTakeFirst();
-    if (!row) throw notFound("conversion goal", patch.id);
-    const next: ConversionGoalTable = {
-      ...row,
-      name: patch.name ?? row.name,
-      event_type: patch.eventType ?? row.event_type,
-      url_pattern: patch.urlPattern === undefined ? row.url_pattern : patch.urlPattern,
-      conditions:
-        patch.conditions === undefined
-          ? row.conditions
-          : patch.conditions
-            ? JSON.stringify(patch.conditions)
-            : null,
-    };
-    if (next.name !== row.name) {
-      const taken = await trx
-        .selectFrom("conversion_goals")
-        .select("id")
-        .where("project_id", "=", project.id)
-        .where("name", "=", next.name)
-        .executeTakeFirst();
-      if (taken) throw new AppError("CONFLICT", `a conversion goal named ${next.name} already exists`);
-      await trx
-        .updateTable("goals")
-        .set({ metric: next.name })
-        .where("project_id", "=", project.id)
-        .where("metric", "=", row.name)
-        .execute();
-    }
-    await trx
-      .updateTable("conversion_goals")
-      .set({
-        name: next.name,
-        event_type: next.event_type,
-        url_pattern: next.url_pattern,
-        conditions: next.conditions,
-      })
-      .where("id", "=", row.id)
-      .execute();
-    return toConversionGoal(next);
-  });
-}
-
-/** The project's conversion goals, newest first. */
-export async function listConversionGoals(db: DbOrTrx, project: ProjectRef): Promise<ConversionGoalT[]> {
-  const rows = await db
-    .selectFrom("conversion_goals")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .execute();
-  return rows.map(toConversionGoal);
-}
-
-/**
- * For event processors: the project's conversion goals, cached in this process for one
- * configuration version (the one the events transaction read) and reloaded inside it otherwise.
- */
-export function conversionGoalsCache() {
-  const cache = new VersionedCache<ConversionGoalT[]>();
-  return (trx: DbOrTrx, project: ProjectRef, configVersion: number): Promise<ConversionGoalT[]> =>
-    cache.get(project.id, configVersion, () => listConversionGoals(trx, project));
-}
-
-export async function deleteConversionGoal(db: Db, project: ProjectRef, id: string) {
-  return withTransaction(db, async (trx) => {
-    await bumpConfigVersion(trx, project.id);
-    const res = await trx
-      .deleteFrom("conversion_goals")
-      .where("id", "=", id)
-      .where("project_id", "=", project.id)
-      .executeTakeFirst();
-    if (Number(res.numDeletedRows) === 0) throw notFound("conversion goal", id);
-    return { id, deleted: true };
-  });
 }

@@ -13,6 +13,8 @@ export interface GoalTable {
   description: string | null;
   unit: string | null;
   reached_at: string | null;
+  /** when counting starts, as given (migration 0210; existing goals: created_at) */
+  start_date: string;
   created_at: string;
   updated_at: string;
 }

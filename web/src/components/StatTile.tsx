@@ -1,38 +1,30 @@
+import type { ReactNode } from "react";
+import { type ChangeKind, changeOf } from "./change";
+
 /** One headline number with its change against the previous period of the same length. */
 export function StatTile({
   label,
   value,
   previous,
   format = (n) => n.toLocaleString(),
+  kind = "count",
+  detail,
 }: {
   label: string;
   value: number;
   previous?: number;
   format?: (n: number) => string;
+  /** how the change is said (change.ts): counts and money by percent or absolute, rates in points */
+  kind?: ChangeKind;
+  /** a line under the number: what it counts */
+  detail?: ReactNode;
 }) {
-  let change: { text: string; tone: string; spoken: string } | null = null;
-  if (previous !== undefined) {
-    if (previous === 0) {
-      change =
-        value === 0
-          ? { text: "no change", tone: "flat", spoken: "no change" }
-          : { text: "new", tone: "up", spoken: "none in the previous period" };
-    } else {
-      const pct = ((value - previous) / previous) * 100;
-      const rounded = Math.abs(pct) < 10 ? pct.toFixed(1) : pct.toFixed(0);
-      const tone = pct > 0 ? "up" : pct < 0 ? "down" : "flat";
-      const text = `${pct > 0 ? "+" : pct < 0 ? "−" : "±"}${rounded.replace("-", "")}%`;
-      change = {
-        text,
-        tone,
-        spoken: `${tone === "up" ? "up" : tone === "down" ? "down" : "no change"} ${rounded.replace("-", "")}% on the previous period`,
-      };
-    }
-  }
+  const change = changeOf(value, previous, kind, format);
   return (
     <div className="tile">
       <div className="tile-label">{label}</div>
       <div className="tile-value">{format(value)}</div>
+      {detail && <div className="tile-detail muted">{detail}</div>}
       {change && (
         <div className={`tile-change ${change.tone}`}>
           <span aria-hidden="true">{change.text}</span>

@@ -4,6 +4,31 @@ import "uplot/dist/uPlot.min.css";
 import type { IntervalChartProps } from "./chart-props";
 
 const ESTIMATE = "#4f46e5";
+const AXIS_FONT = "12px system-ui, -apple-system, sans-serif";
+/** The labels may take at most this share of the width; longer ones end in "…" (the legend has them whole). */
+const LABEL_SHARE = 0.45;
+
+/**
+ * Sizes the label axis to its longest label (issue 34: a fixed 90 px clipped "blue-headline" to
+ * "lue-headline"), and shortens only what cannot fit in `LABEL_SHARE` of the width.
+ */
+function labelFitter(labels: string[], width: number) {
+  const ctx = document.createElement("canvas").getContext("2d");
+  const measure = (t: string) => {
+    if (!ctx) return t.length * 7;
+    ctx.font = AXIS_FONT;
+    return ctx.measureText(t).width;
+  };
+  const room = Math.min(Math.max(0, ...labels.map(measure)), width * LABEL_SHARE);
+  const fit = (t: string) => {
+    if (measure(t) <= room) return t;
+    let s = t;
+    while (s.length > 1 && measure(`${s}…`) > room) s = s.slice(0, -1);
+    return `${s}…`;
+  };
+  // the ticks and the gap beside the text
+  return { size: Math.ceil(room) + 24, fit };
+}
 const RANGE = "rgba(79, 70, 229, 0.25)";
 
 /**
@@ -20,6 +45,10 @@ export default function UPlotIntervalChart({ intervals, height = 160, label }: I
     const lo = Math.min(0, ...intervals.map((i) => i.low));
     const hi = Math.max(0, ...intervals.map((i) => i.high));
     const pad = (hi - lo) * 0.1 || 0.05;
+    const labels = labelFitter(
+      intervals.map((i) => i.label),
+      Math.max(el.clientWidth, 200),
+    );
     const draw = (u: uPlot) => {
       const ctx = u.ctx;
       ctx.save();
@@ -59,9 +88,10 @@ export default function UPlotIntervalChart({ intervals, height = 160, label }: I
           { stroke: "#4b5563", values: (_u, splits) => splits.map((v) => `${Math.round(v * 100)}%`) },
           {
             stroke: "#4b5563",
-            size: 90,
+            font: AXIS_FONT,
+            size: labels.size,
             splits: () => rows,
-            values: (_u, splits) => splits.map((v) => intervals[v - 1]?.label ?? ""),
+            values: (_u, splits) => splits.map((v) => labels.fit(intervals[v - 1]?.label ?? "")),
           },
         ],
         series: [{}, { show: false }],

@@ -5,6 +5,10 @@ export interface ChartSeries {
   values: number[];
   /** a CSS colour */
   color: string;
+  /** a dashed line (e.g. the previous period's) */
+  dashed?: boolean;
+  /** what the legend says for the series (default: the sum of its values) */
+  total?: string;
 }
 
 export interface ChartProps {
@@ -18,6 +22,22 @@ export interface ChartProps {
   summary?: (values: number[]) => string;
   series: ChartSeries[];
   height?: number;
+  /** The project's annotations on the chart's days, and adding one with a click (default on). */
+  annotate?: boolean;
+}
+
+/** An annotation as the charts draw it (`/api/annotations`). */
+export interface Mark {
+  id: string;
+  date: string;
+  endDate: string | null;
+  text: string;
+}
+
+/** What the uPlot part draws beyond the series: annotations, and a click on a day. */
+export interface PlotExtras {
+  marks: Mark[];
+  onPick?: (isoDay: string) => void;
 }
 
 export interface Interval {

@@ -9,10 +9,10 @@ import { SelectField } from "../../components/Field";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { BreakdownBars } from "./BreakdownBars";
 
 const LIMIT = 50;
 
-const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 const money = (n: number) =>
   n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
@@ -66,6 +66,7 @@ export default function BreakdownsPage() {
               {breakdown.data.period.from} to {breakdown.data.period.to} (UTC). Visitors count under their
               sessions' values; conversions under the values of the person's first visit. Bots are left out.
             </p>
+            <BreakdownBars rows={breakdown.data.rows} label={label} />
             <DataTable
               caption={`Breakdown by ${label.toLowerCase()}`}
               rows={breakdown.data.rows}
@@ -77,10 +78,11 @@ export default function BreakdownsPage() {
                 },
                 { header: "Visitors", numeric: true, cell: (r) => r.visitors.toLocaleString() },
                 { header: "Conversions", numeric: true, cell: (r) => r.conversions.toLocaleString() },
+                // Per event (a visitor converting twice counts twice): the API's breakdown rate.
                 {
-                  header: "Conversion rate",
+                  header: "Conversions per visitor",
                   numeric: true,
-                  cell: (r) => (r.visitors > 0 ? percent(r.conversionRate) : "–"),
+                  cell: (r) => (r.visitors > 0 ? r.conversionRate.toFixed(2) : "–"),
                 },
                 { header: "Revenue", numeric: true, cell: (r) => money(r.revenue) },
               ]}

@@ -71,7 +71,13 @@ export function ExperimentList() {
                 numeric: true,
                 cell: (e) => e.results.totalConversions.toLocaleString(),
               },
-              { header: "Confidence", numeric: true, cell: (e) => percent(e.confidence, 0) },
+              // The results page's one figure (the verdict's: the sequential test's, or a bandit's
+              // probability best), not the single-look Bayesian `confidence` beside it (issue 34).
+              {
+                header: "Confidence",
+                numeric: true,
+                cell: (e) => percent(e.results.verdict.confidence, 0),
+              },
             ]}
           />
         )}

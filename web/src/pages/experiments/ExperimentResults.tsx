@@ -10,6 +10,7 @@ import { useConversionGoals } from "./goals";
 import { BanditCard, GuardrailsCard, SecondaryCard } from "./MetricsCards";
 import { fetchExperiment, MOVES, percent, type Status } from "./model";
 import { VariantTable } from "./VariantTable";
+import { Verdict, confidenceLabel } from "./Verdict";
 import { ShipWinner } from "../flags/ShipWinner";
 
 preloadIntervalChart();
@@ -79,6 +80,7 @@ export function ExperimentResults() {
           ? e.conversionGoalIds.map(nameOf).join(", ")
           : "any of the conversion goals"}
       </p>
+      <Verdict experiment={e} />
       <DecisionLine experiment={e} />
       <ShipWinner experiment={e} />
       {r.srm.mismatch && (
@@ -94,18 +96,22 @@ export function ExperimentResults() {
       <div className="tiles">
         <StatTile label="Exposures" value={r.totalExposures} />
         <StatTile label="Conversions" value={r.totalConversions} />
-        <StatTile label="Confidence" value={e.confidence} format={(n) => percent(n, 0)} />
+        <StatTile
+          label={confidenceLabel(e)}
+          value={r.verdict.confidence}
+          format={(n) => percent(n, 0)}
+          detail={e.mode === "bandit" ? "of the leading arm" : "from the sequential test"}
+        />
       </div>
       <Card title="Variants">
-        {r.totalExposures === 0 ? (
-          <EmptyState title="No exposures yet">
+        {r.totalExposures === 0 && (
+          <p className="muted">
             {e.status === "draft"
-              ? "Start the experiment; visitors of its page will then be counted here."
-              : "Visitors of the page are counted here as the snippet shows them a variant."}
-          </EmptyState>
-        ) : (
-          <VariantTable results={r} bandit={e.mode === "bandit"} />
+              ? "No exposures yet: start the experiment; visitors of its page will then be counted here."
+              : "No exposures yet: visitors of the page are counted here as the snippet shows them a variant."}
+          </p>
         )}
+        <VariantTable results={r} bandit={e.mode === "bandit"} />
       </Card>
       {r.guardrails.length > 0 && <GuardrailsCard experiment={e} nameOf={nameOf} />}
       {r.secondary.length > 0 && <SecondaryCard experiment={e} nameOf={nameOf} />}

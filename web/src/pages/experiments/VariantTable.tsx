@@ -68,13 +68,6 @@ export function VariantTable({ results: r, bandit }: { results: Results; bandit:
           : signedPercent(v.uplift),
       ),
     },
-    {
-      header: "Chance to beat control",
-      label: twoLines("Chance to", "beat control"),
-      group: FIXED,
-      numeric: true,
-      cell: challenger((v) => percent(v.chanceToBeatControl)),
-    },
     { header: "p-value", group: FIXED, numeric: true, cell: challenger((v) => pText(v.pValue)) },
     // With several challengers, the p-values adjusted for comparing them all (Holm–Bonferroni).
     ...(r.variants.length > 2
@@ -92,20 +85,22 @@ export function VariantTable({ results: r, bandit }: { results: Results; bandit:
     ...(bandit
       ? []
       : [
+          // The page's one confidence figure (issue 34): 1 − the always-valid p-value, so the
+          // test decides at 95%. The Bayesian chance stays in the API, off the page.
           {
-            header: "Chance to beat control",
-            label: twoLines("Chance to", "beat control"),
+            header: "Confidence",
             group: SEQUENTIAL,
             numeric: true,
-            cell: challenger((v) =>
-              v.sequential?.interval
+            cell: challenger((v) => {
+              const confidence = v.sequential ? percent(1 - v.sequential.pValue) : "—";
+              return v.sequential?.interval
                 ? withInterval(
-                    percent(v.sequential.chanceToBeatControl),
+                    confidence,
                     interval(v.sequential.interval, signedPercent),
                     "sequential-interval",
                   )
-                : percent(v.sequential?.chanceToBeatControl),
-            ),
+                : confidence;
+            }),
           },
           {
             header: "Decided",
@@ -144,7 +139,7 @@ export function VariantTable({ results: r, bandit }: { results: Results; bandit:
         Fixed-horizon figures are valid for one look at a planned sample.{" "}
         {bandit
           ? "A bandit's traffic shifts as it runs, so here they are descriptive."
-          : "The sequential test completes the experiment and is safe to check any time; “blocked” means a failing guardrail keeps the variant from winning."}{" "}
+          : "The sequential test completes the experiment and is safe to check any time: its confidence decides at 95%; “blocked” means a failing guardrail keeps the variant from winning."}{" "}
         Under each figure, its 95% interval (of the uplift; of the revenue difference against the control).
       </p>
       <GroupedTable

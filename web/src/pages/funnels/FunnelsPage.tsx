@@ -10,6 +10,7 @@ import { useFilter } from "../../components/filter";
 import { stepConditions } from "./StepsEditor";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { FunnelBars } from "./FunnelBars";
 import { FunnelBreakdown } from "./FunnelBreakdown";
 import { StepsEditor, type StepDraft } from "./StepsEditor";
 
@@ -107,22 +108,25 @@ export default function FunnelsPage() {
         ) : funnel.isError ? (
           <ErrorState error={funnel.error} retry={() => void funnel.refetch()} />
         ) : (
-          <DataTable
-            caption="Funnel steps"
-            rows={funnel.data.steps}
-            rowKey={(s) => String(s.index)}
-            columns={[
-              { header: "Step", cell: (s) => `${s.index + 1}. ${s.label}` },
-              { header: "People", numeric: true, cell: (s) => s.count.toLocaleString() },
-              { header: "From previous", numeric: true, cell: (s) => percent(s.conversionFromPrevious) },
-              { header: "From start", numeric: true, cell: (s) => percent(s.conversionFromStart) },
-              {
-                header: "Median time from previous",
-                numeric: true,
-                cell: (s) => duration(s.medianSecondsFromPrevious),
-              },
-            ]}
-          />
+          <>
+            <FunnelBars steps={funnel.data.steps} />
+            <DataTable
+              caption="Funnel steps"
+              rows={funnel.data.steps}
+              rowKey={(s) => String(s.index)}
+              columns={[
+                { header: "Step", cell: (s) => `${s.index + 1}. ${s.label}` },
+                { header: "People", numeric: true, cell: (s) => s.count.toLocaleString() },
+                { header: "From previous", numeric: true, cell: (s) => percent(s.conversionFromPrevious) },
+                { header: "From start", numeric: true, cell: (s) => percent(s.conversionFromStart) },
+                {
+                  header: "Median time from previous",
+                  numeric: true,
+                  cell: (s) => duration(s.medianSecondsFromPrevious),
+                },
+              ]}
+            />
+          </>
         )}
       </Card>
       {funnel.data?.breakdown && (

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from "react-router";
 import { api, call } from "../../api/client";
 import { Field, SelectField } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { type GoalStatus, STATUS_LABEL } from "./model";
+import { type GoalStatus, STATUS_LABEL, sinceText } from "./model";
 
 /** `/goals/:id/edit`: target, deadline, description, unit, and a status set by hand. */
 export function GoalEditor() {
@@ -17,11 +17,13 @@ export function GoalEditor() {
   const [deadline, setDeadline] = useState("");
   const [description, setDescription] = useState("");
   const [status, setStatus] = useState("");
+  const [startDate, setStartDate] = useState("");
   useEffect(() => {
     if (!goal) return;
     setTarget(String(goal.target));
     setDeadline(goal.deadline.slice(0, 10));
     setDescription(goal.description ?? "");
+    setStartDate(goal.startDate.slice(0, 10));
   }, [goal]);
   const save = useMutation({
     mutationFn: () =>
@@ -32,6 +34,8 @@ export function GoalEditor() {
             target: Number(target),
             deadline,
             description,
+            // Only a changed day: the stored start may be a moment within it (its creation).
+            ...(goal && startDate !== goal.startDate.slice(0, 10) ? { startDate } : {}),
             ...(status ? { status: status as GoalStatus } : {}),
           },
         }),
@@ -80,6 +84,15 @@ export function GoalEditor() {
               required
               value={deadline}
               onChange={(e) => setDeadline(e.target.value)}
+            />
+            <Field
+              label="Count from"
+              type="date"
+              required
+              max={deadline}
+              value={startDate}
+              onChange={(e) => setStartDate(e.target.value)}
+              hint={`Now ${sinceText(goal.startDate)}.`}
             />
           </div>
           <Field

@@ -5,7 +5,7 @@ import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Field, SelectField } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
-import { BUILT_IN_METRICS, formatValue, inDays, STATUS_LABEL } from "./model";
+import { BUILT_IN_METRICS, formatValue, inDays, STATUS_LABEL, sinceText } from "./model";
 
 /** Goals with their progress towards the target and the pace status; a form to add one. */
 export function GoalsSection() {
@@ -19,11 +19,18 @@ export function GoalsSection() {
   const [target, setTarget] = useState("");
   const [deadline, setDeadline] = useState(inDays(30));
   const [unit, setUnit] = useState("");
+  const [startDate, setStartDate] = useState("");
   const create = useMutation({
     mutationFn: () =>
       call(
         api.POST("/api/goals", {
-          body: { metric, target: Number(target), deadline, ...(unit ? { unit } : {}) },
+          body: {
+            metric,
+            target: Number(target),
+            deadline,
+            ...(unit ? { unit } : {}),
+            ...(startDate ? { startDate } : {}),
+          },
         }),
       ),
     onSuccess: () => {
@@ -66,6 +73,9 @@ export function GoalsSection() {
                   <span className="small" data-testid="goal-progress">
                     {formatValue(g.current, g.unit)} / {formatValue(g.target, g.unit)}
                   </span>
+                  <small className="muted" data-testid="goal-since">
+                    {sinceText(g.startDate)}
+                  </small>
                 </div>
               ),
             },
@@ -116,6 +126,14 @@ export function GoalsSection() {
             required
             value={deadline}
             onChange={(e) => setDeadline(e.target.value)}
+          />
+          <Field
+            label="Count from (optional)"
+            type="date"
+            max={deadline}
+            value={startDate}
+            onChange={(e) => setStartDate(e.target.value)}
+            hint="Default: today. Earlier counts what already happened, e.g. the quarter so far."
           />
           <Field
             label="Unit (optional)"

@@ -27,3 +27,9 @@ export const formatValue = (n: number, unit: string | null) =>
   `${n.toLocaleString(undefined, { maximumFractionDigits: 2 })}${unit ? ` ${unit}` : ""}`;
 
 export const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
+/** "counted since 1 Mar 2025" — a goal's startDate (a date or date-time), as a day. */
+export const sinceText = (startDate: string) =>
+  `counted since ${new Date(
+    startDate.length === 10 ? `${startDate}T00:00:00Z` : startDate,
+  ).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" })}`;

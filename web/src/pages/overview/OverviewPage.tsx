@@ -1,22 +1,24 @@
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
 import { api, call } from "../../api/client";
-import { Chart, preloadChart } from "../../components/Chart";
-import { DataTable } from "../../components/DataTable";
-import { FilterBar, FilterValue } from "../../components/FilterBar";
+import { preloadChart } from "../../components/Chart";
+import { FilterBar } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
+import { currencyNote, moneyFormat } from "../../components/money";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { StatTile } from "../../components/StatTile";
 import { previousPeriod, usePeriod } from "../../components/period";
-import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { TopChannels } from "./TopChannels";
+import { TrendChart } from "./TrendChart";
 
 preloadChart();
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
-const VISITORS = "#4f46e5";
-const CONVERSIONS = "#b45309";
 
-/** Overview: the period's headline numbers against the previous period, a daily chart, top channels. */
+/**
+ * Overview: the period's headline numbers against the previous period, a daily chart with the
+ * previous period and the project's annotations, top channels.
+ */
 export default function OverviewPage() {
   const [period, setPeriod] = usePeriod();
   const { param: filter } = useFilter();
@@ -32,25 +34,6 @@ export default function OverviewPage() {
       call(api.GET("/api/analytics/summary", { params: { query: { period: "custom", ...prev!, filter } } })),
     enabled: prev !== null,
   });
-  const series = useQuery({
-    queryKey: ["analytics", "timeseries", period, filter],
-    queryFn: () =>
-      call(
-        api.GET("/api/analytics/timeseries", { params: { query: { ...period, interval: "day", filter } } }),
-      ),
-  });
-
-  // Stable arrays: the chart is rebuilt only when the data changes.
-  const chart = useMemo(() => {
-    const points = series.data?.points ?? [];
-    return {
-      dates: points.map((pt) => pt.date),
-      series: [
-        { label: "Visitors", values: points.map((pt) => pt.visitors), color: VISITORS },
-        { label: "Conversions", values: points.map((pt) => pt.conversions), color: CONVERSIONS },
-      ],
-    };
-  }, [series.data]);
 
   const header = (
     <>
@@ -77,6 +60,7 @@ export default function OverviewPage() {
 
   const s = summary.data;
   const p = previous.data;
+  const money = moneyFormat(s.revenueCurrency);
   return (
     <>
       {header}
@@ -95,51 +79,22 @@ export default function OverviewPage() {
           value={s.conversionRate}
           previous={p?.conversionRate}
           format={percent}
+          kind="rate"
+          detail={`${s.convertedVisitors.toLocaleString()} of ${s.visitors.toLocaleString()} visitors converted`}
+        />
+        <StatTile
+          label={s.revenueCurrency ? `Revenue (${s.revenueCurrency})` : "Revenue"}
+          value={s.revenue}
+          previous={p && p.revenueCurrency === s.revenueCurrency ? p.revenue : undefined}
+          format={money}
+          kind="money"
+          detail={currencyNote(s.revenueCurrencies)}
         />
       </div>
       <Card title="Visitors and conversions per day">
-        {series.isPending ? (
-          <PageSkeleton label="Loading the chart" />
-        ) : series.isError ? (
-          <ErrorState error={series.error} retry={() => void series.refetch()} />
-        ) : (
-          <Chart
-            label={`Visitors and conversions per day, ${s.period.from} to ${s.period.to}`}
-            dates={chart.dates}
-            series={chart.series}
-          />
-        )}
+        <TrendChart period={period} filter={filter} prev={prev} />
       </Card>
-      <Card title="Top channels">
-        {s.topChannels.length === 0 ? (
-          <EmptyState title="No visits in this period yet">
-            Add the snippet from Settings to your site, or send events to <code>POST /api/events</code>.
-          </EmptyState>
-        ) : (
-          <DataTable
-            caption="Top channels"
-            rows={s.topChannels}
-            rowKey={(c) => c.channel}
-            columns={[
-              {
-                header: "Channel",
-                cell: (c) => (
-                  <FilterValue filterKey="channel" value={c.channel}>
-                    {c.channel.replaceAll("_", " ")}
-                  </FilterValue>
-                ),
-              },
-              { header: "Visitors", cell: (c) => c.visitors.toLocaleString(), numeric: true },
-              { header: "Conversions", cell: (c) => c.conversions.toLocaleString(), numeric: true },
-              {
-                header: "Conversion rate",
-                cell: (c) => (c.visitors > 0 ? percent(c.conversions / c.visitors) : "–"),
-                numeric: true,
-              },
-            ]}
-          />
-        )}
-      </Card>
+      <TopChannels channels={s.topChannels} />
     </>
   );
 }

@@ -17,6 +17,14 @@ type Interval = (typeof INTERVALS)[number]["value"];
 
 const percent = (n: number, of: number) => (of > 0 ? `${Math.round((n / of) * 100)}%` : "–");
 
+/**
+ * The heat map's shade for a share: seven steps whose text colour keeps 4.5:1 contrast (dark text
+ * up to step 4, white from step 5), so the colour adds to the number and never hides it.
+ */
+const HEAT_STEPS = [0, 0.1, 0.2, 0.35, 0.5, 0.7] as const;
+const heat = (n: number, of: number) =>
+  of > 0 ? `heat heat-${HEAT_STEPS.filter((t) => n / of >= t && (t > 0 || n > 0)).length}` : "heat";
+
 /** Retention: cohorts by a person's first start event, and the share back in each later interval. */
 export default function RetentionPage() {
   const [period, setPeriod] = usePeriod();
@@ -90,7 +98,15 @@ export default function RetentionPage() {
           Apply
         </button>
       </form>
-      <Card title="Cohorts">
+      <Card
+        title="Cohorts"
+        actions={
+          <p className="heat-legend muted" aria-hidden="true">
+            Back: <span className="heat heat-1">1%</span> <span className="heat heat-3">20%</span>{" "}
+            <span className="heat heat-5">50%</span> <span className="heat heat-6">70%+</span>
+          </p>
+        }
+      >
         {retention.isPending ? (
           <PageSkeleton label="Loading retention" />
         ) : retention.isError ? (
@@ -124,7 +140,9 @@ export default function RetentionPage() {
                     {offsets.map((k) => (
                       <td
                         key={k}
-                        className="num"
+                        className={
+                          c.returned[k] !== undefined ? `num ${heat(c.returned[k]!, c.size)}` : "num"
+                        }
                         title={c.returned[k] !== undefined ? `${c.returned[k]} people` : undefined}
                       >
                         {c.returned[k] !== undefined ? percent(c.returned[k]!, c.size) : ""}
