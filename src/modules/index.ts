@@ -11,6 +11,7 @@ import { emailModule } from "./email/module.js";
 import { connectorsModule } from "./connectors/module.js";
 import { dashboardModule } from "./dashboard/module.js";
 import { flagsModule } from "./flags/module.js";
+import { insightsModule } from "./insights/module.js";
 
 /** A feature module: registers its routes, job definitions, service-event subscribers and schedules. */
 export interface LiftModule {
@@ -30,5 +31,6 @@ export const modules: LiftModule[] = [
   emailModule,
   connectorsModule,
   flagsModule,
+  insightsModule,
   dashboardModule,
 ];

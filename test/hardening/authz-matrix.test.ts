@@ -56,6 +56,9 @@ interface Ids {
   flagKey: string;
   publicKey: string;
   cohortId: string;
+  insightId: string;
+  dashboardId: string;
+  shareToken: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -160,6 +163,34 @@ const TABLE: Row[] = [
   }),
   r("GET /api/cohorts/:id/count", "project", (i) => `/api/cohorts/${i.cohortId}/count`, { owned: true }),
   r("GET /api/cohorts/:id/members", "project", (i) => `/api/cohorts/${i.cohortId}/members`, { owned: true }),
+  r("GET /api/insights", "project", "/api/insights"),
+  r("POST /api/insights", "project", "/api/insights", { body: () => ({}) }),
+  r("GET /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, { owned: true }),
+  r("PATCH /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed insight" }),
+  }),
+  r("GET /api/insights/:id/results", "project", (i) => `/api/insights/${i.insightId}/results`, {
+    owned: true,
+  }),
+  r("GET /api/dashboards", "project", "/api/dashboards"),
+  r("POST /api/dashboards", "project", "/api/dashboards", { body: () => ({}) }),
+  r("GET /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
+  r("PATCH /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed dashboard" }),
+  }),
+  r("GET /api/dashboards/:id/results", "project", (i) => `/api/dashboards/${i.dashboardId}/results`, {
+    owned: true,
+  }),
+  // Public: the token in the path is the credential (what else is sent must not matter).
+  r("GET /api/shared/dashboards/:token", "public", (i) => `/api/shared/dashboards/${i.shareToken}`),
+  r("POST /api/dashboards/:id/share", "project", (i) => `/api/dashboards/${i.dashboardId}/share`, {
+    owned: true,
+  }),
+  r("DELETE /api/dashboards/:id/share", "project", (i) => `/api/dashboards/${i.dashboardId}/share`, {
+    owned: true,
+  }),
   r("GET /api/export/events", "projectAdmin", "/api/export/events"),
   r("GET /api/webhooks", "project", "/api/webhooks"),
   r("POST /api/webhooks", "project", "/api/webhooks", { body: () => ({}) }),
@@ -296,6 +327,8 @@ const TABLE: Row[] = [
   r("GET /api/erasures", "projectAdmin", "/api/erasures"),
   r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
   r("DELETE /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
+  r("DELETE /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
+  r("DELETE /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, { owned: true }),
   // Near the end: the first allowed caller erases the lead the rows above read (the next get 200, repeated).
   r("DELETE /api/leads/:id", "projectAdmin", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   // Last: a server-side logout would end the admin session the rows above use.
@@ -412,6 +445,16 @@ beforeAll(async () => {
       definition: { conditions: [{ type: "event", event: "pageview" }] },
     }),
   );
+  const insight = await created(
+    a.post("/api/insights", { kind: "summary", name: "Authz insight", settings: { period: "7d" } }),
+  );
+  const dashboard = await created(
+    a.post("/api/dashboards", {
+      name: "Authz dashboard",
+      items: [{ insightId: insight.id, x: 0, y: 0, w: 6, h: 1 }],
+    }),
+  );
+  const share = await created(a.post(`/api/dashboards/${dashboard.id}/share`));
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -427,6 +470,9 @@ beforeAll(async () => {
     flagKey: "authz-flag",
     publicKey: a.publicKey,
     cohortId: cohort.id,
+    insightId: insight.id,
+    dashboardId: dashboard.id,
+    shareToken: share.token,
   };
   const member = await a.headersFor("member");
   headers = {
@@ -457,6 +503,8 @@ beforeAll(async () => {
     ids.sendId,
     ids.leadId,
     user.email,
+    insight.id,
+    dashboard.id,
   ];
 });
 afterAll(async () => t?.close());

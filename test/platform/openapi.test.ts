@@ -23,6 +23,8 @@ const PUBLIC = [
   "GET /api/connectors/{type}/callback",
   "GET /api/experiments/active",
   "GET /api/features/{clientKey}",
+  // A shared dashboard: the unguessable token in the path is the credential.
+  "GET /api/shared/dashboards/{token}",
   "GET /api/svc-js",
   "GET /sub/{clientKey}",
   // Segment's settings for analytics.js: the public key is in the path.
