@@ -59,6 +59,7 @@ interface Ids {
   insightId: string;
   dashboardId: string;
   shareToken: string;
+  inviteId: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -92,6 +93,14 @@ const TABLE: Row[] = [
     owned: true,
   }),
   r("DELETE /api/workspace/users/:id", "admin", (i) => `/api/workspace/users/${i.userId}`, { owned: true }),
+  r("GET /api/workspace/invites", "admin", "/api/workspace/invites"),
+  r("POST /api/workspace/invites", "admin", "/api/workspace/invites", { body: () => ({}) }),
+  r("DELETE /api/workspace/invites/:id", "admin", (i) => `/api/workspace/invites/${i.inviteId}`, {
+    owned: true,
+  }),
+  // Public: the invitation's token in the path is the credential.
+  r("GET /api/invites/:token", "public", "/api/invites/svc_inv_unknown"),
+  r("POST /api/invites/:token", "public", "/api/invites/svc_inv_unknown", { body: () => ({}) }),
   r("GET /api/projects", "admin", "/api/projects"),
   r("POST /api/projects", "admin", "/api/projects", { body: () => ({}) }),
   r("GET /api/projects/:id/keys", "admin", (i) => `/api/projects/${i.projectId}/keys`, { owned: true }),
@@ -455,6 +464,13 @@ beforeAll(async () => {
     }),
   );
   const share = await created(a.post(`/api/dashboards/${dashboard.id}/share`));
+  const invite = await created(
+    a.post(
+      "/api/workspace/invites",
+      { email: `invitee-${randomBytes(3).toString("hex")}@example.com`, role: "member" },
+      { as: "admin" },
+    ),
+  );
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -473,6 +489,7 @@ beforeAll(async () => {
     insightId: insight.id,
     dashboardId: dashboard.id,
     shareToken: share.token,
+    inviteId: invite.id,
   };
   const member = await a.headersFor("member");
   headers = {
@@ -505,6 +522,8 @@ beforeAll(async () => {
     user.email,
     insight.id,
     dashboard.id,
+    invite.id,
+    invite.email,
   ];
 });
 afterAll(async () => t?.close());

@@ -23,7 +23,8 @@ const PUBLIC = [
   "GET /api/connectors/{type}/callback",
   "GET /api/experiments/active",
   "GET /api/features/{clientKey}",
-  // A shared dashboard: the unguessable token in the path is the credential.
+  // An invitation, a shared dashboard: the unguessable token in the path is the credential.
+  "GET /api/invites/{token}",
   "GET /api/shared/dashboards/{token}",
   "GET /api/svc-js",
   "GET /sub/{clientKey}",
@@ -34,6 +35,7 @@ const PUBLIC = [
   "POST /api/eval/{clientKey}",
   "POST /api/events",
   "POST /api/identity/stitch",
+  "POST /api/invites/{token}",
   "POST /api/webhooks/{source}",
 ];
 const TRANSACTIONAL = ["POST /api/transactional/webhooks/provider", "POST /api/v1/transactional/send"];
