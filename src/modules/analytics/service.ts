@@ -93,7 +93,7 @@ export {
 } from "./filter.js";
 export { eventFilter, peopleKeep as filterPeople, peopleMatch as filterPersons } from "./reports.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
-export { cohortMembers, isInCohort } from "./cohorts.js";
+export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts.js";
 
 /**
  * The reports as saved insights run them (the insights module, issue 34): the same functions the
