@@ -142,6 +142,7 @@ const TABLE: Row[] = [
     },
   ),
   r("GET /api/events/recent", "project", "/api/events/recent"),
+  r("GET /api/events/status", "project", "/api/events/status"),
   r("POST /api/events", "public", "/api/events", { body: () => ({}) }),
   r("GET /api/identity", "project", "/api/identity?visitorId=v-authz"),
   r("POST /api/identity", "project", "/api/identity", { body: () => ({}) }),

@@ -137,6 +137,11 @@ export const RecentEvent = Type.Object({
   isBot: Type.Boolean({ description: "stored but left out of analytics" }),
 });
 
+/** GET /api/events/status: whether the project has received anything yet (the dashboard's first run). */
+export const EventsStatus = Type.Object({
+  hasEvents: Type.Boolean({ description: "any event stored for the project, bots included" }),
+});
+
 // ---- GET /api/export/events ----
 
 export const ExportQuery = Type.Object({
