@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { ChartProps } from "./Chart";
+import { themeColor } from "./theme";
 
 const toSeconds = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
 
@@ -11,6 +12,7 @@ export default function UPlotChart({ dates, times, series, height = 260, label }
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    const axis = themeColor(el, "--muted", "#4b5563");
     const plot = new uPlot(
       {
         width: Math.max(el.clientWidth, 200),
@@ -18,7 +20,7 @@ export default function UPlotChart({ dates, times, series, height = 260, label }
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{ stroke: "#4b5563" }, { stroke: "#4b5563", size: 56 }],
+        axes: [{ stroke: axis }, { stroke: axis, size: 56 }],
         series: [
           {},
           ...series.map((s) => ({

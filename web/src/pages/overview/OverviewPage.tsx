@@ -8,7 +8,9 @@ import { useFilter } from "../../components/filter";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { StatTile } from "../../components/StatTile";
 import { previousPeriod, usePeriod } from "../../components/period";
+import { FirstRun, useHasEvents } from "./FirstRun";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { SaveInsight, withFilter } from "../../components/SaveInsight";
 
 preloadChart();
 
@@ -16,10 +18,18 @@ const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 const VISITORS = "#4f46e5";
 const CONVERSIONS = "#b45309";
 
-/** Overview: the period's headline numbers against the previous period, a daily chart, top channels. */
+/** An empty project shows how to send its first event, and waits for it live (FirstRun.tsx). */
 export default function OverviewPage() {
+  const status = useHasEvents();
+  if (status.isPending) return <PageSkeleton />;
+  if (status.data?.hasEvents === false) return <FirstRun />;
+  return <Overview />;
+}
+
+/** Overview: the period's headline numbers against the previous period, a daily chart, top channels. */
+function Overview() {
   const [period, setPeriod] = usePeriod();
-  const { param: filter } = useFilter();
+  const { param: filter, conditions } = useFilter();
   const summary = useQuery({
     queryKey: ["analytics", "summary", period, filter],
     queryFn: () => call(api.GET("/api/analytics/summary", { params: { query: { ...period, filter } } })),
@@ -55,6 +65,7 @@ export default function OverviewPage() {
   const header = (
     <>
       <PageHeader title="Overview">
+        <SaveInsight kind="summary" settings={withFilter(period, conditions)} suggestedName="Overview" />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />
@@ -123,11 +134,7 @@ export default function OverviewPage() {
             columns={[
               {
                 header: "Channel",
-                cell: (c) => (
-                  <FilterValue filterKey="channel" value={c.channel}>
-                    {c.channel.replaceAll("_", " ")}
-                  </FilterValue>
-                ),
+                cell: (c) => <FilterValue filterKey="channel" value={c.channel} />,
               },
               { header: "Visitors", cell: (c) => c.visitors.toLocaleString(), numeric: true },
               { header: "Conversions", cell: (c) => c.conversions.toLocaleString(), numeric: true },

@@ -8,6 +8,7 @@ import { FilterBar } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { SaveInsight, withFilter } from "../../components/SaveInsight";
 
 const INTERVALS = [
   { value: "week", label: "Weekly" },
@@ -20,7 +21,7 @@ const percent = (n: number, of: number) => (of > 0 ? `${Math.round((n / of) * 10
 /** Retention: cohorts by a person's first start event, and the share back in each later interval. */
 export default function RetentionPage() {
   const [period, setPeriod] = usePeriod();
-  const { param: filter } = useFilter();
+  const { param: filter, conditions } = useFilter();
   const [params, setParams] = useSearchParams();
   const interval = (INTERVALS.find((i) => i.value === params.get("interval"))?.value ?? "week") as Interval;
   const startEvent = params.get("startEvent") ?? "";
@@ -62,6 +63,19 @@ export default function RetentionPage() {
   return (
     <>
       <PageHeader title="Retention">
+        <SaveInsight
+          kind="retention"
+          settings={withFilter(
+            {
+              ...period,
+              interval,
+              ...(startEvent ? { startEvent } : {}),
+              ...(returnEvent ? { returnEvent } : {}),
+            },
+            conditions,
+          )}
+          suggestedName={`Retention after ${startEvent || "pageview"}`}
+        />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />
