@@ -2,7 +2,6 @@ import type { ApiData } from "../../api/client";
 import { channelLabel, valueLabel } from "../../components/channels";
 import { Chart } from "../../components/Chart";
 import { DataTable } from "../../components/DataTable";
-import { DIMENSIONS } from "../../components/dimensions";
 
 export type Tile = ApiData<"/api/dashboards/{id}/results", "get">["tiles"][number];
 type Answer = NonNullable<Tile["answer"]>;
