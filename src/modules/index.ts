@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { LiftModule } from "../platform/module.js";
 import { workspaceModule } from "./workspace/module.js";
 import { goalsModule } from "./goals/module.js";
 import { beliefsModule } from "./beliefs/module.js";
@@ -12,12 +12,7 @@ import { connectorsModule } from "./connectors/module.js";
 import { dashboardModule } from "./dashboard/module.js";
 import { flagsModule } from "./flags/module.js";
 import { insightsModule } from "./insights/module.js";
-
-/** A feature module: registers its routes, job definitions, service-event subscribers and schedules. */
-export interface LiftModule {
-  name: string;
-  register(app: FastifyInstance): Promise<void>;
-}
+import { erasureModule } from "./erasure/module.js";
 
 export const modules: LiftModule[] = [
   workspaceModule,
@@ -32,5 +27,6 @@ export const modules: LiftModule[] = [
   connectorsModule,
   flagsModule,
   insightsModule,
+  erasureModule,
   dashboardModule,
 ];

@@ -104,7 +104,8 @@ describe("email area in Chromium", () => {
     await page.getByRole("button", { name: "Add block" }).click();
     await page.getByLabel("Block 3 label").fill("");
     await page.getByRole("alert").getByText("Cannot render").waitFor();
-    expect(await page.getByRole("alert").textContent()).toContain("body.blocks[2].text is required");
+    // the button block's own field: the 400 names the branch the block's type picks
+    expect(await page.getByRole("alert").textContent()).toContain("body.blocks[2].label is required");
     await page.getByRole("button", { name: "Remove block 3" }).click();
     await page.getByRole("alert").waitFor({ state: "detached" });
 

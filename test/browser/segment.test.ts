@@ -145,9 +145,10 @@ describe("@segment/analytics-next in Chromium against Lift", () => {
       analytics.track("Viewed Plan", { plan: "team" });
     });
     await until(async () => (await stored(anonymousId)).length === 3, "the batched calls");
-    expect(
-      requests.filter((r) => r.startsWith("POST")).map((r) => new URL(r.split(" ")[1]!).pathname),
-    ).toEqual(["/v1/b"]);
+    // Every call went in a batch (how many batches depends on analytics.js's flush timer).
+    const posts = requests.filter((r) => r.startsWith("POST")).map((r) => new URL(r.split(" ")[1]!).pathname);
+    expect(posts.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(posts)).toEqual(new Set(["/v1/b"]));
     const types = (await stored(anonymousId)).map((e) => e.type);
     expect(types).toEqual(["pageview", "Viewed Plan", "Viewed Plan"]);
     await context.close();

@@ -7,7 +7,7 @@ import { notFound, validation } from "../../platform/errors.js";
 import { newId } from "../../platform/crypto.js";
 import { ISO_DATE_OR_TIME as ISO } from "../../platform/validation.js";
 import { eventRowPages } from "../events/service.js";
-import { leadIdsWhere } from "../identity/service.js";
+import { leadReader } from "./lead-reader.js";
 import type {
   CohortDefinitionT,
   CohortT,
@@ -357,12 +357,13 @@ export async function evaluateCohort(
         `definition.conditions[${i}]`,
       );
       if (!testValue(cond, null)) {
-        parts.push({ include: true, keys: prefixed(await leadIdsWhere(db, project, cond)) });
+        parts.push({ include: true, keys: prefixed(await leadReader().idsWhere(db, project, cond)) });
       } else {
         // Anonymous visitors hold it (is_not, not_set …): everyone but the leads that do not.
-        const holding = await leadIdsWhere(db, project, cond);
+        const holding = await leadReader().idsWhere(db, project, cond);
         const failing = new Set<string>();
-        for (const id of await leadIdsWhere(db, project, null)) if (!holding.has(id)) failing.add(`l:${id}`);
+        for (const id of await leadReader().idsWhere(db, project, null))
+          if (!holding.has(id)) failing.add(`l:${id}`);
         parts.push({ include: false, keys: failing });
       }
     }
@@ -387,7 +388,7 @@ async function everyone(
   project: ProjectRef,
   keyOf: (v: string) => string,
 ): Promise<Set<string>> {
-  const out = prefixed(await leadIdsWhere(db, project, null));
+  const out = prefixed(await leadReader().idsWhere(db, project, null));
   const { rows } = await sql<{ visitor_id: string }>`select distinct visitor_id from analytics_activity
     where project_id = ${project.id}`.execute(db);
   for (const r of rows) out.add(keyOf(r.visitor_id));

@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { leadCreatedTimes } from "../identity/service.js";
+import { leadReader } from "./lead-reader.js";
 import type { AttributionSummary } from "./attribution.js";
 import type { Breakdown, BreakdownRow } from "./breakdown.js";
 import { type BreakdownDimension, NONE_KEY } from "./dimensions.js";
@@ -90,7 +90,7 @@ async function leadsCreated(
     for (const lead of (await leadsOfVisitors(db, project.id, [...visitors])).values()) leads.add(lead);
   }
   for (const c of conversions) if (c.leadId) leads.add(c.leadId);
-  const times = await leadCreatedTimes(db, project, [...leads]);
+  const times = await leadReader().createdTimes(db, project, [...leads]);
   return [...times.values()].filter((t) => t >= range.from && t < range.to);
 }
 

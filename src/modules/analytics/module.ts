@@ -1,10 +1,11 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { registerGoalMetricProvider } from "../goals/service.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
 import { createAnalyticsProcessor } from "./processor.js";
 import { analyticsRoutes } from "./routes.js";
 import { cohortRoutes } from "./routes-cohorts.js";
 import { exploreRoutes } from "./routes-explore.js";
+import { exportRoutes } from "./routes-export.js";
 
 export const analyticsModule: LiftModule = {
   name: "analytics",
@@ -15,5 +16,6 @@ export const analyticsModule: LiftModule = {
     await app.register(analyticsRoutes);
     await app.register(cohortRoutes);
     await app.register(exploreRoutes);
+    await app.register(exportRoutes);
   },
 };

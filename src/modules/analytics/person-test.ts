@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { leadIdsWhere } from "../identity/service.js";
+import { leadReader } from "./lead-reader.js";
 import { cohortMembers } from "./cohorts.js";
 import { type Condition, testValue } from "./filter.js";
 import { linksOfProject, personKey } from "./people.js";
@@ -36,7 +36,7 @@ export async function personTest(
       const want = c.op === "is";
       checks.push((key) => members.has(key) === want);
     } else {
-      const leads = await leadIdsWhere(db, project, c);
+      const leads = await leadReader().idsWhere(db, project, c);
       const anonymous = testValue(c, null);
       checks.push((_key, leadId) => (leadId === null ? anonymous : leads.has(leadId)));
     }

@@ -2,7 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
 import { latestEvents } from "../events/service.js";
-import { latestLeadProperties } from "../identity/service.js";
+import { leadReader } from "./lead-reader.js";
 import { listCohorts } from "./cohorts.js";
 import { SESSION_KEYS } from "./filter.js";
 import { ALL_CHANNELS, dayOf } from "./rollup-store.js";
@@ -102,7 +102,7 @@ async function sample(
   scope: "event" | "lead",
   type?: string,
 ): Promise<string[]> {
-  if (scope === "lead") return latestLeadProperties(db, project, SAMPLE_LEADS);
+  if (scope === "lead") return leadReader().latestProperties(db, project, SAMPLE_LEADS);
   return (await latestEvents(db, project, { type, limit: SAMPLE_EVENTS })).map((e) => e.data);
 }
 

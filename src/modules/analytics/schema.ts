@@ -258,3 +258,24 @@ export const Retention = Type.Object({
     }),
   ),
 });
+
+/** GET /api/export/events: the events as a download, optionally narrowed by the report filter. */
+export const ExportQuery = Type.Object({
+  from: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      description: "ISO date (its whole UTC day) or date-time; default: the first event",
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({ maxLength: 40, description: "ISO date (inclusive) or date-time; default: now" }),
+  ),
+  format: Type.Optional(Type.Union([Type.Literal("ndjson"), Type.Literal("csv")], { default: "ndjson" })),
+  filter: Type.Optional(
+    Type.String({
+      maxLength: 4000,
+      description:
+        "the report filter (JSON array of conditions, as on /api/analytics/*): only events that meet it, each judged by its own session",
+    }),
+  ),
+});

@@ -94,6 +94,7 @@ export {
 export { eventFilter, peopleKeep as filterPeople, peopleMatch as filterPersons } from "./reports.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
 export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts.js";
+export { type LeadReader, provideLeadReader } from "./lead-reader.js";
 
 /**
  * The reports as saved insights run them (the insights module, issue 34): the same functions the

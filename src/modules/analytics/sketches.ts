@@ -2,7 +2,7 @@ import type SQLite from "better-sqlite3";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { mergedSketch } from "./hll.js";
 import { statement } from "./raw.js";
-import type { RollupDelta } from "./rollup-store.js";
+import type { RollupDelta } from "./rollup-deltas.js";
 import "./tables.js";
 
 /** Monday-based UTC weeks: day 0 (1970-01-01) was a Thursday. */

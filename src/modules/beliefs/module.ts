@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { beliefRoutes } from "./routes.js";
 
 export const beliefsModule: LiftModule = {

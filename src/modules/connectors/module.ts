@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { bridge } from "./bridge.js";
 import { CONNECTOR_GOAL_METRICS, goalMetric } from "./metrics.js";
 import { connectorRoutes } from "./routes.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 
 /**
  * The built dashboard (web/, `npm run build`): index.html plus content-hashed files under assets/.

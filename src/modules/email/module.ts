@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { createTxKeyResolver } from "./keys.js";
 import { emailJobs } from "./jobs.js";
 import { txAdminRoutes } from "./routes-admin.js";
@@ -9,12 +9,16 @@ import { trackingRoutes } from "./routes-tracking.js";
 import { CLEANUP_JOB } from "./schema.js";
 import { SEND_DEPS } from "./send-deps.js";
 import { stateOf } from "../../platform/deps.js";
+import { provideLiftMailer } from "../workspace/service.js";
+import { sendLiftEmail } from "./service.js";
 
 /** Transactional email: keys, templates, send, idempotency, delivery, tracking, suppressions. */
 export const emailModule: LiftModule = {
   name: "email",
   async register(app) {
     const deps = stateOf(app.deps, SEND_DEPS);
+    // Workspace's invitations are mailed through this (workspace/lift-mailer.ts).
+    provideLiftMailer(sendLiftEmail);
     app.addHook("onClose", async () => deps.closeMailer());
 
     for (const job of emailJobs(deps.mailer, app.secrets)) app.jobs.define(job);

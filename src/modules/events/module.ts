@@ -1,12 +1,10 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { eventJobs } from "./jobs.js";
 import { PARTITIONS_EVERY_MS, ensureEventPartitions } from "./partitions.js";
 import { PIPELINE_STEPS } from "./pipeline.js";
-import { exportRoutes } from "./routes-export.js";
 import { eventRoutes } from "./routes.js";
 import { PARTITIONS_JOB } from "./schema.js";
 import { EXPIRE_EVERY_MS } from "./segment/dedup.js";
-import { processGroupEvents } from "./segment/processor.js";
 import { segmentRoutes } from "./segment/routes.js";
 import { MESSAGE_IDS_EXPIRY_JOB } from "./segment/schema.js";
 
@@ -14,10 +12,7 @@ export const eventsModule: LiftModule = {
   name: "events",
   async register(app) {
     app.eventBus.setPipeline(PIPELINE_STEPS);
-    // Segment's group calls: their traits onto the lead identity made (segment/processor.ts).
-    app.eventBus.register("segment", processGroupEvents, ["identity"]);
     await app.register(eventRoutes);
-    await app.register(exportRoutes);
     await app.register(segmentRoutes);
     for (const job of eventJobs()) app.jobs.define(job);
     // PostgreSQL: this month's and the next ones' partitions exist before the first insert, even

@@ -5,8 +5,8 @@
  * 2. `writer.ts` — group commit: sessions and channel (`sessions.ts`, `channel.ts`), the rows, the
  *    per-visitor index (`visitor-index.ts`); then, in the same transaction, the steps below.
  * 3. The processors of other modules, in this order, each seeing every event of the transaction:
- *    - `identity`: links visitors to leads (a batch's `userId`, a server event's lead id);
- *    - `segment`: Segment's group calls store their traits on the lead identity made;
+ *    - `identity`: links visitors to leads (a batch's `userId`, a server event's lead id), then
+ *      applies `$set`/`$set_once` and group traits (`$group` events) to the leads;
  *    - `analytics`: touchpoints, conversions and rollups, keyed by the links identity made;
  *      schedules the goals recompute (a job, after commit);
  *    - `experiments`: conversions of exposed visitors, bandit counters.
@@ -16,4 +16,4 @@
  * the steps in this order whatever order modules register in, and refuses to start when a step
  * reads from one that does not come before it.
  */
-export const PIPELINE_STEPS = ["identity", "segment", "analytics", "experiments"] as const;
+export const PIPELINE_STEPS = ["identity", "analytics", "experiments"] as const;

@@ -142,27 +142,5 @@ export const EventsStatus = Type.Object({
   hasEvents: Type.Boolean({ description: "any event stored for the project, bots included" }),
 });
 
-// ---- GET /api/export/events ----
-
-export const ExportQuery = Type.Object({
-  from: Type.Optional(
-    Type.String({
-      maxLength: 40,
-      description: "ISO date (its whole UTC day) or date-time; default: the first event",
-    }),
-  ),
-  to: Type.Optional(
-    Type.String({ maxLength: 40, description: "ISO date (inclusive) or date-time; default: now" }),
-  ),
-  format: Type.Optional(Type.Union([Type.Literal("ndjson"), Type.Literal("csv")], { default: "ndjson" })),
-  filter: Type.Optional(
-    Type.String({
-      maxLength: 4000,
-      description:
-        "the report filter (JSON array of conditions, as on /api/analytics/*): only events that meet it, each judged by its own session",
-    }),
-  ),
-});
-
 /** PostgreSQL: creates the coming months' partitions of `events` (daily; partitions.ts). */
 export const PARTITIONS_JOB = jobKind("events.partitions", NoPayload);

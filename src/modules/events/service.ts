@@ -11,6 +11,7 @@ import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
 import { sqliteVisitorEventSeqs } from "./visitor-index.js";
 import { EventWriter } from "./writer.js";
+import { type StoredEvent, toStoredEvent } from "./stored.js";
 import { messageClaims } from "./segment/dedup.js";
 
 /** Where a visit came from (channel, source, campaign, referrer host, landing page): analytics reads a session's. */
@@ -72,23 +73,7 @@ export async function ingestServerEvents(
   return writeEvents(deps, project, incoming, "server");
 }
 
-/** A stored event as other modules read it. */
-export interface StoredEvent {
-  id: string;
-  visitorId: string;
-  leadId: string | null;
-  type: string;
-  url: string;
-  referrer: string | null;
-  data: Record<string, unknown>;
-  /** epoch ms */
-  timestamp: number;
-  sessionId: string;
-  channel: string;
-  source: string | null;
-  isBot: boolean;
-  origin: EventOrigin;
-}
+export { type StoredEvent, toStoredEvent } from "./stored.js";
 
 /** Events of the given visitors in time order (oldest first), at most `limit`. */
 export async function listEventsForVisitors(
@@ -113,25 +98,6 @@ export async function listEventsForVisitors(
           order by ts asc, id asc limit ${limit}`.execute(db)
       ).rows;
   return rows.map(toStoredEvent);
-}
-
-/** A row of `events` (either driver's number types) as other modules read it. */
-export function toStoredEvent(r: EventTable): StoredEvent {
-  return {
-    id: r.id,
-    visitorId: r.visitor_id,
-    leadId: r.lead_id,
-    type: r.type,
-    url: r.url,
-    referrer: r.referrer,
-    data: JSON.parse(r.data) as Record<string, unknown>,
-    timestamp: Number(r.ts),
-    sessionId: r.session_id,
-    channel: r.channel,
-    source: r.source,
-    isBot: Number(r.is_bot) === 1,
-    origin: Number(r.is_server) === 1 ? "server" : "web",
-  };
 }
 
 /** A visitor's first touch: first session's channel, source and landing page. */
@@ -199,3 +165,6 @@ export {
   stepEventPages,
   visitorEventPages,
 } from "./pages.js";
+
+/** The export of stored events (analytics serves it, with the report filter). */
+export { type ExportFormat, exportChunks, exportRange } from "./export.js";

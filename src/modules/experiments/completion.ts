@@ -5,8 +5,7 @@ import { appendEvidence, getBelief } from "../beliefs/service.js";
 import { evidenceFromResults } from "./evidence.js";
 import { type DecisionMethod, decideOnStop } from "./decision.js";
 import type { ExperimentT } from "./schema.js";
-import { serviceEventData } from "./service.js";
-import { loadCounts, parseVariants, toExperiment } from "./view.js";
+import { loadCounts, parseVariants, serviceEventData, toExperiment } from "./view.js";
 import type { ExperimentTable } from "./tables.js";
 
 /**

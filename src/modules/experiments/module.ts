@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { ActiveCache } from "./active.js";
 import { BANDIT_INTERVAL_MS } from "./bandit.js";
 import { experimentJobs } from "./jobs.js";

@@ -8,7 +8,7 @@ import { emitServiceEvent } from "../../platform/jobs.js";
 import { getBelief } from "../beliefs/service.js";
 import { completeExperiment } from "./completion.js";
 import { extraGoalsOf, resolveMetrics } from "./metrics.js";
-import { loadCounts, parseVariants, parseWeights, toExperiment } from "./view.js";
+import { loadCounts, parseVariants, parseWeights, serviceEventData, toExperiment } from "./view.js";
 import type { CreateExperiment, ExperimentT, PatchExperiment, VariantT } from "./schema.js";
 import type { ExperimentStatus, ExperimentTable } from "./tables.js";
 import "./tables.js";
@@ -118,22 +118,6 @@ export async function createExperiment(
     goals: extraGoalsOf(row).map((g) => ({ ...g, conversions: zeros })),
     history: [],
   });
-}
-
-/** Event data for experiment.started / experiment.completed. */
-export function serviceEventData(e: ExperimentT) {
-  return {
-    id: e.id,
-    name: e.name,
-    status: e.status,
-    mode: e.mode,
-    targetUrl: e.targetUrl,
-    variants: e.variants.map((v) => v.name),
-    winner: e.winner,
-    confidence: e.confidence,
-    completionReason: e.completionReason,
-    results: e.results,
-  };
 }
 
 export async function updateExperiment(
@@ -252,4 +236,4 @@ export function experimentChanged(deps: ServiceDeps, projectId: string): void {
 }
 
 export { eraseExposuresOf } from "./erasure.js";
-export { loadCounts, parseVariants, parseWeights, toExperiment } from "./view.js";
+export { loadCounts, parseVariants, parseWeights, serviceEventData, toExperiment } from "./view.js";

@@ -164,3 +164,19 @@ export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): Ex
     updatedAt: row.updated_at,
   };
 }
+
+/** Event data for experiment.started / experiment.completed. */
+export function serviceEventData(e: ExperimentT) {
+  return {
+    id: e.id,
+    name: e.name,
+    status: e.status,
+    mode: e.mode,
+    targetUrl: e.targetUrl,
+    variants: e.variants.map((v) => v.name),
+    winner: e.winner,
+    confidence: e.confidence,
+    completionReason: e.completionReason,
+    results: e.results,
+  };
+}

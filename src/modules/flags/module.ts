@@ -1,5 +1,5 @@
 import client from "prom-client";
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { onExperimentChange } from "../experiments/service.js";
 import { flagRoutes } from "./routes.js";
 import { flagSdkRoutes } from "./routes-sdk.js";

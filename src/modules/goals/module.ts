@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { goalJobs } from "./jobs.js";
 import { goalRoutes } from "./routes.js";
 import { REFRESH_ALL_JOB } from "./schema.js";

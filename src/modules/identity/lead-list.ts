@@ -12,6 +12,7 @@ import {
 import { firstTouchForVisitors } from "../events/service.js";
 import type { Static } from "@sinclair/typebox";
 import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuerySchema } from "./schema.js";
+import { decodeCursor, encodeCursor } from "../../platform/cursor.js";
 import "./tables.js";
 
 export type LeadListItem = Static<typeof LeadListItemSchema>;
@@ -28,20 +29,6 @@ const SCAN_MAX = 10_000;
 const FILTER_DAYS = 90;
 
 export const DEFAULT_LEAD_PAGE = 50;
-
-export const encodeCursor = (createdAt: string, id: string) =>
-  Buffer.from(JSON.stringify([createdAt, id])).toString("base64url");
-
-export function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string")
-      return [v[0], v[1]];
-  } catch {
-    // falls through to the validation error
-  }
-  throw validation("query.cursor is not a cursor returned by this endpoint");
-}
 
 /**
  * The project's leads, newest first (created_at, then id, both descending), a keyset page at a

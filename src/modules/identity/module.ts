@@ -1,6 +1,7 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
+import { provideLeadReader } from "../analytics/service.js";
+import { latestLeadProperties, leadCreatedTimes, leadIdsWhere } from "./lead-filter.js";
 import { processIdentityEvents } from "./processor.js";
-import { erasureRoutes } from "./routes-erasure.js";
 import { identityRoutes } from "./routes.js";
 
 export { getLead, upsertLeadByEmail } from "./leads.js";
@@ -9,7 +10,12 @@ export const identityModule: LiftModule = {
   name: "identity",
   async register(app) {
     app.eventBus.register("identity", processIdentityEvents);
+    // Analytics' filters and cohorts read leads through this (analytics/lead-reader.ts).
+    provideLeadReader({
+      idsWhere: leadIdsWhere,
+      createdTimes: leadCreatedTimes,
+      latestProperties: latestLeadProperties,
+    });
     await app.register(identityRoutes);
-    await app.register(erasureRoutes);
   },
 };

@@ -1,12 +1,14 @@
 import type { Trx } from "../../platform/db/index.js";
 import type { CommittedEvent } from "../../platform/event-bus.js";
 import { linkVisitor } from "./links.js";
+import { processGroupEvents } from "./groups.js";
 import { applyEventProperties } from "./profile.js";
 import "./tables.js";
 
 /**
  * Identity's event processor: batch userIds and server events' lead ids (event.leadId), then
- * `$set` / `$set_once` in events' data (after the links, so a batch's own userId counts). A visitor's first/last seen and
+ * `$set` / `$set_once` in events' data and group calls' traits (after the links, so a batch's own
+ * userId counts). A visitor's first/last seen and
  * first touch are the events module's per-visitor state (`firstTouchForVisitors`), read when a
  * link or a journey needs them, so identity adds nothing per event to the commit.
  */
@@ -32,4 +34,5 @@ export async function processIdentityEvents(trx: Trx, events: CommittedEvent[]):
     await linkVisitor(trx, project, l.visitorId, l.leadId, "userId", "skip");
   }
   await applyEventProperties(trx, events);
+  await processGroupEvents(trx, events);
 }

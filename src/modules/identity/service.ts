@@ -2,4 +2,4 @@
 export { type Lead, type LeadInput, getLead, upsertLeadByEmail } from "./leads.js";
 export { type Journey, getJourney } from "./journey.js";
 export { type PropertyChange, updateLeadProperties } from "./profile.js";
-export { latestLeadProperties, leadCreatedTimes, leadIdsWhere } from "./lead-filter.js";
+export { type IdentitySubject, deleteIdentityOf, identitySubject } from "./erase-identity.js";

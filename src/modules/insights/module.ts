@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { insightRoutes } from "./routes.js";
 import { dashboardRoutes } from "./routes-dashboards.js";
 import { sharedRoutes } from "./routes-shared.js";

@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { fanOut } from "./delivery.js";
 import { webhookJobs } from "./jobs.js";
 import { incomingRoutes } from "./incoming/routes.js";

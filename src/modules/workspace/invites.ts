@@ -2,8 +2,8 @@ import { hashPassword, newId, randomBase62, sha256Hex } from "../../platform/cry
 import { type DbOrTrx, isUniqueViolation, withTransaction } from "../../platform/db/index.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError, notFound } from "../../platform/errors.js";
-import { sendLiftEmail } from "../email/service.js";
 import type { InviteT } from "./schema.js";
+import { liftMailer } from "./lift-mailer.js";
 import { getWorkspace } from "./service.js";
 import { startSession } from "./sessions.js";
 import type { InviteTable, Role, UserTable } from "./tables.js";
@@ -87,11 +87,10 @@ export async function createInvite(
   });
   const acceptUrl = `${deps.config.publicUrl}/invite/${token}`;
   const workspace = await getWorkspace(deps.db, admin.workspaceId);
-  const sent = await sendLiftEmail(deps, admin.workspaceId, {
+  const sent = await liftMailer()(deps, admin.workspaceId, {
     to: email,
     commId: "invite",
     variables: { acceptUrl, inviterName: admin.email, orgName: workspace.name, role: input.role },
-    strict: true,
     tags: { flow: "invite", inviteId: row.id },
   });
   const delivery = { send_id: sent.sendId, delivery_status: sent.status, delivery_error: sent.error };

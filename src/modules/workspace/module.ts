@@ -1,4 +1,4 @@
-import type { LiftModule } from "../index.js";
+import type { LiftModule } from "../../platform/module.js";
 import { workspaceRoutes } from "./routes.js";
 import { inviteRoutes } from "./routes-invites.js";
 

@@ -14,6 +14,7 @@ import {
   InviteTokenParams,
   Me,
 } from "./schema.js";
+import * as invites from "./invites.js";
 import * as svc from "./service.js";
 import { setSessionCookie } from "./session-cookie.js";
 
@@ -36,7 +37,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireAdmin(),
     },
-    async (req) => svc.listInvites(app.db, req.principal.workspaceId),
+    async (req) => invites.listInvites(app.db, req.principal.workspaceId),
   );
 
   app.post(
@@ -55,7 +56,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const p = req.principal as SessionPrincipal;
       const admin = { workspaceId: p.workspaceId, userId: p.userId, email: p.email };
-      return reply.code(201).send(await svc.createInvite(app.deps, admin, req.body));
+      return reply.code(201).send(await invites.createInvite(app.deps, admin, req.body));
     },
   );
 
@@ -72,7 +73,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireAdmin(),
     },
-    async (req) => svc.revokeInvite(app.db, req.principal.workspaceId, req.params.id),
+    async (req) => invites.revokeInvite(app.db, req.principal.workspaceId, req.params.id),
   );
 
   // Public and unauthenticated: limited per address. The token (256 bits) cannot be guessed; the
@@ -103,7 +104,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       reply.header("cache-control", "no-store").header("referrer-policy", "no-referrer");
-      return svc.previewInvite(app.db, req.params.token);
+      return invites.previewInvite(app.db, req.params.token);
     },
   );
 
@@ -124,7 +125,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       // Signing a browser in from another site's page would be a login CSRF.
       refuseCrossSite(req);
-      const { user, session } = await svc.acceptInvite(app.db, req.params.token, req.body.password);
+      const { user, session } = await invites.acceptInvite(app.db, req.params.token, req.body.password);
       await setSessionCookie(req, reply, app.sessionKey, session, user.id);
       reply.header("cache-control", "no-store");
       return reply.code(201).send({

@@ -14,7 +14,7 @@ import { boundedCache } from "../../platform/cache.js";
 import { sessionChecker } from "./sessions.js";
 
 export { changePassword, endSession, endSessionsOfMember, startSession } from "./sessions.js";
-export { acceptInvite, createInvite, listInvites, previewInvite, revokeInvite } from "./invites.js";
+export { type LiftMailer, provideLiftMailer } from "./lift-mailer.js";
 
 const now = () => new Date().toISOString();
 const normEmail = (e: string) => e.trim().toLowerCase();

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { isPostgresDb, type Trx } from "./index.js";
+import { isPostgresDb, type Trx } from "./types.js";
 
 /**
  * Makes the rest of `trx` a critical section across processes, so a check-then-create (first-start

@@ -1,22 +1,18 @@
 import path from "node:path";
 import { ensurePrivateDir, ensurePrivateFile, narrowIfPresent } from "../private-files.js";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresAdapter, SqliteDialect, type Transaction, sql } from "kysely";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { type Config, isPostgres } from "../../config.js";
 import { retryWhileBusy } from "./busy.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { ShardedPostgresDialect, rollupShard } from "./shard.js";
-import type { Database } from "./types.js";
+import type { Database, Db, DbOrTrx, Dialect, Trx } from "./types.js";
 
 export { enterExclusive } from "./exclusive.js";
 export { isUniqueViolation } from "./unique.js";
 
-export type Dialect = "sqlite" | "postgres";
-export type Db = Kysely<Database>;
-export type Trx = Transaction<Database>;
-/** Either the root handle or a transaction: service functions that may join a caller's transaction take this. */
-export type DbOrTrx = Kysely<Database> | Transaction<Database>;
+export { type Db, type DbOrTrx, type Dialect, type Trx, isPostgresDb } from "./types.js";
 
 export interface DbHandle {
   db: Db;
@@ -27,11 +23,6 @@ export interface DbHandle {
   maintainWal?: () => Promise<void>;
   pool?: pg.Pool;
   close(): Promise<void>;
-}
-
-/** Whether a handle or transaction runs on PostgreSQL (for dialect-specific SQL: row locks, indexes). */
-export function isPostgresDb(db: DbOrTrx): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // int8 and numeric come back as strings by default; our values fit in a double.

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type SQLite from "better-sqlite3";
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import { retryWhileBusy } from "./busy.js";
-import type { Dialect } from "./index.js";
+import type { Dialect } from "./types.js";
 
 /**
  * Migrations live in `src/platform/db/migrations/NNNN_name.ts`, ordered by name. Each exports

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { type Kysely, PostgresAdapter, PostgresDialect, type PostgresDialectConfig, sql } from "kysely";
-import type { DbOrTrx, Dialect } from "./index.js";
+import type { DbOrTrx, Dialect } from "./types.js";
 
 /**
  * Counters that every event of a project adds to (rollups, attribution, experiment variants) are

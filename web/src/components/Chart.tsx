@@ -1,24 +1,7 @@
 import { Suspense, lazy } from "react";
+import type { ChartProps } from "./chart-props";
 
-export interface ChartSeries {
-  label: string;
-  values: number[];
-  /** a CSS colour */
-  color: string;
-}
-
-export interface ChartProps {
-  /** What the chart shows, for screen readers and as its caption. */
-  label: string;
-  /** ISO dates (YYYY-MM-DD), one per point */
-  dates: string[];
-  /** Instead of `dates`: exact moments (ISO 8601 date-times), one per point. */
-  times?: string[];
-  /** How the legend sums a series up (default: its total). */
-  summary?: (values: number[]) => string;
-  series: ChartSeries[];
-  height?: number;
-}
+export type { ChartProps, ChartSeries } from "./chart-props";
 
 // uPlot is not in the app's first download. A page with a chart calls preloadChart() when its own
 // chunk loads, so uPlot arrives while the page's data is fetched, not after it.

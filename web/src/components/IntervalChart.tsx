@@ -1,19 +1,7 @@
 import { Suspense, lazy } from "react";
+import type { IntervalChartProps } from "./chart-props";
 
-export interface Interval {
-  label: string;
-  /** The estimate and its interval, as fractions (0.12 = +12%). */
-  estimate: number;
-  low: number;
-  high: number;
-}
-
-export interface IntervalChartProps {
-  /** What the chart shows, for screen readers and as its caption. */
-  label: string;
-  intervals: Interval[];
-  height?: number;
-}
+export type { Interval, IntervalChartProps } from "./chart-props";
 
 const loadUPlot = () => import("./UPlotIntervalChart");
 const UPlotIntervalChart = lazy(loadUPlot);

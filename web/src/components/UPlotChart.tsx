@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { ChartProps } from "./Chart";
+import type { ChartProps } from "./chart-props";
 import { themeColor } from "./theme";
 
 const toSeconds = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { IntervalChartProps } from "./IntervalChart";
+import type { IntervalChartProps } from "./chart-props";
 import { themeColor } from "./theme";
 
 const ESTIMATE = "#4f46e5";

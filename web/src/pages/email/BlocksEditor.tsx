@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Field, SelectField } from "../../components/Field";
-import type { Block } from "./TemplateEditor";
+import type { Block } from "./model";
 
 const TYPES: { value: Block["type"]; label: string }[] = [
   { value: "heading", label: "Heading" },

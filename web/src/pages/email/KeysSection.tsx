@@ -1,5 +1,6 @@
 import { api, call } from "../../api/client";
 import { KeyManager } from "../../components/KeyManager";
+import { emailKeys } from "./model";
 
 /** Transactional API keys (workspace-wide). */
 export function KeysSection() {
@@ -17,7 +18,7 @@ export function KeysSection() {
         empty: "No transactional keys",
         form: "Create a transactional key",
       }}
-      queryKey={["email", "keys"]}
+      queryKey={emailKeys.keys}
       list={() => call(api.GET("/api/transactional-api-keys"))}
       create={(name) => call(api.POST("/api/transactional-api-keys", { body: { name } }))}
       revoke={(keyId) =>

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { api, call } from "../../api/client";
 import { Field } from "../../components/Field";
 import { Card, ErrorState } from "../../components/states";
-import type { Draft } from "./TemplateEditor";
+import { type Draft, emailKeys } from "./model";
 
 /** The draft debounced: the preview follows typing without a request per key stroke. */
 function useDebounced<T>(value: T, ms: number): T {
@@ -23,7 +23,7 @@ export function PreviewPane({ draft, variables }: { draft: Draft; variables: str
   const [values, setValues] = useState<Record<string, string>>({});
   const input = useDebounced({ draft, values }, 300);
   const preview = useQuery({
-    queryKey: ["email", "preview", input],
+    queryKey: emailKeys.preview(input),
     queryFn: () =>
       call(
         api.POST("/api/communications/preview", {

@@ -1,3 +1,4 @@
+import { emailKeys } from "./model";
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { api, call } from "../../api/client";
@@ -9,7 +10,7 @@ const at = (iso: string) => `${iso.slice(0, 19).replace("T", " ")} UTC`;
 /** The latest transactional sends (sandbox ones marked), each linking to its delivery timeline. */
 export function SendsSection() {
   const sends = useQuery({
-    queryKey: ["email", "sends"],
+    queryKey: emailKeys.sends,
     queryFn: () => call(api.GET("/api/transactional/recent", { params: { query: { limit: 100 } } })),
   });
   return (
@@ -68,7 +69,7 @@ export function SendsSection() {
 export function SendDetailPage() {
   const { id = "" } = useParams();
   const send = useQuery({
-    queryKey: ["email", "sends", id],
+    queryKey: emailKeys.send(id),
     queryFn: () => call(api.GET("/api/transactional/sends/{id}", { params: { path: { id } } })),
   });
   if (send.isPending) return <PageSkeleton label="Loading the send" />;

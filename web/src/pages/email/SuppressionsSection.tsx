@@ -1,3 +1,4 @@
+import { emailKeys } from "./model";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
@@ -5,7 +6,7 @@ import { DataTable } from "../../components/DataTable";
 import { Field } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 
-const KEY = ["email", "suppressions"];
+const KEY = emailKeys.suppressions;
 const REASONS: Record<string, string> = {
   hard_bounce: "Hard bounce",
   complaint: "Complaint",

@@ -1,27 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useParams } from "react-router";
-import { type ApiData, api, call } from "../../api/client";
+import { api, call } from "../../api/client";
 import { Field, SelectField } from "../../components/Field";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
 import { BlocksEditor } from "./BlocksEditor";
 import { PreviewPane } from "./PreviewPane";
-import { TEMPLATES_KEY } from "./TemplatesSection";
-
-export type Communication = ApiData<"/api/communications/{id}", "get">;
-export type Block = Communication["blocks"][number];
-export interface Draft {
-  name: string;
-  commType: Communication["commType"];
-  slots: Record<string, string>;
-  blocks: Block[];
-}
+import { type Communication, type Draft, emailKeys } from "./model";
 
 /** Edits a template's name, slots and blocks, with a live preview of the unsaved draft. */
 export function TemplateEditor({ isAdmin }: { isAdmin: boolean }) {
   const { id = "" } = useParams();
   const comm = useQuery({
-    queryKey: [...TEMPLATES_KEY, id],
+    queryKey: emailKeys.template(id),
     queryFn: () => call(api.GET("/api/communications/{id}", { params: { path: { id } } })),
   });
   if (comm.isPending) return <PageSkeleton label="Loading the template" />;
@@ -41,7 +32,7 @@ function Editor({ comm, isAdmin }: { comm: Communication; isAdmin: boolean }) {
   const save = useMutation({
     mutationFn: () =>
       call(api.PATCH("/api/communications/{id}", { params: { path: { id: comm.id } }, body: draft })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: TEMPLATES_KEY }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: emailKeys.templates }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

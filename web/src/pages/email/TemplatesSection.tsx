@@ -4,15 +4,17 @@ import { Link, useNavigate } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Field } from "../../components/Field";
+import { emailKeys } from "./model";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
-
-export const TEMPLATES_KEY = ["email", "templates"];
 
 /** The workspace's templates (built-in ones and its own); admins create new ones. */
 export function TemplatesSection({ isAdmin }: { isAdmin: boolean }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const list = useQuery({ queryKey: TEMPLATES_KEY, queryFn: () => call(api.GET("/api/communications")) });
+  const list = useQuery({
+    queryKey: emailKeys.templates,
+    queryFn: () => call(api.GET("/api/communications")),
+  });
   const [name, setName] = useState("");
   const create = useMutation({
     mutationFn: () =>
@@ -30,7 +32,7 @@ export function TemplatesSection({ isAdmin }: { isAdmin: boolean }) {
         }),
       ),
     onSuccess: (c) => {
-      void queryClient.invalidateQueries({ queryKey: TEMPLATES_KEY });
+      void queryClient.invalidateQueries({ queryKey: emailKeys.templates });
       navigate(`/email/templates/${encodeURIComponent(c.id)}`);
     },
   });

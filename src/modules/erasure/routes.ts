@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { projectOf } from "../../platform/auth/plugin.js";
-import { erasePerson, listErasures } from "./erasure.js";
+import { erasePerson, listErasures } from "./service.js";
 import { EraseVisitorQuery, Erasure, ErasureList, ErasureListQuery, LeadParams } from "./schema.js";
 
-const tags = ["identity"];
+const tags = ["identity"]; // documented beside the identity it erases
 
 /** Who asked, as recorded: the API key's id or the signed-in user's id (never a secret). */
 function requester(req: FastifyRequest): string {

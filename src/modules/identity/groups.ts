@@ -1,13 +1,15 @@
-import type { Trx } from "../../../platform/db/index.js";
-import type { CommittedEvent } from "../../../platform/event-bus.js";
-import { getLead, updateLeadProperties } from "../../identity/service.js";
+import type { Trx } from "../../platform/db/index.js";
+import type { CommittedEvent } from "../../platform/event-bus.js";
+import { getLead } from "./leads.js";
+import { updateLeadProperties } from "./profile.js";
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
- * The pipeline's `segment` step, after identity (which made the event's lead): a group call's
- * traits go onto its lead under `properties.groups.<groupId>`, merged into that group's earlier
+ * Group calls (`$group` events: Segment's `group`, events/segment/map.ts), after the links (which
+ * made the event's lead): the traits go onto its lead under `properties.groups.<groupId>`, merged
+ * into that group's earlier
  * traits, other groups untouched. `$group$set` (a secret key's call) overwrites a trait,
  * `$group$set_once` (a public key's) only fills what the group does not have. A group call without
  * a userId is stored as an event only. In event-time order, in the events' own transaction.

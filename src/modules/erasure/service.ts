@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
-import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { notFound } from "../../platform/errors.js";
 import { eraseAnalyticsOf, rebuildVisitorSketches, takeBackLeadCreated } from "../analytics/service.js";
@@ -10,9 +10,10 @@ import { withIngestPaused } from "../events/service.js";
 import { eraseExposuresOf } from "../experiments/service.js";
 import { eraseDeliveriesOf } from "../webhooks/service.js";
 import { eraseServiceEventsAbout } from "../../platform/jobs.js";
-import { decodeCursor, encodeCursor } from "./lead-list.js";
+import { decodeCursor, encodeCursor } from "../../platform/cursor.js";
+import { deleteIdentityOf, identitySubject } from "../identity/service.js";
 import type { Erasure, ErasureList, ErasureListQuery } from "./schema.js";
-import type { IdentityErasureTable } from "./tables.js";
+import type { ErasureTable } from "./tables.js";
 import "./tables.js";
 
 export type ErasureT = Static<typeof Erasure>;
@@ -48,29 +49,7 @@ export async function erasePerson(
       .executeTakeFirst();
     if (done) return { ...toErasure(done), repeated: true };
 
-    const lead =
-      subject === "lead"
-        ? await trx
-            .selectFrom("identity_leads")
-            .selectAll()
-            .where("project_id", "=", project.id)
-            .where("id", "=", id)
-            .executeTakeFirst()
-        : undefined;
-    const linked =
-      subject === "lead"
-        ? (
-            await trx
-              .selectFrom("identity_visitors")
-              .select("visitor_id")
-              .where("project_id", "=", project.id)
-              .where("lead_id", "=", id)
-              .execute()
-          ).map((r) => r.visitor_id)
-        : [id];
-    // A server event with only a lead id is stored under the visitor `lead:<id>` (events module).
-    const visitorIds = subject === "lead" ? [...linked, `lead:${id}`] : linked;
-    const leadId = subject === "lead" ? id : undefined;
+    const { lead, visitorIds, leadId } = await identitySubject(trx, project, subject, id);
 
     const events = await eraseEvents(project.id, { visitorIds, leadId });
     const analytics = await eraseAnalyticsOf(
@@ -80,30 +59,24 @@ export async function erasePerson(
       deps.dbHandle.sqlite,
     );
     const exposures = await eraseExposuresOf(trx, project, visitorIds);
-    const visitors = await deleteVisitors(trx, project, visitorIds);
+    const visitors = await deleteIdentityOf(trx, project, visitorIds, leadId);
     const found =
       lead !== undefined ||
       events.events + analytics.sessions + analytics.conversions + exposures + visitors > 0;
     // Nothing was there: the transaction rolls back, and nothing is recorded.
     if (!found) throw notFound(subject === "lead" ? "lead" : "visitor", id);
     await rebuildVisitorSketches(trx, project.id, [...events.days, ...analytics.days]);
-    if (lead) {
-      await trx
-        .deleteFrom("identity_leads")
-        .where("project_id", "=", project.id)
-        .where("id", "=", id)
-        .execute();
+    if (lead)
       await takeBackLeadCreated(trx, project, {
-        countedChannel: lead.counted_channel ?? lead.channel,
-        createdAt: Date.parse(lead.created_at),
+        countedChannel: lead.countedChannel ?? lead.channel,
+        createdAt: Date.parse(lead.createdAt),
       });
-    }
     // lead.created / lead.updated carried the lead's email and properties, and so did the webhook
     // bodies made from them.
     const notices =
       leadId === undefined ? [] : await eraseServiceEventsAbout(trx, project.id, "lead.", leadId);
     const deliveries = await eraseDeliveriesOf(trx, notices);
-    const row: IdentityErasureTable = {
+    const row: ErasureTable = {
       id: newId("era"),
       project_id: project.id,
       workspace_id: project.workspaceId,
@@ -126,21 +99,7 @@ export async function erasePerson(
   });
 }
 
-/** Identity's rows of the visitors; returns how many there were. */
-async function deleteVisitors(trx: Trx, project: ProjectRef, visitorIds: string[]): Promise<number> {
-  let n = 0;
-  for (let i = 0; i < visitorIds.length; i += 400) {
-    const r = await trx
-      .deleteFrom("identity_visitors")
-      .where("project_id", "=", project.id)
-      .where("visitor_id", "in", visitorIds.slice(i, i + 400))
-      .executeTakeFirst();
-    n += Number(r.numDeletedRows);
-  }
-  return n;
-}
-
-function toErasure(r: IdentityErasureTable): ErasureT {
+function toErasure(r: ErasureTable): ErasureT {
   const [kind, by] = r.requested_by.split(":", 2) as ["apiKey" | "user", string];
   return {
     id: r.id,

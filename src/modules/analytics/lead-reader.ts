@@ -1,0 +1,31 @@
+import type { ProjectRef } from "../../platform/auth/principal.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import type { Condition as FilterCondition } from "./filter.js";
+
+/**
+ * What filters, cohorts and pickers ask of leads: which hold a property condition, when they were
+ * created, a sample of their properties.
+ * Identity answers (it owns the leads) and depends on analytics for what it records, so analytics
+ * does not import identity back: identity's module hands its functions in at registration
+ * (dependency inversion; the imports point one way). The functions take their database
+ * explicitly, so one reader serves every app in the process.
+ */
+export interface LeadReader {
+  /** Ids of the project's leads whose properties satisfy the condition (all: null). */
+  idsWhere(db: DbOrTrx, project: ProjectRef, cond: FilterCondition | null): Promise<Set<string>>;
+  /** Creation time (epoch ms) of each of the given leads that exists. */
+  createdTimes(db: DbOrTrx, project: ProjectRef, ids: string[]): Promise<Map<string, number>>;
+  /** The properties (JSON) of the project's newest leads, at most `limit`: a sample for pickers. */
+  latestProperties(db: DbOrTrx, project: ProjectRef, limit: number): Promise<string[]>;
+}
+
+let reader: LeadReader | null = null;
+
+export function provideLeadReader(r: LeadReader): void {
+  reader = r;
+}
+
+export function leadReader(): LeadReader {
+  if (!reader) throw new Error("no lead reader: the identity module provides it when it registers");
+  return reader;
+}
