@@ -21,7 +21,7 @@ import { registerMetrics, registerProbes } from "./platform/http/observability.j
 import { registerRequestLog } from "./platform/http/request-log.js";
 import { registerRouteConventions } from "./platform/http/route-conventions.js";
 import { registerCompression, registerSecurityHeaders } from "./platform/http-hardening.js";
-import { JobRegistry, JobWorker } from "./platform/jobs.js";
+import { JobRegistry, JobWorker } from "./platform/jobs/index.js";
 import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from "./platform/login-throttle.js";
 import { redactUrl, scrubLogLine } from "./platform/log-redaction.js";
 import { registerOpenApi } from "./platform/openapi.js";

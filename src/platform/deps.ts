@@ -4,7 +4,7 @@ import type { Config } from "../config.js";
 import type { SecretBox } from "./crypto.js";
 import type { Db, DbHandle } from "./db/index.js";
 import type { EventBus } from "./event-bus.js";
-import type { JobRegistry } from "./jobs.js";
+import type { JobRegistry } from "./jobs/index.js";
 
 /**
  * What a service function may use, passed explicitly: the app's shared parts, never the Fastify

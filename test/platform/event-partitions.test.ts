@@ -5,7 +5,7 @@ import { migrateToLatest, migrateUpTo } from "../../src/platform/db/migrate.js";
 import { monthAfter, partitionName } from "../../src/platform/db/partitions.js";
 import { ensureEventPartitions } from "../../src/modules/events/partitions.js";
 import { PARTITIONS_JOB } from "../../src/modules/events/schema.js";
-import { enqueueJob } from "../../src/platform/jobs.js";
+import { enqueueJob } from "../../src/platform/jobs/index.js";
 import { BROWSER_UA, startTestApp } from "../helpers/app.js";
 import { startPgCluster } from "../helpers/pg-cluster.js";
 

@@ -9,7 +9,7 @@ import {
   enqueueJob,
   exponentialBackoff,
   jobKind,
-} from "../../src/platform/jobs.js";
+} from "../../src/platform/jobs/index.js";
 import { type TestApp, startTestApp } from "../helpers/app.js";
 
 const FLAKY_JOB = jobKind("test.flaky", Type.Object({ n: Type.Number() }));
@@ -198,7 +198,7 @@ describe("jobs", () => {
     t.app.jobs.onServiceEvent(async (e) => {
       got.push(`${e.type}:${(e.data as { id: string }).id}`);
     });
-    const { emitServiceEvent } = await import("../../src/platform/jobs.js");
+    const { emitServiceEvent } = await import("../../src/platform/jobs/index.js");
     await t.app.db
       .transaction()
       .execute(async (trx) =>

@@ -143,7 +143,7 @@ describe("sync runs", () => {
   it("the scheduled sync enqueues every project's connectors", async () => {
     const a = await t.tenant();
     await a.post("/api/connectors", { type: "payments", credentials: { apiKey: STRIPE_KEY } });
-    const { enqueueJob } = await import("../../platform/jobs.js");
+    const { enqueueJob } = await import("../../platform/jobs/index.js");
     const { SYNC_ALL_JOB } = await import("./schema.js");
     await enqueueJob(t.app.db, SYNC_ALL_JOB, {});
     await t.app.worker.drain();

@@ -1,4 +1,4 @@
-import { defineJob, exponentialBackoff } from "../../platform/jobs.js";
+import { defineJob, exponentialBackoff } from "../../platform/jobs/index.js";
 import { FORWARD_LEADS_JOB, FORWARD_REVENUE_JOB, SYNC_ALL_JOB, SYNC_JOB } from "./schema.js";
 import { SYNC_RETRY, runSync, syncAllProjects } from "./sync.js";
 import { forwardLeads, forwardRevenue } from "./sync-results.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { CONNECTOR_TYPES, type ConnectorType } from "./types.js";
-import { NoPayload, jobKind } from "../../platform/jobs.js";
+import { NoPayload, jobKind } from "../../platform/jobs/index.js";
 
 export const ConnectorTypeSchema = Type.Union(
   CONNECTOR_TYPES.map((t) => Type.Literal(t)),

@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
-import { enqueueJob } from "../../platform/jobs.js";
+import { enqueueJob } from "../../platform/jobs/index.js";
 import { bridge } from "./bridge.js";
 import { type ConnectorType, type DailyRow, type LeadItem, type RevenueItem, isoDay } from "./types.js";
 import "./tables.js";

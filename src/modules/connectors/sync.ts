@@ -2,7 +2,7 @@ import { withTransaction } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError } from "../../platform/errors.js";
-import { type JobContext, RetryLater, emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { type JobContext, RetryLater, emitServiceEvent, enqueueJob } from "../../platform/jobs/index.js";
 import { bridge } from "./bridge.js";
 import { enqueueForwarding, storeRevenue, upsertRows } from "./sync-results.js";
 import { PlatformError, redactSecrets } from "./http.js";

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { buildApp } from "../../app.js";
-import { enqueueJob } from "../../platform/jobs.js";
+import { enqueueJob } from "../../platform/jobs/index.js";
 import { canonicalJson, requestHash } from "./idempotency.js";
 import { CLEANUP_JOB } from "./schema.js";
 import { type SmtpPeer, startSmtpPeer, txTenant } from "./test-support.js";

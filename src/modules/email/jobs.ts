@@ -1,4 +1,4 @@
-import { defineJob, PermanentJobError } from "../../platform/jobs.js";
+import { defineJob, PermanentJobError } from "../../platform/jobs/index.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { classify, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
 import { deleteExpiredKeys } from "./idempotency.js";

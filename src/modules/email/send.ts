@@ -2,7 +2,7 @@ import { withTransaction, type Db, type DbHandle } from "../../platform/db/index
 import { compile as compileHtmlToText } from "html-to-text";
 import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
-import { HeldJob } from "../../platform/jobs.js";
+import { HeldJob } from "../../platform/jobs/index.js";
 import { TxError } from "../../platform/errors.js";
 import { resolveForSend } from "./communications.js";
 import { deliverNow, type Mailer, type OutgoingMessage } from "./delivery/transport.js";

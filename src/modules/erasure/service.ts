@@ -9,7 +9,7 @@ import { eraseAnalyticsOf, rebuildVisitorSketches, takeBackLeadCreated } from ".
 import { withIngestPaused } from "../events/service.js";
 import { eraseExposuresOf } from "../experiments/service.js";
 import { eraseDeliveriesOf } from "../webhooks/service.js";
-import { eraseServiceEventsAbout } from "../../platform/jobs.js";
+import { eraseServiceEventsAbout } from "../../platform/jobs/index.js";
 import { decodeCursor, encodeCursor } from "../../platform/cursor.js";
 import { deleteIdentityOf, identitySubject } from "../identity/service.js";
 import type { Erasure, ErasureList, ErasureListQuery } from "./schema.js";

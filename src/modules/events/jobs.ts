@@ -1,4 +1,4 @@
-import { defineJob, exponentialBackoff } from "../../platform/jobs.js";
+import { defineJob, exponentialBackoff } from "../../platform/jobs/index.js";
 import { ensureEventPartitions } from "./partitions.js";
 import { PARTITIONS_JOB } from "./schema.js";
 import { expireMessageIds } from "./segment/dedup.js";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
 import { recomputeBanditWeights } from "./bandit.js";
 import { BANDIT_JOB } from "./schema.js";
-import { enqueueJob } from "../../platform/jobs.js";
+import { enqueueJob } from "../../platform/jobs/index.js";
 import { committed, exposure, processEvents } from "./test-events.js";
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 import type { Db, Trx } from "../../platform/db/index.js";
-import { emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/jobs.js";
+import { emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/jobs/index.js";
 import { EVIDENCE_JOB } from "./schema.js";
 import { appendEvidence, getBelief } from "../beliefs/service.js";
 import { evidenceFromResults } from "./evidence.js";

@@ -1,4 +1,4 @@
-import { defineJob } from "../../platform/jobs.js";
+import { defineJob } from "../../platform/jobs/index.js";
 import { recomputeBanditWeights } from "./bandit.js";
 import { appendExperimentEvidence } from "./completion.js";
 import { BANDIT_JOB, EVIDENCE_JOB } from "./schema.js";

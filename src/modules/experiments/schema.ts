@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { NoPayload, jobKind } from "../../platform/jobs.js";
+import { NoPayload, jobKind } from "../../platform/jobs/index.js";
 
 export const EXPERIMENT_STATUSES = ["draft", "running", "paused", "completed"] as const;
 export const EXPERIMENT_MODES = ["ab", "multivariate", "bandit"] as const;

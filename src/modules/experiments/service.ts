@@ -4,7 +4,7 @@ import { recordWeights } from "./weights-log.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { getBelief } from "../beliefs/service.js";
 import { completeExperiment } from "./completion.js";
 import { extraGoalsOf, resolveMetrics } from "./metrics.js";

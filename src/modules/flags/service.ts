@@ -3,7 +3,7 @@ import { type DbOrTrx, withTransaction } from "../../platform/db/index.js";
 import { newId } from "../../platform/crypto.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { experimentsForFlags } from "../experiments/service.js";
 import { checkCohorts, savedGroupsFor } from "./cohorts.js";
 import { type CohortRef, checkAttributes } from "./conditions.js";

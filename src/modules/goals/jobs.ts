@@ -1,5 +1,5 @@
 import type { ServiceDeps } from "../../platform/deps.js";
-import { defineJob, exponentialBackoff } from "../../platform/jobs.js";
+import { defineJob, exponentialBackoff } from "../../platform/jobs/index.js";
 import { RECOMPUTE_JOB, REFRESH_ALL_JOB } from "./schema.js";
 import { recomputeAllGoals, recomputeGoals } from "./service.js";
 

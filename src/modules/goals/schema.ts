@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { NoPayload, jobKind } from "../../platform/jobs.js";
+import { NoPayload, jobKind } from "../../platform/jobs/index.js";
 
 export const GOAL_STATUSES = ["on_track", "at_risk", "behind", "completed"] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];

@@ -3,7 +3,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { VersionedCache, bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
-import { emitServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { emitServiceEvent, enqueueJob } from "../../platform/jobs/index.js";
 import { checkMetric, measure } from "./metrics.js";
 import { paceStatus, parseDeadline } from "./pace.js";
 import type {

@@ -2,7 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { withTransaction, type DbOrTrx, type Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { recordLeadCreated } from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";

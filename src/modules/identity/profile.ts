@@ -2,7 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
 import type { CommittedEvent } from "../../platform/event-bus.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { conversionTotalsOfLeads } from "../analytics/service.js";
 import { type Lead, findLead, getLead, toLead } from "./leads.js";
 import { ensureVisitor } from "./visitors.js";

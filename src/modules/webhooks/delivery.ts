@@ -4,7 +4,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound } from "../../platform/errors.js";
-import { type JobContext, RetryLater, type ServiceEvent, enqueueJob } from "../../platform/jobs.js";
+import { type JobContext, RetryLater, type ServiceEvent, enqueueJob } from "../../platform/jobs/index.js";
 import { findEndpoint } from "./service.js";
 import { sendWebhook } from "./sender.js";
 import { signedHeaders } from "./signing.js";

@@ -1,6 +1,6 @@
 import type { SecretBox } from "../../platform/crypto.js";
 import type { Db } from "../../platform/db/index.js";
-import { defineJob } from "../../platform/jobs.js";
+import { defineJob } from "../../platform/jobs/index.js";
 import { WEBHOOK_RETRY_SECONDS, deliverOnce } from "./delivery.js";
 import { DELIVER_JOB } from "./schema.js";
 

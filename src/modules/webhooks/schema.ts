@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { SERVICE_EVENT_TYPES } from "../../platform/jobs.js";
-import { jobKind } from "../../platform/jobs.js";
+import { SERVICE_EVENT_TYPES } from "../../platform/jobs/index.js";
+import { jobKind } from "../../platform/jobs/index.js";
 
 export const EventType = Type.Union(SERVICE_EVENT_TYPES.map((t) => Type.Literal(t)));
 const Events = Type.Array(EventType, {

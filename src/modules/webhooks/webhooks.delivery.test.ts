@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { sendWebhook, trustCaForTests } from "./sender.js";
 import { drainUntil, makeSelfSignedCert, startReceiver, subscribedTenant } from "./testing/receiver.js";
 

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { MAX_ATTEMPTS } from "./delivery.js";
 
 // A smaller scale than the usual 0.001 so the 5-day rule (2.16 s here) is reached in a test:

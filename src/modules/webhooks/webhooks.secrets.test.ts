@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { trustCaForTests } from "./sender.js";
 import { type Received, drainUntil, makeSelfSignedCert, startReceiver } from "./testing/receiver.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { emitServiceEvent } from "../../platform/jobs.js";
+import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { blockedReason } from "./ssrf.js";
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { NoPayload, jobKind } from "../../../platform/jobs.js";
+import { NoPayload, jobKind } from "../../../platform/jobs/index.js";
 import { X_ERROR } from "../../../platform/validation.js";
 
 // ---- Segment's tracking API (/v1/…): these schemas are the OpenAPI contract and the checks (map.ts) ----
