@@ -11,6 +11,7 @@ import { emailModule } from "./email/module.js";
 import { connectorsModule } from "./connectors/module.js";
 import { dashboardModule } from "./dashboard/module.js";
 import { flagsModule } from "./flags/module.js";
+import { insightsModule } from "./insights/module.js";
 import { erasureModule } from "./erasure/module.js";
 
 export const modules: LiftModule[] = [
@@ -25,6 +26,7 @@ export const modules: LiftModule[] = [
   emailModule,
   connectorsModule,
   flagsModule,
+  insightsModule,
   erasureModule,
   dashboardModule,
 ];

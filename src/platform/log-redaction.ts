@@ -6,8 +6,9 @@
  */
 const SECRET_PARAMS =
   /([?&](?:key|projectKey|writeKey|code|state|token|access_token|refresh_token|sig|signature|secret)=)[^&#\s"]*/gi;
-const SECRET_VALUES = /(svc_key_|svc_tx_|whsec_)[A-Za-z0-9+/=_-]+/g;
-const SECRET_PREFIXES = ["svc_key_", "svc_tx_", "whsec_"];
+// svc_share_: a dashboard's public link, svc_inv_: an invitation (both in URL paths, issue 34).
+const SECRET_VALUES = /(svc_key_|svc_tx_|whsec_|svc_share_|svc_inv_)[A-Za-z0-9+/=_-]+/g;
+const SECRET_PREFIXES = ["svc_key_", "svc_tx_", "whsec_", "svc_share_", "svc_inv_"];
 
 /** The URL as logged: secret query values replaced by `[redacted]`. */
 export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, "$1[redacted]");

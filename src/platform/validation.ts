@@ -119,6 +119,11 @@ export function describeSchemaError(e: ErrorObject, where: string): string {
 export function describeFirstError(errors: ErrorObject[], where: string): string {
   const tagged = taggedUnionError(errors, where);
   if (tagged) return tagged;
+  return describeOneOf(errors, where);
+}
+
+/** The first error, a literal union's named as the list of its constants. */
+function describeOneOf(errors: ErrorObject[], where: string): string {
   const first = errors[0]!;
   if (first.keyword === "const") {
     const union = errors.find((e) => e.keyword === "anyOf" && e.instancePath === first.instancePath);
@@ -166,7 +171,7 @@ function taggedUnionError(errors: ErrorObject[], where: string): string | undefi
   const prefix = `${union.schemaPath}/${index}/`;
   const own = errors.slice(0, at).filter((e) => e.schemaPath.startsWith(prefix));
   if (own.length === 0) return undefined;
-  return taggedUnionError(own, where) ?? describeSchemaError(own[0]!, where);
+  return taggedUnionError(own, where) ?? describeOneOf(own, where);
 }
 
 /** The first error of a failed check, worded; `where` as in `describeSchemaError`. */

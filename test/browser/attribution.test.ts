@@ -56,7 +56,7 @@ describe("attribution area in Chromium", () => {
       name: "Credited conversions and revenue per channel",
       exact: true,
     });
-    const paid = detail.getByRole("row").filter({ hasText: "paid_search" });
+    const paid = detail.getByRole("row").filter({ hasText: "Paid search" });
     await paid.waitFor();
     expect(await paid.getByRole("cell").nth(1).textContent()).toBe("1");
     expect(await paid.getByRole("cell").nth(2).textContent()).toBe("100.00");
@@ -75,7 +75,7 @@ describe("attribution area in Chromium", () => {
     });
     const emailRow = all.getByRole("row").filter({ hasText: "email" });
     const cells = await emailRow.getByRole("cell").allTextContents();
-    expect(cells).toEqual(["email", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00"]);
+    expect(cells).toEqual(["Email", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00"]);
     await checkPage(page, "attribution");
     expect(problems).toEqual([]);
   }, 90_000);

@@ -54,10 +54,10 @@ describe("breakdowns area in Chromium", () => {
     await page.reload();
     await settled(page);
     const table = page.getByRole("region", { name: "Breakdown by channel", exact: true });
-    const search = table.getByRole("row").filter({ hasText: "organic_search" });
+    const search = table.getByRole("row").filter({ hasText: "Organic search" });
     await search.waitFor();
     expect(await search.getByRole("cell").allTextContents()).toEqual([
-      "organic_search",
+      "Organic search",
       "2",
       "0",
       "0.00",

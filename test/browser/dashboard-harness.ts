@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
 import { expect } from "vitest";
+import type { Config } from "../../src/config.js";
 import { startTestApp, type Tenant, type TestApp } from "../helpers/app.js";
 
 /**
@@ -23,14 +24,19 @@ export interface Dashboard {
   t: TestApp;
   base: string;
   browser: Browser;
-  /** A fresh browser profile at 1280 px; CSP reports and page errors are collected per page. */
-  open(): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
+  /**
+   * A fresh browser profile at 1280 px, in the system's light (default) or dark colour scheme; CSP
+   * reports and page errors are collected per page.
+   */
+  open(opts?: {
+    colorScheme?: "light" | "dark";
+  }): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
   close(): Promise<void>;
 }
 
-export async function startDashboard(): Promise<Dashboard> {
+export async function startDashboard(overrides: Partial<Config> = {}): Promise<Dashboard> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  const t = await startTestApp({ rateLimits: { events: 0, reads: 0, writes: 0 } });
+  const t = await startTestApp({ rateLimits: { events: 0, reads: 0, writes: 0 }, ...overrides });
   await t.app.listen({ host: "127.0.0.1", port: 0 });
   const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const browser = await chromium.launch({
@@ -49,10 +55,11 @@ export async function startDashboard(): Promise<Dashboard> {
     t,
     base,
     browser,
-    async open() {
+    async open(opts = {}) {
       const context = await browser.newContext({
         userAgent: USER_AGENT,
         viewport: { width: 1280, height: 900 },
+        colorScheme: opts.colorScheme ?? "light",
       });
       contexts.push(context);
       const page = await context.newPage();

@@ -53,8 +53,8 @@ describe("funnels area in Chromium", () => {
     const groups = page.getByRole("region", { name: "Funnel by channel", exact: true }).getByRole("row");
     await groups.nth(2).waitFor();
     const group = async (i: number) => groups.nth(i).getByRole("cell").allTextContents();
-    expect(await group(1)).toEqual(["direct", "2", "2 (100.0%)", "1 (50.0%)"]);
-    expect(await group(2)).toEqual(["organic_search", "1", "0 (0.0%)", "0 (0.0%)"]);
+    expect(await group(1)).toEqual(["Direct", "2", "2 (100.0%)", "1 (50.0%)"]);
+    expect(await group(2)).toEqual(["Organic search", "1", "0 (0.0%)", "0 (0.0%)"]);
     await checkPage(page, "funnels-breakdown");
     expect(problems).toEqual([]);
   }, 90_000);

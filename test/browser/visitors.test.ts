@@ -76,7 +76,7 @@ describe("visitors & leads area in Chromium", () => {
     await page.getByRole("link", { name: "ada@example.com" }).click();
     await page.getByRole("heading", { name: "ada@example.com", level: 1 }).waitFor();
     await settled(page);
-    expect(await page.getByTestId("first-channel").textContent()).toBe("email");
+    expect(await page.getByTestId("first-channel").textContent()).toBe("Email");
     const timeline = page.getByRole("list", { name: "Events, oldest first" });
     expect(await timeline.getByText("purchase").count()).toBe(1);
     expect(await timeline.getByText("pageview").count()).toBe(1);
@@ -94,7 +94,7 @@ describe("visitors & leads area in Chromium", () => {
     await page.getByRole("link", { name: "v-search" }).first().click();
     await page.getByRole("heading", { name: "Visitor v-search", level: 1 }).waitFor();
     await settled(page);
-    expect(await page.getByTestId("first-channel").textContent()).toBe("organic_search");
+    expect(await page.getByTestId("first-channel").textContent()).toBe("Organic search");
     await checkPage(page, "journey");
 
     // Live: an event sent while the page is open shows up without a reload.

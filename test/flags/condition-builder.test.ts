@@ -31,6 +31,28 @@ const CASES: [Clause, Record<string, unknown>, boolean][] = [
   [line("appVersion", "vlt", "2.1.0"), { appVersion: "2.1.0-beta.1" }, true],
 ];
 
+describe("condition builder: cohorts", () => {
+  it("writes GrowthBook's saved-group test on id or leadId, which the API accepts, and reads it back", () => {
+    for (const [clause, mongo] of [
+      [line("id", "inCohort", "coh_abc"), "$inGroup"],
+      [line("leadId", "notInCohort", "coh_abc"), "$notInGroup"],
+    ] as const) {
+      const condition = toCondition([clause])!;
+      expect(condition).toEqual({ [clause.attribute]: { [mongo]: "coh_abc" } });
+      expect(checkCondition(condition, "condition")).toEqual([
+        { cohortId: "coh_abc", attribute: clause.attribute, at: `condition.${clause.attribute}.${mongo}` },
+      ]);
+      expect(toClauses(condition)).toEqual([clause]);
+    }
+    // as GrowthBook evaluates it once the server filled in the group with the caller's id
+    const inCohort = toCondition([line("id", "inCohort", "coh_abc")])!;
+    expect(evalCondition({ id: "v1" }, inCohort as never, { coh_abc: ["v1"] })).toBe(true);
+    expect(evalCondition({ id: "v2" }, inCohort as never, { coh_abc: [] })).toBe(false);
+    expect(() => toCondition([line("email", "inCohort", "coh_abc")])).toThrow("id or leadId");
+    expect(() => toCondition([line("id", "inCohort", "")])).toThrow("choose a cohort");
+  });
+});
+
 describe("condition builder", () => {
   it("writes conditions the API accepts and GrowthBook evaluates as each line reads", () => {
     for (const [clause, attributes, expected] of CASES) {

@@ -57,6 +57,10 @@ interface Ids {
   publicKey: string;
   cohortId: string;
   annotationId: string;
+  insightId: string;
+  dashboardId: string;
+  shareToken: string;
+  inviteId: string;
 }
 interface Row {
   /** As the app registers it. */
@@ -90,6 +94,14 @@ const TABLE: Row[] = [
     owned: true,
   }),
   r("DELETE /api/workspace/users/:id", "admin", (i) => `/api/workspace/users/${i.userId}`, { owned: true }),
+  r("GET /api/workspace/invites", "admin", "/api/workspace/invites"),
+  r("POST /api/workspace/invites", "admin", "/api/workspace/invites", { body: () => ({}) }),
+  r("DELETE /api/workspace/invites/:id", "admin", (i) => `/api/workspace/invites/${i.inviteId}`, {
+    owned: true,
+  }),
+  // Public: the invitation's token in the path is the credential.
+  r("GET /api/invites/:token", "public", "/api/invites/svc_inv_unknown"),
+  r("POST /api/invites/:token", "public", "/api/invites/svc_inv_unknown", { body: () => ({}) }),
   r("GET /api/projects", "admin", "/api/projects"),
   r("POST /api/projects", "admin", "/api/projects", { body: () => ({}) }),
   r("GET /api/projects/:id/keys", "admin", (i) => `/api/projects/${i.projectId}/keys`, { owned: true }),
@@ -131,6 +143,7 @@ const TABLE: Row[] = [
     },
   ),
   r("GET /api/events/recent", "project", "/api/events/recent"),
+  r("GET /api/events/status", "project", "/api/events/status"),
   r("POST /api/events", "public", "/api/events", { body: () => ({}) }),
   r("GET /api/identity", "project", "/api/identity?visitorId=v-authz"),
   r("POST /api/identity", "project", "/api/identity", { body: () => ({}) }),
@@ -169,6 +182,34 @@ const TABLE: Row[] = [
   r("PATCH /api/annotations/:id", "project", (i) => `/api/annotations/${i.annotationId}`, {
     owned: true,
     body: () => ({ text: "renamed" }),
+  }),
+  r("GET /api/insights", "project", "/api/insights"),
+  r("POST /api/insights", "project", "/api/insights", { body: () => ({}) }),
+  r("GET /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, { owned: true }),
+  r("PATCH /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed insight" }),
+  }),
+  r("GET /api/insights/:id/results", "project", (i) => `/api/insights/${i.insightId}/results`, {
+    owned: true,
+  }),
+  r("GET /api/dashboards", "project", "/api/dashboards"),
+  r("POST /api/dashboards", "project", "/api/dashboards", { body: () => ({}) }),
+  r("GET /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
+  r("PATCH /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed dashboard" }),
+  }),
+  r("GET /api/dashboards/:id/results", "project", (i) => `/api/dashboards/${i.dashboardId}/results`, {
+    owned: true,
+  }),
+  // Public: the token in the path is the credential (what else is sent must not matter).
+  r("GET /api/shared/dashboards/:token", "public", (i) => `/api/shared/dashboards/${i.shareToken}`),
+  r("POST /api/dashboards/:id/share", "project", (i) => `/api/dashboards/${i.dashboardId}/share`, {
+    owned: true,
+  }),
+  r("DELETE /api/dashboards/:id/share", "project", (i) => `/api/dashboards/${i.dashboardId}/share`, {
+    owned: true,
   }),
   r("GET /api/export/events", "projectAdmin", "/api/export/events"),
   r("GET /api/webhooks", "project", "/api/webhooks"),
@@ -307,6 +348,8 @@ const TABLE: Row[] = [
   r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
   r("DELETE /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
   r("DELETE /api/annotations/:id", "project", (i) => `/api/annotations/${i.annotationId}`, { owned: true }),
+  r("DELETE /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
+  r("DELETE /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, { owned: true }),
   // Near the end: the first allowed caller erases the lead the rows above read (the next get 200, repeated).
   r("DELETE /api/leads/:id", "projectAdmin", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   // Last: a server-side logout would end the admin session the rows above use.
@@ -424,6 +467,23 @@ beforeAll(async () => {
     }),
   );
   const annotation = await created(a.post("/api/annotations", { date: "2025-03-04", text: "Authz note" }));
+  const insight = await created(
+    a.post("/api/insights", { kind: "summary", name: "Authz insight", settings: { period: "7d" } }),
+  );
+  const dashboard = await created(
+    a.post("/api/dashboards", {
+      name: "Authz dashboard",
+      items: [{ insightId: insight.id, x: 0, y: 0, w: 6, h: 1 }],
+    }),
+  );
+  const share = await created(a.post(`/api/dashboards/${dashboard.id}/share`));
+  const invite = await created(
+    a.post(
+      "/api/workspace/invites",
+      { email: `invitee-${randomBytes(3).toString("hex")}@example.com`, role: "member" },
+      { as: "admin" },
+    ),
+  );
   ids = {
     projectId: a.projectId,
     revokedKeyId: revoked.id,
@@ -440,6 +500,10 @@ beforeAll(async () => {
     publicKey: a.publicKey,
     cohortId: cohort.id,
     annotationId: annotation.id,
+    insightId: insight.id,
+    dashboardId: dashboard.id,
+    shareToken: share.token,
+    inviteId: invite.id,
   };
   const member = await a.headersFor("member");
   headers = {
@@ -471,6 +535,10 @@ beforeAll(async () => {
     ids.leadId,
     annotation.id,
     user.email,
+    insight.id,
+    dashboard.id,
+    invite.id,
+    invite.email,
   ];
 });
 afterAll(async () => t?.close());

@@ -28,10 +28,18 @@ describe("request logs", () => {
       logger: { level: "trace", stream: sink } as never,
     });
     const a = await t.tenant();
+    let shareToken = "";
     try {
       await app.inject({ url: "/api/goals", headers: { "x-api-key": a.apiKey, cookie: a.adminCookie } });
       await app.inject({ url: "/api/connectors/crm/callback?code=SECRETCODE123&state=STATEVALUE" });
       await app.inject({ url: `/api/nothing/here?code=SECRETCODE123&key=${a.apiKey}` });
+      // A dashboard's public link and an invitation carry their token in the path (issue 34).
+      const board = await a.post("/api/dashboards", { name: "Logged?" });
+      shareToken = (await a.post(`/api/dashboards/${board.body.id}/share`)).body.token;
+      await app.inject({ url: `/api/shared/dashboards/${shareToken}` });
+      await app.inject({ url: `/api/shared/dashboards/${shareToken}x` }); // 404: its line is written
+      await app.inject({ url: `/share/${shareToken}`, headers: { accept: "text/html" } });
+      await app.inject({ url: "/api/invites/svc_inv_SECRETINVITE123" }); // 404: its line is written
     } finally {
       await app.close(); // writes the summary of successful requests
       await t.close();
@@ -43,6 +51,10 @@ describe("request logs", () => {
     expect(all).not.toContain(a.adminCookie.split("=")[1]!);
     expect(all).not.toContain("SECRETCODE123");
     expect(all).not.toContain("STATEVALUE");
+    expect(shareToken).toMatch(/^svc_share_/);
+    expect(all).toContain("/api/shared/dashboards/svc_share_[redacted]");
+    expect(all).not.toContain(shareToken.slice("svc_share_".length));
+    expect(all).not.toContain("SECRETINVITE123");
   });
 
   it("log refusals and slow requests one line each, and successes once a minute in a summary", async () => {

@@ -23,6 +23,9 @@ const PUBLIC = [
   "GET /api/connectors/{type}/callback",
   "GET /api/experiments/active",
   "GET /api/features/{clientKey}",
+  // An invitation, a shared dashboard: the unguessable token in the path is the credential.
+  "GET /api/invites/{token}",
+  "GET /api/shared/dashboards/{token}",
   "GET /api/svc-js",
   "GET /sub/{clientKey}",
   // Segment's settings for analytics.js: the public key is in the path.
@@ -32,6 +35,7 @@ const PUBLIC = [
   "POST /api/eval/{clientKey}",
   "POST /api/events",
   "POST /api/identity/stitch",
+  "POST /api/invites/{token}",
   "POST /api/webhooks/{source}",
 ];
 const TRANSACTIONAL = ["POST /api/transactional/webhooks/provider", "POST /api/v1/transactional/send"];

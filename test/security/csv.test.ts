@@ -1,6 +1,8 @@
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { neutraliseCell } from "../../src/platform/csv.js";
+import fc from "fast-check";
+import { neutraliseCell, toCsv } from "../../src/platform/csv.js";
+import { toCsv as tableCsv } from "../../web/src/components/csv.js";
 import { BROWSER_UA, type TestApp, startTestApp } from "../helpers/app.js";
 
 /**
@@ -44,5 +46,29 @@ describe("CSV export", () => {
     expect(neutraliseCell("a=1")).toBe("a=1");
     expect(neutraliseCell("")).toBe("");
     expect(neutraliseCell("12.5")).toBe("12.5");
+  });
+
+  it("a table downloaded from the dashboard reads back exactly as the API's CSV of the same cells", () => {
+    // Cells as spreadsheets see them: formulas, quotes, commas, line breaks, tabs, unicode.
+    const cell = fc.oneof(
+      fc.string({
+        unit: fc.constantFrom("=", "+", "-", "@", "\t", "\r", "\n", '"', ",", "a", "1", " ", "é"),
+      }),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(cell, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }),
+        (rows) => {
+          const width = rows[0]!.length;
+          const table = rows.map((r) => Array.from({ length: width }, (_, i) => r[i] ?? ""));
+          const fromApi = parse(toCsv(table), { relax_column_count: true });
+          const fromTable = parse(tableCsv(table), { relax_column_count: true });
+          expect(fromTable).toEqual(fromApi);
+          for (const row of fromTable) for (const c of row) expect(c).not.toMatch(/^[=+\-@\t\r]/);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -200,6 +200,30 @@ export async function cohortMembers(
   return members;
 }
 
+/** Memberships being computed, so callers at once share one computation (flags' evaluations). */
+const computing = new WeakMap<object, Map<string, Promise<Set<string>>>>();
+
+/** The cohort's members, computed at most once a minute per definition version, one computation at a time. */
+async function recentMembers(db: DbOrTrx, project: ProjectRef, row: CohortTable): Promise<Set<string>> {
+  const key = `${project.id}\u0000${row.id}\u0000${row.updated_at}`;
+  const cached = cacheOf(db).get(key);
+  if (cached) return cached;
+  let inFlight = computing.get(db);
+  if (!inFlight) {
+    inFlight = new Map();
+    computing.set(db, inFlight);
+  }
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = evaluateCohort(db, project, JSON.parse(row.definition) as CohortDefinitionT).finally(() =>
+      inFlight.delete(key),
+    );
+    inFlight.set(key, pending);
+    cacheOf(db).set(key, await pending);
+  }
+  return pending;
+}
+
 /**
  * Whether a person is in a saved cohort — for a flag's targeting: the visitor id (its lead looked
  * up) or the lead id. Membership is computed at most once a minute per cohort and definition; an
@@ -211,23 +235,58 @@ export async function isInCohort(
   cohortId: string,
   person: { visitorId?: string; leadId?: string },
 ): Promise<boolean> {
-  const row = await findCohort(db, project, cohortId);
-  if (!row) return false;
-  const key = `${project.id}\u0000${cohortId}\u0000${row.updated_at}`;
-  let members = cacheOf(db).get(key);
-  if (!members) {
-    members = await evaluateCohort(db, project, JSON.parse(row.definition) as CohortDefinitionT);
-    cacheOf(db).set(key, members);
-  }
-  if (person.leadId) return members.has(`l:${person.leadId}`);
-  if (!person.visitorId) return false;
-  const link = await db
-    .selectFrom("analytics_links")
-    .select("lead_id")
+  return (await cohortsOfPerson(db, project, [cohortId], person)).has(cohortId);
+}
+
+/**
+ * Which of the cohorts hold the person (a visitor id, its lead looked up, or a lead id): one read
+ * of the cohorts, at most one of the visitor's link, and memberships at most a minute old.
+ * Unknown cohorts and other projects' hold no one.
+ */
+export async function cohortsOfPerson(
+  db: DbOrTrx,
+  project: ProjectRef,
+  cohortIds: string[],
+  person: { visitorId?: string; leadId?: string },
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (cohortIds.length === 0 || (!person.leadId && !person.visitorId)) return out;
+  const rows = await db
+    .selectFrom("analytics_cohorts")
+    .selectAll()
     .where("project_id", "=", project.id)
-    .where("visitor_id", "=", person.visitorId)
-    .executeTakeFirst();
-  return members.has(personKey(person.visitorId, link?.lead_id));
+    .where("id", "in", cohortIds)
+    .execute();
+  if (rows.length === 0) return out;
+  let key: string;
+  if (person.leadId) key = `l:${person.leadId}`;
+  else {
+    const link = await db
+      .selectFrom("analytics_links")
+      .select("lead_id")
+      .where("project_id", "=", project.id)
+      .where("visitor_id", "=", person.visitorId!)
+      .executeTakeFirst();
+    key = personKey(person.visitorId!, link?.lead_id);
+  }
+  for (const row of rows) if ((await recentMembers(db, project, row)).has(key)) out.add(row.id);
+  return out;
+}
+
+/** The ids among `ids` that are cohorts of the project (a flag rule naming one is checked when saved). */
+export async function existingCohortIds(
+  db: DbOrTrx,
+  project: ProjectRef,
+  ids: string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("analytics_cohorts")
+    .select("id")
+    .where("project_id", "=", project.id)
+    .where("id", "in", ids)
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 export async function countCohort(db: DbOrTrx, project: ProjectRef, id: string) {

@@ -93,5 +93,36 @@ export {
 } from "./filter.js";
 export { eventFilter, peopleKeep as filterPeople, peopleMatch as filterPersons } from "./reports.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
-export { cohortMembers, isInCohort } from "./cohorts.js";
+export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts.js";
 export { type LeadReader, provideLeadReader } from "./lead-reader.js";
+
+/**
+ * The reports as saved insights run them (the insights module, issue 34): the same functions the
+ * report endpoints call, their periods and their request and answer schemas.
+ */
+export {
+  attributionReport,
+  breakdownReport,
+  funnelReport,
+  retentionReport,
+  summaryReport,
+  timeseriesReport,
+} from "./reports.js";
+export { analyticsPaths } from "./paths.js";
+export { type Period, resolvePeriod } from "./period.js";
+export {
+  AnalyticsSummary,
+  AttributionQuery,
+  AttributionSummary,
+  Breakdown,
+  BreakdownQuery,
+  Filter,
+  Funnel,
+  FunnelBody,
+  Retention,
+  RetentionQuery,
+  SummaryQuery,
+  Timeseries,
+  TimeseriesQuery,
+} from "./schema.js";
+export { Paths, PathsBody } from "./explore-schema.js";

@@ -39,6 +39,8 @@ export interface SendDeps {
   messageDomain: string;
   /** Delays of the in-request attempts (tests shorten them). */
   inRequestDelays?: number[];
+  /** false: links and opens are not tracked (Lift's own mail, whose links carry one-time tokens). */
+  tracking?: boolean;
 }
 
 export interface SendInput {
@@ -192,7 +194,10 @@ async function perform(
     from: deps.from,
     to: req.to,
     subject: content.subject,
-    html: content.html === undefined ? undefined : deps.tracker.instrument(content.html, rec.id),
+    html:
+      content.html === undefined || deps.tracking === false
+        ? content.html
+        : deps.tracker.instrument(content.html, rec.id),
     text: content.text ?? htmlToText(content.html!),
     messageId: rec.message_id,
     headers: { "X-Lift-Send-Id": rec.id },

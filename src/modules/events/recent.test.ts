@@ -89,3 +89,20 @@ describe("GET /api/events/recent", () => {
     expect(max.body[0].url).toBe("https://s.example.com/209");
   });
 });
+
+describe("GET /api/events/status", () => {
+  it("says whether the project has any event: false when empty, true from its first (a bot's too)", async () => {
+    const a = await t.tenant();
+    const other = await t.tenant();
+    await send(other, { type: "pageview", visitorId: "o", url: "https://other.example.com/" });
+    expect((await a.get("/api/events/status")).body).toEqual({ hasEvents: false });
+    expect((await a.get("/api/events/status", { as: "member" })).body).toEqual({ hasEvents: false });
+    await send(
+      a,
+      { type: "pageview", visitorId: "crawler", url: "https://shop.example.com/" },
+      "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    );
+    expect((await a.get("/api/events/status")).body).toEqual({ hasEvents: true });
+    expect((await a.get("/api/events/status", { as: "none" })).status).toBe(401);
+  });
+});

@@ -63,3 +63,17 @@ export async function recentEvents(db: DbOrTrx, project: ProjectRef, limit: numb
     isBot: Number(r.is_bot) === 1,
   }));
 }
+
+/**
+ * Whether the project has stored any event (bots included: a first visit by a crawler is still
+ * proof the snippet is installed). The (project, visitor, time) index answers it at its first row.
+ */
+export async function projectHasEvents(db: DbOrTrx, project: ProjectRef): Promise<boolean> {
+  const row = await db
+    .selectFrom("events")
+    .select("project_id")
+    .where("project_id", "=", project.id)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -2,9 +2,10 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "@sinclair/typebox";
 import { createLimit } from "../../platform/rate-limit.js";
 import { decompress } from "./gzip.js";
-import { DEFAULT_RECENT_EVENTS, recentEvents } from "./recent.js";
+import { DEFAULT_RECENT_EVENTS, projectHasEvents, recentEvents } from "./recent.js";
 import {
   type BatchEnvelopeBody,
+  EventsStatus,
   IngestBody,
   Received,
   RecentEvent,
@@ -50,6 +51,20 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       const { limit } = req.query as { limit?: number };
       return recentEvents(app.db, projectOf(req), limit ?? DEFAULT_RECENT_EVENTS);
     },
+  );
+
+  app.get(
+    "/api/events/status",
+    {
+      schema: {
+        operationId: "getEventsStatus",
+        tags: ["events"],
+        summary: "Whether the project has received any event yet (the dashboard's first run polls it)",
+        response: { 200: EventsStatus },
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) => ({ hasEvents: await projectHasEvents(app.db, projectOf(req)) }),
   );
 
   app.post(

@@ -137,5 +137,10 @@ export const RecentEvent = Type.Object({
   isBot: Type.Boolean({ description: "stored but left out of analytics" }),
 });
 
+/** GET /api/events/status: whether the project has received anything yet (the dashboard's first run). */
+export const EventsStatus = Type.Object({
+  hasEvents: Type.Boolean({ description: "any event stored for the project, bots included" }),
+});
+
 /** PostgreSQL: creates the coming months' partitions of `events` (daily; partitions.ts). */
 export const PARTITIONS_JOB = jobKind("events.partitions", NoPayload);

@@ -6,7 +6,8 @@ import { validation } from "../../platform/errors.js";
  * - no regex operator at all: `$regex` compiles the author's pattern and runs it on attributes any
  *   caller sends, and a backtracking pattern can stall the event loop (and every SDK's);
  * - only the operators GrowthBook documents (an unknown one logs on every evaluation);
- * - no saved groups (`$inGroup`, `$savedGroup`): Lift serves none, so they would match nobody;
+ * - saved groups only as Lift's cohorts: `{"id" | "leadId": {"$inGroup" | "$notInGroup": "coh_…"}}`,
+ *   whose members the server fills in per evaluation (cohorts.ts); `$savedGroup` is refused;
  * - bounded size and depth, so the work per evaluation is bounded by the condition's size.
  */
 export const MAX_CONDITION_BYTES = 8 * 1024;
@@ -24,6 +25,18 @@ const REGEX = /regex/i;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
+/** The attributes a cohort condition may test: the visitor id (GrowthBook's `id`) or the lead id. */
+export const COHORT_ATTRIBUTES = ["id", "leadId"] as const;
+export type CohortAttribute = (typeof COHORT_ATTRIBUTES)[number];
+/** A cohort a condition names, where (for a 400 when it is not the project's). */
+export interface CohortRef {
+  cohortId: string;
+  attribute: CohortAttribute;
+  at: string;
+}
+const COHORT_ID = /^coh_[A-Za-z0-9]{1,64}$/;
+const GROUP_OPS = new Set(["$inGroup", "$notInGroup"]);
+
 const isObject = (v: unknown): v is Record<string, Json> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 /** GrowthBook's rule: an object whose keys all start with `$` holds operators, else it is a literal. */
@@ -32,13 +45,18 @@ const isOperatorObject = (v: Record<string, Json>) => {
   return keys.length > 0 && keys.every((k) => k.startsWith("$"));
 };
 
-/** Throws 400 naming the field (`at` is the condition's own name, e.g. `body.rules[0].condition`). */
-export function checkCondition(condition: unknown, at: string): void {
+/**
+ * Throws 400 naming the field (`at` is the condition's own name, e.g. `body.rules[0].condition`);
+ * returns the cohorts it names.
+ */
+export function checkCondition(condition: unknown, at: string): CohortRef[] {
   if (!isObject(condition)) throw validation(`${at} must be an object`);
   if (JSON.stringify(condition).length > MAX_CONDITION_BYTES)
     throw validation(`${at} must be at most ${MAX_CONDITION_BYTES} bytes as JSON`);
   refuseRegex(condition, at, 0);
-  conditionObject(condition, at);
+  const refs: CohortRef[] = [];
+  conditionObject(condition, at, refs);
+  return refs;
 }
 
 /** Any key or operator spelled like a regex, anywhere (also inside literals), and the depth. */
@@ -59,47 +77,68 @@ function refuseRegex(v: Json, at: string, depth: number): void {
   }
 }
 
-function conditionObject(c: Record<string, Json>, at: string): void {
+function conditionObject(c: Record<string, Json>, at: string, refs: CohortRef[]): void {
   for (const [k, v] of Object.entries(c)) {
     const here = `${at}.${k}`;
     if (LOGICAL.has(k)) {
       if (!Array.isArray(v)) throw validation(`${here} must be an array of conditions`);
       for (const [i, sub] of v.entries()) {
         if (!isObject(sub)) throw validation(`${here}[${i}] must be an object`);
-        conditionObject(sub, `${here}[${i}]`);
+        conditionObject(sub, `${here}[${i}]`, refs);
       }
     } else if (k === "$not") {
       if (!isObject(v)) throw validation(`${here} must be a condition object`);
-      conditionObject(v, here);
+      conditionObject(v, here, refs);
     } else if (k.startsWith("$")) {
       throw validation(`${here} is not a supported condition operator${groupHint(k)}`);
     } else {
       if (k.length > 200) throw validation(`${at}: an attribute name is longer than 200 characters`);
-      conditionValue(v, here);
+      conditionValue(v, here, { attribute: k, refs });
     }
   }
 }
 
 const groupHint = (op: string) =>
-  op === "$savedGroup" || op === "$inGroup" || op === "$notInGroup" ? " (Lift has no saved groups)" : "";
+  op === "$savedGroup" || op === "$savedGroups"
+    ? ' (Lift\'s saved groups are cohorts: {"id": {"$inGroup": "coh_…"}})'
+    : "";
 
-/** A value an attribute is compared with: a literal, or an object of operators. */
-function conditionValue(v: Json, at: string): void {
-  if (!isObject(v) || !isOperatorObject(v)) return; // literal: compared as JSON
-  for (const [op, arg] of Object.entries(v)) operator(op, arg, `${at}.${op}`);
+/** What a value's operators may refer to: the attribute it tests (none inside arrays' elements). */
+interface Scope {
+  attribute: string | null;
+  refs: CohortRef[];
 }
 
-function operator(op: string, arg: Json, at: string): void {
+/** A value an attribute is compared with: a literal, or an object of operators. */
+function conditionValue(v: Json, at: string, scope: Scope): void {
+  if (!isObject(v) || !isOperatorObject(v)) return; // literal: compared as JSON
+  for (const [op, arg] of Object.entries(v)) operator(op, arg, `${at}.${op}`, scope);
+}
+
+function operator(op: string, arg: Json, at: string, scope: Scope): void {
   if (COMPARE.has(op)) return;
+  const elements = { ...scope, attribute: null };
   if (LISTS.has(op)) {
     if (!Array.isArray(arg)) throw validation(`${at} must be an array`);
     if (arg.length > MAX_LIST) throw validation(`${at} must hold at most ${MAX_LIST} items`);
-    if (op === "$all" || op === "$alli") for (const [i, x] of arg.entries()) conditionValue(x, `${at}[${i}]`);
+    if (op === "$all" || op === "$alli")
+      for (const [i, x] of arg.entries()) conditionValue(x, `${at}[${i}]`, elements);
     return;
   }
   if (VERSIONS.has(op)) {
     if (typeof arg !== "string" || arg.length > MAX_VERSION)
       throw validation(`${at} must be a version string of at most ${MAX_VERSION} characters`);
+    return;
+  }
+  if (GROUP_OPS.has(op)) {
+    const attribute = COHORT_ATTRIBUTES.find((a) => a === scope.attribute);
+    if (!attribute)
+      throw validation(
+        `${at}: a cohort is tested on the attribute id (the visitor) or leadId (the lead), not ${scope.attribute ?? "an array's elements"}`,
+      );
+    if (typeof arg !== "string" || !COHORT_ID.test(arg))
+      throw validation(`${at} must be a cohort id (coh_…)`);
+    scope.refs.push({ cohortId: arg, attribute, at });
     return;
   }
   switch (op) {
@@ -111,13 +150,21 @@ function operator(op: string, arg: Json, at: string): void {
         throw validation(`${at} must be one of ${[...TYPES].join(", ")}`);
       return;
     case "$size":
+      conditionValue(arg, at, elements);
+      return;
     case "$not":
-      conditionValue(arg, at);
+      conditionValue(arg, at, scope);
       return;
     case "$elemMatch":
       if (!isObject(arg)) throw validation(`${at} must be an object`);
-      if (isOperatorObject(arg)) conditionValue(arg, at);
-      else conditionObject(arg, at);
+      if (isOperatorObject(arg)) conditionValue(arg, at, elements);
+      else {
+        // An element's `id` is not the visitor's: a cohort cannot be tested inside an array.
+        const inside: CohortRef[] = [];
+        conditionObject(arg, at, inside);
+        if (inside.length > 0)
+          throw validation(`${inside[0]!.at}: a cohort cannot be tested inside $elemMatch`);
+      }
       return;
     default:
       throw validation(`${at} is not a supported condition operator${groupHint(op)}`);

@@ -1,3 +1,4 @@
+import { GrowthBookClient, type SavedGroupsValues } from "@growthbook/growthbook";
 import { evaluateFeatures } from "@growthbook/proxy-eval";
 import { checkAttributes } from "./conditions.js";
 import { ruleKey } from "./payload.js";
@@ -10,13 +11,21 @@ import type { PayloadEntry } from "./sdk-cache.js";
  * `@growthbook/proxy-eval` (what GrowthBook's proxy runs) for remote evaluation.
  */
 
-/** The answer of `POST /api/flags/:key/evaluate`; `attributes` must have passed checkAttributes. */
+/**
+ * The answer of `POST /api/flags/:key/evaluate`; `attributes` must have passed checkAttributes.
+ * `savedGroups`: this evaluation's cohorts (cohorts.ts), when the flag tests any — GrowthBook
+ * reads saved groups from its client, so such an evaluation gets a client of its own.
+ */
 export function evaluateEntry(
   entry: PayloadEntry,
   key: string,
   attributes: Record<string, unknown>,
+  savedGroups?: SavedGroupsValues,
 ): EvaluationT {
-  const r = entry.client().evalFeature(key, { attributes });
+  const client = savedGroups
+    ? new GrowthBookClient().initSync({ payload: { ...entry.payload, savedGroups } })
+    : entry.client();
+  const r = client.evalFeature(key, { attributes });
   const meta = r.ruleId ? entry.rules.get(ruleKey(key, r.ruleId)) : undefined;
   if ((r.source === "force" || r.source === "experiment") && meta) {
     const variant = r.source === "experiment" ? r.experimentResult?.key : meta.variant;
@@ -35,10 +44,14 @@ export function evaluateEntry(
  * attributes (a matched experiment as a forced value plus the tracking call the SDK then makes),
  * so the client never sees a rule.
  */
-export async function remoteEvaluation(entry: PayloadEntry, body: RemoteEvalBodyT): Promise<unknown> {
+export async function remoteEvaluation(
+  entry: PayloadEntry,
+  body: RemoteEvalBodyT,
+  savedGroups?: SavedGroupsValues,
+): Promise<unknown> {
   checkAttributes(body.attributes, "body.attributes");
   return evaluateFeatures({
-    payload: entry.payload,
+    payload: savedGroups ? { ...entry.payload, savedGroups } : entry.payload,
     attributes: body.attributes ?? {},
     forcedVariations: body.forcedVariations ?? {},
     forcedFeatures: new Map(body.forcedFeatures ?? []),

@@ -1,5 +1,6 @@
 import type { FeatureDefinition, FeatureRule } from "@growthbook/growthbook";
 import type { ExperimentForFlags } from "../experiments/service.js";
+import { type CohortUse, collectCohorts } from "./cohorts.js";
 import type { FlagT, RuleT } from "./schema.js";
 
 /**
@@ -23,6 +24,8 @@ export interface BuiltPayload {
   payload: SdkPayload;
   /** `${flagKey}\u0000${ruleId}` → what the rule is. */
   rules: Map<string, RuleMeta>;
+  /** flag key → the cohorts its served rules test (cohorts.ts); flags without any are absent */
+  cohorts: Map<string, CohortUse>;
 }
 
 export const ruleKey = (flagKey: string, ruleId: string) => `${flagKey}\u0000${ruleId}`;
@@ -39,6 +42,7 @@ export function buildPayload(
 ): BuiltPayload {
   const features: Record<string, FeatureDefinition> = {};
   const rules = new Map<string, RuleMeta>();
+  const cohorts = new Map<string, CohortUse>();
   let dateUpdated = revisedAt;
   for (const e of experiments.values()) if (e.updatedAt > dateUpdated) dateUpdated = e.updatedAt;
   // Sorted by key: the same flags always give the same bytes, so the ETag only moves on a change.
@@ -49,17 +53,20 @@ export function buildPayload(
       continue;
     }
     const served: FeatureRule[] = [];
+    const uses: CohortUse = new Map();
     for (const rule of flag.rules) {
       const out = serveRule(flag.key, rule, experiments);
       if (!out) continue;
       served.push(out.rule);
       rules.set(ruleKey(flag.key, rule.id), out.meta);
+      collectCohorts(out.rule.condition, uses);
     }
+    if (uses.size > 0) cohorts.set(flag.key, uses);
     features[flag.key] = served.length
       ? { defaultValue: flag.defaultValue, rules: served }
       : { defaultValue: flag.defaultValue };
   }
-  return { payload: { status: 200, features, dateUpdated }, rules };
+  return { payload: { status: 200, features, dateUpdated }, rules, cohorts };
 }
 
 function serveRule(

@@ -1,7 +1,7 @@
 import { randomBase62 } from "../../platform/crypto.js";
 import { validation } from "../../platform/errors.js";
 import type { ExperimentForFlags } from "../experiments/service.js";
-import { checkCondition } from "./conditions.js";
+import { type CohortRef, checkCondition } from "./conditions.js";
 import { MAX_VALUE_BYTES, type RuleInT, type RuleT } from "./schema.js";
 import type { FlagValueType } from "./tables.js";
 
@@ -47,6 +47,8 @@ export function normalizeRules(
   type: FlagValueType,
   experiments: Map<string, ExperimentForFlags>,
   at = "body.rules",
+  /** receives the cohorts the conditions name */
+  cohorts: CohortRef[] = [],
 ): RuleT[] {
   const seen = new Set<string>();
   return rules.map((rule, i): RuleT => {
@@ -55,7 +57,7 @@ export function normalizeRules(
     if (seen.has(id)) throw validation(`${here}.id repeats ${id}: rule ids are unique within a flag`);
     seen.add(id);
     const condition = rule.condition;
-    if (condition !== undefined) checkCondition(condition, `${here}.condition`);
+    if (condition !== undefined) cohorts.push(...checkCondition(condition, `${here}.condition`));
     const base = condition !== undefined ? { id, condition } : { id };
     switch (rule.type) {
       case "force":

@@ -4,6 +4,7 @@ import { brotliCompress, constants, gzip } from "node:zlib";
 import { GrowthBookClient } from "@growthbook/growthbook";
 import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../platform/cache.js";
+import type { CohortUse } from "./cohorts.js";
 import type { BuiltPayload, RuleMeta, SdkPayload } from "./payload.js";
 import type { Revision } from "./store.js";
 
@@ -17,6 +18,9 @@ export interface PayloadEntry {
   remoteEvalOnly: boolean;
   payload: SdkPayload;
   rules: Map<string, RuleMeta>;
+  /** flag key → the cohorts its rules test; `allCohorts` is their union (remote evaluation) */
+  cohorts: Map<string, CohortUse>;
+  allCohorts: CohortUse;
   body: string;
   /** `body` encoded once: each answer writes these bytes without encoding the string again. */
   bytes: Buffer;
@@ -88,6 +92,13 @@ export class PayloadCache {
   }
 }
 
+function unionOf(perFlag: Map<string, CohortUse>): CohortUse {
+  const all: CohortUse = new Map();
+  for (const uses of perFlag.values())
+    for (const [id, on] of uses) all.set(id, new Set([...(all.get(id) ?? []), ...on]));
+  return all;
+}
+
 export const etagOf = (body: string) =>
   `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
 
@@ -101,6 +112,8 @@ function makeEntry(projectId: string, built: BuiltPayload, revision: Revision): 
     remoteEvalOnly: revision.remoteEvalOnly,
     payload: built.payload,
     rules: built.rules,
+    cohorts: built.cohorts,
+    allCohorts: unionOf(built.cohorts),
     body,
     bytes: Buffer.from(body),
     etag: etagOf(body),

@@ -1,6 +1,8 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { withTransaction } from "../../platform/db/index.js";
 import { type ServiceDeps, stateOf } from "../../platform/deps.js";
+import { savedGroupsFor } from "./cohorts.js";
+import { checkAttributes } from "./conditions.js";
 import { evaluateEntry, remoteEvaluation } from "./evaluate.js";
 import { FLAGS_HUB } from "./hub.js";
 import type { RemoteEvalBodyT } from "./schema.js";
@@ -34,7 +36,8 @@ export async function payloadWith(deps: ServiceDeps, projectId: string, key: str
 
 /**
  * Many evaluations against one payload snapshot (the agreement tests; batch tooling): the same
- * function the evaluate endpoint answers with.
+ * function the evaluate endpoint answers with, without cohorts (a cohort test matches no one here,
+ * as in a local SDK; the evaluate endpoint fills them in).
  */
 export async function flagEvaluator(deps: ServiceDeps, project: ProjectRef) {
   const entry = await sdkPayload(deps, project.id);
@@ -42,7 +45,14 @@ export async function flagEvaluator(deps: ServiceDeps, project: ProjectRef) {
 }
 
 export async function remoteEvaluate(deps: ServiceDeps, project: ProjectRef, body: RemoteEvalBodyT) {
-  return remoteEvaluation(await sdkPayload(deps, project.id), body);
+  const entry = await sdkPayload(deps, project.id);
+  // Attributes are checked before any cohort is looked up for them.
+  checkAttributes(body.attributes, "body.attributes");
+  const groups =
+    entry.allCohorts.size > 0
+      ? await savedGroupsFor(deps.db, project, entry.allCohorts, body.attributes ?? {})
+      : undefined;
+  return remoteEvaluation(entry, body, groups);
 }
 
 export async function getFlagSettings(deps: ServiceDeps, project: ProjectRef) {

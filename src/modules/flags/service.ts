@@ -5,7 +5,8 @@ import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { experimentsForFlags } from "../experiments/service.js";
-import { checkAttributes } from "./conditions.js";
+import { checkCohorts, savedGroupsFor } from "./cohorts.js";
+import { type CohortRef, checkAttributes } from "./conditions.js";
 import { evaluateEntry } from "./evaluate.js";
 import { checkValue, experimentIdsIn, normalizeRules } from "./rules.js";
 import {
@@ -67,7 +68,10 @@ export const getFlag = (deps: ServiceDeps, project: ProjectRef, key: string) =>
 
 async function checkedRules(trx: DbOrTrx, project: ProjectRef, rules: RuleInT[], type: FlagT["valueType"]) {
   const experiments = await experimentsForFlags(trx, project.id, experimentIdsIn(rules));
-  return normalizeRules(rules, type, new Map(experiments.map((e) => [e.id, e])));
+  const cohorts: CohortRef[] = [];
+  const out = normalizeRules(rules, type, new Map(experiments.map((e) => [e.id, e])), "body.rules", cohorts);
+  await checkCohorts(trx, project, cohorts);
+  return out;
 }
 
 type Action = HistoryEntryT["action"];
@@ -260,5 +264,8 @@ export async function evaluateFlag(
 ): Promise<EvaluationT> {
   checkAttributes(attributes, "body.attributes");
   await findFlag(deps.db, project, key);
-  return evaluateEntry(await payloadWith(deps, project.id, key), key, attributes);
+  const entry = await payloadWith(deps, project.id, key);
+  const uses = entry.cohorts.get(key);
+  const groups = uses ? await savedGroupsFor(deps.db, project, uses, attributes) : undefined;
+  return evaluateEntry(entry, key, attributes, groups);
 }

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { FastifyRequest } from "fastify";
 import type { Principal } from "../../platform/auth/principal.js";
-import { SESSION_COOKIE, signSession } from "../../platform/auth/session.js";
+import { SESSION_COOKIE } from "../../platform/auth/session.js";
 import {
   ChangePasswordBody,
   CreateKeyBody,
@@ -23,15 +22,10 @@ import {
   Workspace,
 } from "./schema.js";
 import * as svc from "./service.js";
+import { setSessionCookie } from "./session-cookie.js";
 
 const tags = ["workspace"];
 type SessionPrincipal = Extract<Principal, { kind: "session" }>;
-
-/** The session cookie is Secure everywhere but plain HTTP to a loopback host (development on this machine). */
-function secureCookie(req: FastifyRequest): boolean {
-  const loopback = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i.test(req.hostname);
-  return !(req.protocol === "http" && loopback);
-}
 
 export const workspaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -52,18 +46,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const user = await svc.authenticateUser(app.db, email, password);
       await app.loginThrottle.succeeded(req.ip, email);
       const session = await svc.startSession(app.db, user.id);
-      const token = await signSession(
-        app.sessionKey,
-        { sessionId: session.id, userId: user.id },
-        session.expiresAt,
-      );
-      reply.setCookie(SESSION_COOKIE, token, {
-        httpOnly: true,
-        sameSite: "lax",
-        secure: secureCookie(req),
-        path: "/",
-        expires: new Date(session.expiresAt),
-      });
+      await setSessionCookie(req, reply, app.sessionKey, session, user.id);
       return { user, workspace: await svc.getWorkspace(app.db, user.workspaceId) };
     },
   );

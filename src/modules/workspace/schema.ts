@@ -93,7 +93,52 @@ export const ProjectKeyParams = Type.Object({
 });
 export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
 
+// ---------------------------------------------------------------- invitations (issue 34)
+
+export const CreateInviteBody = Type.Object(
+  { email: Email, role: RoleSchema },
+  { additionalProperties: false },
+);
+export const INVITE_STATUSES = ["pending", "accepted", "expired", "revoked"] as const;
+export const Invite = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: RoleSchema,
+  status: Type.Union(INVITE_STATUSES.map((s) => Type.Literal(s))),
+  invitedBy: Type.Object({ id: Type.String(), email: Type.String() }),
+  delivery: Type.Object(
+    {
+      sendId: Type.Union([Type.String(), Type.Null()]),
+      status: Type.String({ description: "sent, queued (retrying), or why it was refused (suppressed …)" }),
+      error: Type.Union([Type.String(), Type.Null()]),
+    },
+    { description: "the invitation mail, sent through Lift's transactional email (template invite)" },
+  ),
+  createdAt: Type.String(),
+  expiresAt: Type.String(),
+  acceptedAt: Type.Union([Type.String(), Type.Null()]),
+});
+export const CreatedInvite = Type.Object({
+  ...Invite.properties,
+  acceptUrl: Type.String({
+    description: "the link the mail carries (shown once, to hand over if the mail does not arrive)",
+  }),
+});
+export const InviteTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
+export const InvitePreview = Type.Object({
+  email: Type.String(),
+  role: RoleSchema,
+  workspace: Type.Object({ name: Type.String() }),
+  invitedBy: Type.Object({ email: Type.String() }),
+  expiresAt: Type.String(),
+});
+export const AcceptInviteBody = Type.Object(
+  { password: Type.String({ minLength: 8, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+
 export type WorkspaceT = Static<typeof Workspace>;
+export type InviteT = Static<typeof Invite>;
 export type UserT = Static<typeof User>;
 export type ProjectT = Static<typeof Project>;
 export type ProjectKeyT = Static<typeof ProjectKey>;

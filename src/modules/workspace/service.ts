@@ -7,6 +7,7 @@ import type { Tier, WorkspaceTable } from "./tables.js";
 import "./tables.js";
 
 export { changePassword, endSession, endSessionsOfMember, startSession } from "./sessions.js";
+export { type LiftMailer, provideLiftMailer } from "./lift-mailer.js";
 
 const now = () => new Date().toISOString();
 const normEmail = (e: string) => e.trim().toLowerCase();

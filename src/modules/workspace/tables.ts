@@ -43,8 +43,29 @@ export interface UserSessionTable {
   ended_at: number | null;
 }
 
+/** An invitation to the workspace (invites.ts); times ISO text. */
+export interface InviteTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: Role;
+  /** SHA-256 (hex) of the link's token: the token itself is only in the mail */
+  token_hash: string;
+  invited_by_id: string;
+  invited_by_email: string;
+  /** the transactional send record of the mail (null when refused before one existed) */
+  send_id: string | null;
+  delivery_status: string;
+  delivery_error: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  revoked_at: string | null;
+}
+
 declare module "../../platform/db/types.js" {
   interface Database {
+    workspace_invites: InviteTable;
     user_sessions: UserSessionTable;
     workspaces: WorkspaceTable;
     users: UserTable;

@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { Suspense, useEffect } from "react";
+import { Suspense, lazy, useEffect } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router";
 import { ApiError, onUnauthorized } from "../api/client";
 import { useMe } from "../api/session";
@@ -9,6 +9,14 @@ import NotFoundPage from "../pages/not-found/NotFoundPage";
 import SignInPage from "../pages/signin/SignInPage";
 import { areas } from "./areas";
 import { Layout } from "./Layout";
+
+// Public pages: a shared dashboard and an invitation's link work without signing in.
+const SharedDashboardPage = lazy(() => import("../pages/share/SharedDashboardPage"));
+const AcceptInvitePage = lazy(() => import("../pages/invite/AcceptInvitePage"));
+const PUBLIC_PAGES: [RegExp, React.LazyExoticComponent<() => React.JSX.Element>][] = [
+  [/^\/share\/[^/]+$/, SharedDashboardPage],
+  [/^\/invite\/[^/]+$/, AcceptInvitePage],
+];
 
 /** Signed out → sign-in (coming back to the page asked for); signed in → the layout and its areas. */
 export function App() {
@@ -23,6 +31,16 @@ export function App() {
   );
 
   if (location.pathname === "/signin") return <SignInPage />;
+  const Public = PUBLIC_PAGES.find(([path]) => path.test(location.pathname))?.[1];
+  if (Public)
+    return (
+      <Suspense fallback={<PageSkeleton />}>
+        <Routes>
+          <Route path="/share/:token" element={<Public />} />
+          <Route path="/invite/:token" element={<Public />} />
+        </Routes>
+      </Suspense>
+    );
   if (me.isPending) return <PageSkeleton label="Loading Lift" />;
   if (me.error instanceof ApiError && me.error.status === 401) {
     const next = location.pathname + location.search;

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { ReactNode } from "react";
-import { NavLink, useNavigate } from "react-router";
+import { type ReactNode, useEffect, useState } from "react";
+import { NavLink, useLocation, useNavigate } from "react-router";
 import { api, call } from "../api/client";
 import { rememberProjectId } from "../api/project";
 import type { useMe } from "../api/session";
@@ -12,6 +12,12 @@ type Me = NonNullable<ReturnType<typeof useMe>["data"]>;
 export function Layout({ me, children }: { me: Me; children: ReactNode }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const location = useLocation();
+  // Phones (≤ 640 px, CSS): the navigation, project switcher and account sit behind one button,
+  // so the page starts right under the top bar. Wider screens show them and never see the button.
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes the menu whenever the page changes
+  useEffect(() => setMenuOpen(false), [location.pathname]);
   const signOut = useMutation({
     mutationFn: () => call(api.POST("/api/auth/logout")),
     onSettled: () => {
@@ -20,6 +26,7 @@ export function Layout({ me, children }: { me: Me; children: ReactNode }) {
       navigate("/signin", { replace: true });
     },
   });
+  const open = menuOpen ? " open" : "";
 
   return (
     <div className="shell">
@@ -31,7 +38,16 @@ export function Layout({ me, children }: { me: Me; children: ReactNode }) {
         <span className="workspace" title="Workspace">
           {me.workspace.name}
         </span>
-        <div className="topbar-end">
+        <button
+          type="button"
+          className="button secondary menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-menu"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
+          {menuOpen ? "Close menu" : "Menu"}
+        </button>
+        <div className={`topbar-end${open}`}>
           <ProjectSwitcher isAdmin={me.user.role === "admin"} />
           <span className="user">{me.user.email}</span>
           <button type="button" className="button secondary" onClick={() => signOut.mutate()}>
@@ -39,7 +55,7 @@ export function Layout({ me, children }: { me: Me; children: ReactNode }) {
           </button>
         </div>
       </header>
-      <nav className="nav" aria-label="Main">
+      <nav className={`nav${open}`} id="main-menu" aria-label="Main">
         <ul>
           {areas.map((a) => (
             <li key={a.path}>

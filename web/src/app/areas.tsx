@@ -16,6 +16,11 @@ export interface Area {
 export const areas: Area[] = [
   { path: "/", label: "Overview", page: lazy(() => import("../pages/overview/OverviewPage")) },
   {
+    path: "/dashboards",
+    label: "Dashboards",
+    page: lazy(() => import("../pages/dashboards/DashboardsPage")),
+  },
+  {
     path: "/breakdowns",
     label: "Breakdowns",
     page: lazy(() => import("../pages/breakdowns/BreakdownsPage")),

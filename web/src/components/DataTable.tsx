@@ -1,15 +1,53 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
+import { csvFileName, downloadText, toCsv } from "./csv";
 
 export interface Column<T> {
   header: string;
   cell: (row: T) => ReactNode;
   /** Right-aligned numbers. */
   numeric?: boolean;
+  /** Left out of the CSV download (buttons, links that are actions). */
+  noCsv?: boolean;
 }
 
 /**
- * A table that scrolls sideways inside its own box on narrow screens (never the page). The box is
- * focusable so keyboard users can scroll it too.
+ * Whether the box is scrolled away from either end: the edges then fade (CSS) and a hint says the
+ * table goes on. Measured after layout and on every resize and scroll.
+ */
+function useOverflow(box: React.RefObject<HTMLElement | null>) {
+  const [state, setState] = useState({ left: false, right: false });
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => {
+      const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+      const left = el.scrollLeft > 1;
+      setState((s) => (s.left === left && s.right === right ? s : { left, right }));
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    el.addEventListener("scroll", measure, { passive: true });
+    return () => {
+      observer.disconnect();
+      el.removeEventListener("scroll", measure);
+    };
+  }, [box]);
+  return state;
+}
+
+/** The table's text as shown, without the columns marked noCsv: header row, then the rows. */
+function tableText(table: HTMLTableElement): string[][] {
+  return [...table.rows].map((row) =>
+    [...row.cells].filter((c) => c.dataset.csv !== "skip").map((c) => (c.textContent ?? "").trim()),
+  );
+}
+
+/**
+ * A table that scrolls sideways inside its own box on narrow screens (never the page), with a cue
+ * when it does, and a CSV download of the rows shown (cells neutralised as the API's exports are).
+ * The box is focusable so keyboard users can scroll it too.
  */
 export function DataTable<T>({
   caption,
@@ -22,16 +60,28 @@ export function DataTable<T>({
   rows: T[];
   rowKey: (row: T) => string;
 }) {
-  return (
+  const box = useRef<HTMLElement>(null);
+  const table = useRef<HTMLTableElement>(null);
+  const overflow = useOverflow(box);
+  const skip = (c: Column<T>) => (c.noCsv ? "skip" : undefined);
+  const download = () => {
+    if (table.current) downloadText(toCsv(tableText(table.current)), csvFileName(caption));
+  };
+  const scroller = (
     // A labelled section is a region; it takes focus so keyboard users can scroll it.
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
-    <section className="table-scroll" aria-label={caption} tabIndex={0}>
-      <table>
+    <section
+      ref={box}
+      className={`table-scroll${overflow.left ? " fade-left" : ""}${overflow.right ? " fade-right" : ""}`}
+      aria-label={caption}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+      tabIndex={0}
+    >
+      <table ref={table}>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
             {columns.map((c) => (
-              <th key={c.header} scope="col" className={c.numeric ? "num" : undefined}>
+              <th key={c.header} scope="col" className={c.numeric ? "num" : undefined} data-csv={skip(c)}>
                 {c.header}
               </th>
             ))}
@@ -41,7 +91,7 @@ export function DataTable<T>({
           {rows.map((r) => (
             <tr key={rowKey(r)}>
               {columns.map((c) => (
-                <td key={c.header} className={c.numeric ? "num" : undefined}>
+                <td key={c.header} className={c.numeric ? "num" : undefined} data-csv={skip(c)}>
                   {c.cell(r)}
                 </td>
               ))}
@@ -50,5 +100,25 @@ export function DataTable<T>({
         </tbody>
       </table>
     </section>
+  );
+  return (
+    <div className="data-table">
+      <div className="table-tools">
+        {overflow.right && (
+          <span className="scroll-hint muted small" aria-hidden="true">
+            Scroll sideways for more →
+          </span>
+        )}
+        <button
+          type="button"
+          className="button secondary small"
+          onClick={download}
+          aria-label={`Download ${caption} as CSV`}
+        >
+          CSV
+        </button>
+      </div>
+      {scroller}
+    </div>
   );
 }

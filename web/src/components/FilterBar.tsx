@@ -1,3 +1,4 @@
+import { valueLabel } from "./channels";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { ConditionBuilder } from "./ConditionBuilder";
 import { type Condition, describeCondition, needsValue, useFilter } from "./filter";
@@ -84,10 +85,10 @@ export function FilterValue({
     <button
       type="button"
       className="link-button"
-      title={`Filter the view to ${filterKey.replace("_", " ")} ${value}`}
+      title={`Filter the view to ${filterKey.replace("_", " ")} ${valueLabel(filterKey, value)}`}
       onClick={() => filter.add(filterKey, value)}
     >
-      {children ?? value}
+      {children ?? valueLabel(filterKey, value)}
     </button>
   );
 }

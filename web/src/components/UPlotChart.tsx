@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { ChartProps, PlotExtras } from "./chart-props";
+import { themeColor } from "./theme";
 
 const toSeconds = (iso: string) => Date.parse(`${iso}T00:00:00Z`) / 1000;
 const DAY_S = 86_400;
@@ -11,10 +12,8 @@ const BAND = "rgba(180, 83, 9, 0.10)";
 const DAY_INCRS = [1, 2, 7, 14, 28, 91].map((d) => d * DAY_S);
 const dayTick = (s: number) =>
   new Date(s * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
-const axisX = (daily: boolean): uPlot.Axis =>
-  daily
-    ? { stroke: "#4b5563", incrs: DAY_INCRS, values: (_u, splits) => splits.map(dayTick) }
-    : { stroke: "#4b5563" };
+const axisX = (daily: boolean, stroke: string): uPlot.Axis =>
+  daily ? { stroke, incrs: DAY_INCRS, values: (_u, splits) => splits.map(dayTick) } : { stroke };
 
 /** Draws each annotation: a band over its days, or a dashed line on its day, numbered at the top. */
 function drawMarks(u: uPlot, marks: PlotExtras["marks"]) {
@@ -63,6 +62,7 @@ export default function UPlotChart({
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    const axis = themeColor(el, "--muted", "#4b5563");
     const plot = new uPlot(
       {
         width: Math.max(el.clientWidth, 200),
@@ -73,7 +73,7 @@ export default function UPlotChart({
         // The days are UTC days (the pages say so): ticks at UTC midnight, whatever the browser's
         // zone. Moments (`times`) stay in the reader's zone.
         ...(times ? {} : { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC") }),
-        axes: [axisX(!times), { stroke: "#4b5563", size: 56 }],
+        axes: [axisX(!times, axis), { stroke: axis, size: 56 }],
         series: [
           {},
           ...series.map((s) => ({

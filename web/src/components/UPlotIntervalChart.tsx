@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { IntervalChartProps } from "./chart-props";
+import { themeColor } from "./theme";
 
 const ESTIMATE = "#4f46e5";
 const AXIS_FONT = "12px system-ui, -apple-system, sans-serif";
@@ -41,6 +42,7 @@ export default function UPlotIntervalChart({ intervals, height = 160, label }: I
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    const axis = themeColor(el, "--muted", "#4b5563");
     const rows = intervals.map((_, i) => i + 1);
     const lo = Math.min(0, ...intervals.map((i) => i.low));
     const hi = Math.max(0, ...intervals.map((i) => i.high));
@@ -85,9 +87,9 @@ export default function UPlotIntervalChart({ intervals, height = 160, label }: I
           y: { range: [0.5, intervals.length + 0.5] },
         },
         axes: [
-          { stroke: "#4b5563", values: (_u, splits) => splits.map((v) => `${Math.round(v * 100)}%`) },
+          { stroke: axis, values: (_u, splits) => splits.map((v) => `${Math.round(v * 100)}%`) },
           {
-            stroke: "#4b5563",
+            stroke: axis,
             font: AXIS_FONT,
             size: labels.size,
             splits: () => rows,

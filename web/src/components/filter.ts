@@ -1,4 +1,5 @@
 import { useSearchParams } from "react-router";
+import { valueLabel } from "./channels";
 
 /** One condition of the report filter (the API's `Filter`: docs/decisions/identity-analytics.md). */
 export type FilterOp =
@@ -73,8 +74,13 @@ export function describeCondition(c: Condition, names?: Map<string, string>): st
     c.key.startsWith("event.") || c.key.startsWith("lead.")
       ? c.key
       : (ATTRIBUTES.find((a) => a.value === c.key)?.label ?? c.key);
-  const value = Array.isArray(c.value) ? c.value.join(" or ") : c.value === undefined ? "" : String(c.value);
-  return `${label} ${OP_LABELS[c.op]}${needsValue(c.op) ? ` ${names?.get(value) ?? value}` : ""}`;
+  const one = (v: string) => names?.get(v) ?? valueLabel(c.key, v);
+  const value = Array.isArray(c.value)
+    ? c.value.map(one).join(" or ")
+    : c.value === undefined
+      ? ""
+      : one(String(c.value));
+  return `${label} ${OP_LABELS[c.op]}${needsValue(c.op) ? ` ${value}` : ""}`;
 }
 
 /** The filter as the API's query parameter (compact JSON), or undefined when empty. */

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue } from "react";
 import { api, call } from "../api/client";
+import { channelLabel } from "./channels";
 
 export interface Suggestion {
   value: string;
@@ -18,7 +19,8 @@ export function useValueSuggestions(key: string, prefix: string): Suggestion[] {
     enabled: ready,
     staleTime: 60_000,
   });
-  return q.data?.items ?? [];
+  const items = q.data?.items ?? [];
+  return key === "channel" ? items.map((i) => ({ ...i, label: channelLabel(i.value) })) : items;
 }
 
 /** Property keys seen in events' data (of one type) or leads' properties. */

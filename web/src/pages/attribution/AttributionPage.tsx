@@ -5,7 +5,9 @@ import { type Column, DataTable } from "../../components/DataTable";
 import { SelectField } from "../../components/Field";
 import { FilterBar, FilterValue } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
+import { channelLabel } from "../../components/channels";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { SaveInsight, withFilter } from "../../components/SaveInsight";
 
 /** The models the API computes (GET /api/attribution/summary?model=…). */
 const MODELS = [
@@ -43,7 +45,7 @@ export default function AttributionPage() {
       out.set(key, value);
       return out;
     });
-  const { param: filter } = useFilter();
+  const { param: filter, conditions } = useFilter();
   // One request per model: the same cached answers feed the detail table and the comparison.
   const results = useQueries({
     queries: MODELS.map((m) => ({
@@ -86,7 +88,13 @@ export default function AttributionPage() {
 
   return (
     <>
-      <PageHeader title="Attribution" />
+      <PageHeader title="Attribution">
+        <SaveInsight
+          kind="attribution"
+          settings={withFilter({ model, period }, conditions)}
+          suggestedName={`Attribution: ${MODELS.find((m) => m.value === model)!.label}`}
+        />
+      </PageHeader>
       <FilterBar />
       <div className="form-row">
         <SelectField
@@ -118,7 +126,7 @@ export default function AttributionPage() {
             rows={chosen.data.channels}
             rowKey={(c) => c.channel}
             columns={[
-              { header: "Channel", cell: (c) => c.channel },
+              { header: "Channel", cell: (c) => channelLabel(c.channel) },
               { header: "Credited conversions", numeric: true, cell: (c) => credit(c.creditedConversions) },
               { header: "Revenue", numeric: true, cell: (c) => money(c.revenue) },
             ]}

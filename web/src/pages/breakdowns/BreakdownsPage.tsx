@@ -9,6 +9,7 @@ import { SelectField } from "../../components/Field";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { SaveInsight, withFilter } from "../../components/SaveInsight";
 import { BreakdownBars } from "./BreakdownBars";
 
 const LIMIT = 50;
@@ -20,7 +21,7 @@ const money = (n: number) =>
 export default function BreakdownsPage() {
   const [params, setParams] = useSearchParams();
   const [period, setPeriod] = usePeriod();
-  const { param: filter } = useFilter();
+  const { param: filter, conditions } = useFilter();
   const by = (DIMENSIONS.find((d) => d.value === params.get("by"))?.value ?? "channel") as Dimension;
   const label = DIMENSIONS.find((d) => d.value === by)!.label;
   const setBy = (value: string) =>
@@ -40,6 +41,11 @@ export default function BreakdownsPage() {
   return (
     <>
       <PageHeader title="Breakdowns">
+        <SaveInsight
+          kind="breakdown"
+          settings={withFilter({ ...period, by, limit: LIMIT }, conditions)}
+          suggestedName={`Breakdown by ${label.toLowerCase()}`}
+        />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />

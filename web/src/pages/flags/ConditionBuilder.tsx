@@ -1,5 +1,16 @@
 import { useId } from "react";
-import { type Clause, type Kind, kindChoosable, isList, needsValue, type Op, OPS } from "./conditions";
+import { CohortField } from "./CohortField";
+import {
+  COHORT_ATTRIBUTES,
+  type Clause,
+  type Kind,
+  isCohort,
+  isList,
+  kindChoosable,
+  needsValue,
+  type Op,
+  OPS,
+} from "./conditions";
 
 /** The condition being edited: clauses from the builder, or JSON the builder cannot show. */
 export type ConditionDraft = { mode: "clauses"; clauses: Clause[] } | { mode: "json"; json: string };
@@ -9,6 +20,16 @@ const KINDS: { value: Kind; label: string }[] = [
   { value: "number", label: "number" },
   { value: "boolean", label: "true/false" },
 ];
+
+/**
+ * Switching into or out of a cohort line changes what the value means (a cohort id, or text),
+ * so the old value is dropped; a cohort is only tested on id or leadId, so it starts on id.
+ */
+function opChange(c: Clause, op: Op): Partial<Clause> {
+  if (isCohort(op) === isCohort(c.op)) return { op };
+  if (!isCohort(op)) return { op, value: "" };
+  return { op, value: "", attribute: COHORT_ATTRIBUTES.includes(c.attribute.trim()) ? c.attribute : "id" };
+}
 
 /**
  * Who a rule applies to: attribute, operator and value per line, all lines must hold. Attribute
@@ -76,7 +97,7 @@ export function ConditionBuilder({
             <select
               id={`${listId}-o${i}`}
               value={c.op}
-              onChange={(e) => set(i, { op: e.target.value as Op })}
+              onChange={(e) => set(i, opChange(c, e.target.value as Op))}
             >
               {OPS.map((o) => (
                 <option key={o.value} value={o.value}>
@@ -85,7 +106,10 @@ export function ConditionBuilder({
               ))}
             </select>
           </div>
-          {needsValue(c.op) && (
+          {isCohort(c.op) && (
+            <CohortField id={`${listId}-c${i}`} value={c.value} onChange={(value) => set(i, { value })} />
+          )}
+          {needsValue(c.op) && !isCohort(c.op) && (
             <div className="field">
               <label htmlFor={`${listId}-v${i}`}>{isList(c.op) ? "Values (comma-separated)" : "Value"}</label>
               <input

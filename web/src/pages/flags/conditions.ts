@@ -18,7 +18,9 @@ export type Op =
   | "vgt"
   | "vgte"
   | "vlt"
-  | "vlte";
+  | "vlte"
+  | "inCohort"
+  | "notInCohort";
 
 /** How a clause's value is typed: text, a number, or true/false. */
 export type Kind = "text" | "number" | "boolean";
@@ -48,14 +50,21 @@ export const OPS: { value: Op; label: string; mongo: string | null }[] = [
   { value: "vgte", label: "version is at least", mongo: "$vgte" },
   { value: "vlt", label: "version is before", mongo: "$vlt" },
   { value: "vlte", label: "version is at most", mongo: "$vlte" },
+  // Cohorts (docs/flags.md): on the attribute id (the visitor) or leadId; served by the server only.
+  { value: "inCohort", label: "is in cohort", mongo: "$inGroup" },
+  { value: "notInCohort", label: "is not in cohort", mongo: "$notInGroup" },
 ];
 
 const NUMERIC: Op[] = ["gt", "gte", "lt", "lte"];
 const VERSION: Op[] = ["veq", "vgt", "vgte", "vlt", "vlte"];
 export const needsValue = (op: Op) => op !== "exists" && op !== "notExists";
 export const isList = (op: Op) => op === "in" || op === "notIn";
+export const isCohort = (op: Op) => op === "inCohort" || op === "notInCohort";
+/** The attributes a cohort is tested on: the visitor id and the lead id. */
+export const COHORT_ATTRIBUTES = ["id", "leadId"];
 /** The value kind a clause may choose (comparisons are numbers, versions text). */
-export const kindChoosable = (op: Op) => !NUMERIC.includes(op) && !VERSION.includes(op) && needsValue(op);
+export const kindChoosable = (op: Op) =>
+  !NUMERIC.includes(op) && !VERSION.includes(op) && needsValue(op) && !isCohort(op);
 
 function typed(kind: Kind, text: string): unknown {
   const t = text.trim();
@@ -80,7 +89,12 @@ export function toCondition(clauses: Clause[]): Record<string, unknown> | undefi
     const mongo = OPS.find((o) => o.value === c.op)!.mongo;
     if (c.op === "exists" || c.op === "notExists") ops.$exists = c.op === "exists";
     else if (c.op === "contains") ops.$elemMatch = { $eq: typed(kind, c.value) };
-    else if (isList(c.op)) ops[mongo!] = c.value.split(",").map((v) => typed(kind, v.trim()));
+    else if (isCohort(c.op)) {
+      if (!COHORT_ATTRIBUTES.includes(attribute))
+        throw new Error("a cohort is tested on the attribute id or leadId");
+      if (!c.value) throw new Error("choose a cohort");
+      ops[mongo!] = c.value;
+    } else if (isList(c.op)) ops[mongo!] = c.value.split(",").map((v) => typed(kind, v.trim()));
     else ops[mongo!] = typed(kind, c.value);
   }
   return Object.keys(out).length ? out : undefined;

@@ -1,3 +1,4 @@
+import { valueLabel } from "../../components/channels";
 import { DataTable } from "../../components/DataTable";
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
@@ -11,10 +12,13 @@ interface Step {
 
 /** The funnel per value of a dimension: a row per value, people at each step and the share of entrants. */
 export function FunnelBreakdown({
+  by = "",
   label,
   steps,
   groups,
 }: {
+  /** the dimension (its values are labelled: channels) */
+  by?: string;
   label: string;
   steps: Step[];
   groups: { key: string; steps: Step[] }[];
@@ -25,7 +29,7 @@ export function FunnelBreakdown({
       rows={groups}
       rowKey={(g) => g.key}
       columns={[
-        { header: label, cell: (g) => <span className="break-all">{g.key}</span> },
+        { header: label, cell: (g) => <span className="break-all">{valueLabel(by, g.key)}</span> },
         ...steps.map((s) => ({
           header: `${s.index + 1}. ${s.label}`,
           numeric: true,

@@ -7,12 +7,13 @@ import { FUNNEL_DIMENSIONS, type FunnelDimension } from "../../components/dimens
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { FilterBar } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
-import { stepConditions } from "./StepsEditor";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { FunnelBars } from "./FunnelBars";
 import { FunnelBreakdown } from "./FunnelBreakdown";
 import { StepsEditor, type StepDraft } from "./StepsEditor";
+import { funnelBody, useFunnelParams } from "./url";
+import { SaveInsight } from "../../components/SaveInsight";
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 
@@ -34,34 +35,16 @@ const START: StepDraft[] = [
 export default function FunnelsPage() {
   const [period, setPeriod] = usePeriod();
   const { conditions: filter, param: filterKey } = useFilter();
-  const [draft, setDraft] = useState<StepDraft[]>(START);
-  const [windowDays, setWindowDays] = useState("14");
-  const [breakdownBy, setBreakdownBy] = useState<FunnelDimension | "">("");
-  // The funnel shown: set when the form is submitted, so typing does not query on every key.
-  const [shown, setShown] = useState<{
-    steps: StepDraft[];
-    windowDays: number;
-    breakdownBy: FunnelDimension | "";
-  } | null>(null);
+  // The funnel shown lives in the URL (url.ts); the form edits a draft until it is submitted.
+  const [shown, setShown] = useFunnelParams();
+  const [draft, setDraft] = useState<StepDraft[]>(shown?.steps ?? START);
+  const [windowDays, setWindowDays] = useState(String(shown?.windowDays ?? 14));
+  const [breakdownBy, setBreakdownBy] = useState<FunnelDimension | "">(shown?.breakdownBy ?? "");
+  const body = shown ? funnelBody(shown, period, filter) : null;
   const funnel = useQuery({
-    queryKey: ["analytics", "funnel", shown, period, filterKey],
-    enabled: shown !== null,
-    queryFn: () =>
-      call(
-        api.POST("/api/analytics/funnel", {
-          body: {
-            ...period,
-            windowDays: shown!.windowDays,
-            ...(filter.length > 0 ? { filter } : {}),
-            ...(shown!.breakdownBy ? { breakdownBy: shown!.breakdownBy } : {}),
-            steps: shown!.steps.map((s) => ({
-              eventType: s.eventType.trim(),
-              ...(s.urlPattern.trim() ? { urlPattern: s.urlPattern.trim() } : {}),
-              ...stepConditions(s),
-            })),
-          },
-        }),
-      ),
+    queryKey: ["analytics", "funnel", body?.steps, shown?.windowDays, shown?.breakdownBy, period, filterKey],
+    enabled: body !== null,
+    queryFn: () => call(api.POST("/api/analytics/funnel", { body: body! })),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -71,6 +54,11 @@ export default function FunnelsPage() {
   return (
     <>
       <PageHeader title="Funnels">
+        <SaveInsight
+          kind="funnel"
+          settings={body ?? undefined}
+          suggestedName={shown ? shown.steps.map((s) => s.eventType).join(" → ") : "Funnel"}
+        />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />
@@ -135,6 +123,7 @@ export default function FunnelsPage() {
             <EmptyState title="Nobody entered">No one took the first step in this period.</EmptyState>
           ) : (
             <FunnelBreakdown
+              by={funnel.data.breakdown.by}
               label={FUNNEL_DIMENSIONS.find((d) => d.value === funnel.data.breakdown!.by)?.label ?? "Value"}
               steps={funnel.data.steps}
               groups={funnel.data.breakdown.groups}

@@ -8,6 +8,8 @@ import { PeriodPicker } from "../../components/PeriodPicker";
 import { StatTile } from "../../components/StatTile";
 import { previousPeriod, usePeriod } from "../../components/period";
 import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { SaveInsight, withFilter } from "../../components/SaveInsight";
+import { FirstRun, useHasEvents } from "./FirstRun";
 import { TopChannels } from "./TopChannels";
 import { TrendChart } from "./TrendChart";
 
@@ -15,13 +17,21 @@ preloadChart();
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 
+/** An empty project shows how to send its first event, and waits for it live (FirstRun.tsx). */
+export default function OverviewPage() {
+  const status = useHasEvents();
+  if (status.isPending) return <PageSkeleton />;
+  if (status.data?.hasEvents === false) return <FirstRun />;
+  return <Overview />;
+}
+
 /**
  * Overview: the period's headline numbers against the previous period, a daily chart with the
  * previous period and the project's annotations, top channels.
  */
-export default function OverviewPage() {
+function Overview() {
   const [period, setPeriod] = usePeriod();
-  const { param: filter } = useFilter();
+  const { param: filter, conditions } = useFilter();
   const summary = useQuery({
     queryKey: ["analytics", "summary", period, filter],
     queryFn: () => call(api.GET("/api/analytics/summary", { params: { query: { ...period, filter } } })),
@@ -38,6 +48,7 @@ export default function OverviewPage() {
   const header = (
     <>
       <PageHeader title="Overview">
+        <SaveInsight kind="summary" settings={withFilter(period, conditions)} suggestedName="Overview" />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />

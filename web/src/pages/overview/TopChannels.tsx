@@ -28,11 +28,8 @@ export function TopChannels({ channels }: { channels: Channel[] }) {
           columns={[
             {
               header: "Channel",
-              cell: (c) => (
-                <FilterValue filterKey="channel" value={c.channel}>
-                  {c.channel.replaceAll("_", " ")}
-                </FilterValue>
-              ),
+              // One label per channel, as every page shows it (components/channels.ts).
+              cell: (c) => <FilterValue filterKey="channel" value={c.channel} />,
             },
             { header: "Visitors", cell: (c) => c.visitors.toLocaleString(), numeric: true },
             { header: "Conversions", cell: (c) => c.conversions.toLocaleString(), numeric: true },

@@ -11,7 +11,8 @@ import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SuggestField } from "../../components/SuggestField";
 import { FlowChart } from "./FlowChart";
-import { fetchPaths, pathsKey, settingsOf } from "./model";
+import { fetchPaths, pathsBody, pathsKey, settingsOf } from "./model";
+import { SaveInsight } from "../../components/SaveInsight";
 
 /** Paths: the most common steps after (or before) a page or event, as a flow and a table. */
 export default function PathsPage() {
@@ -41,6 +42,11 @@ export default function PathsPage() {
   return (
     <>
       <PageHeader title="Paths">
+        <SaveInsight
+          kind="paths"
+          settings={pathsBody(settings, period, filter.conditions)}
+          suggestedName={`Paths ${settings.direction} ${settings.page || settings.event}`}
+        />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />

@@ -9,19 +9,18 @@ export interface PathsSettings {
   steps: number;
 }
 
+/** The API's request for the paths shown: also the settings of a saved paths insight. */
+export const pathsBody = (s: PathsSettings, period: PeriodQuery, filter: Condition[]) => ({
+  ...period,
+  start: { event: s.event || "pageview", ...(s.page ? { page: s.page } : {}) },
+  direction: s.direction,
+  steps: s.steps,
+  limit: 20,
+  ...(filter.length > 0 ? { filter } : {}),
+});
+
 export const fetchPaths = (s: PathsSettings, period: PeriodQuery, filter: Condition[]) =>
-  call(
-    api.POST("/api/analytics/paths", {
-      body: {
-        ...period,
-        start: { event: s.event || "pageview", ...(s.page ? { page: s.page } : {}) },
-        direction: s.direction,
-        steps: s.steps,
-        limit: 20,
-        ...(filter.length > 0 ? { filter } : {}),
-      },
-    }),
-  );
+  call(api.POST("/api/analytics/paths", { body: pathsBody(s, period, filter) }));
 export type Paths = Awaited<ReturnType<typeof fetchPaths>>;
 export type Link = Paths["links"][number];
 

@@ -8,6 +8,7 @@ import { FilterBar } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { SaveInsight, withFilter } from "../../components/SaveInsight";
 
 const INTERVALS = [
   { value: "week", label: "Weekly" },
@@ -28,7 +29,7 @@ const heat = (n: number, of: number) =>
 /** Retention: cohorts by a person's first start event, and the share back in each later interval. */
 export default function RetentionPage() {
   const [period, setPeriod] = usePeriod();
-  const { param: filter } = useFilter();
+  const { param: filter, conditions } = useFilter();
   const [params, setParams] = useSearchParams();
   const interval = (INTERVALS.find((i) => i.value === params.get("interval"))?.value ?? "week") as Interval;
   const startEvent = params.get("startEvent") ?? "";
@@ -70,6 +71,19 @@ export default function RetentionPage() {
   return (
     <>
       <PageHeader title="Retention">
+        <SaveInsight
+          kind="retention"
+          settings={withFilter(
+            {
+              ...period,
+              interval,
+              ...(startEvent ? { startEvent } : {}),
+              ...(returnEvent ? { returnEvent } : {}),
+            },
+            conditions,
+          )}
+          suggestedName={`Retention after ${startEvent || "pageview"}`}
+        />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />

@@ -1,26 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
-import { Field, SelectField } from "../../components/Field";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
+import { InvitesSection } from "./InvitesSection";
 
-/** Members of the workspace (admins only: the API refuses anyone else). */
+/**
+ * Members of the workspace (admins only: the API refuses anyone else). New members are invited by
+ * email and choose their own password; nobody sets a password for someone else here.
+ */
 export function MembersSection({ selfId }: { selfId: string }) {
   const queryClient = useQueryClient();
   const users = useQuery({ queryKey: ["users"], queryFn: () => call(api.GET("/api/workspace/users")) });
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<"admin" | "member">("member");
-  const [password, setPassword] = useState("");
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["users"] });
-  const add = useMutation({
-    mutationFn: () => call(api.POST("/api/workspace/users", { body: { email, role, password } })),
-    onSuccess: () => {
-      setEmail("");
-      setPassword("");
-      void refresh();
-    },
-  });
   const endSessions = useMutation({
     mutationFn: (id: string) =>
       call(api.DELETE("/api/workspace/users/{id}/sessions", { params: { path: { id } } })),
@@ -29,11 +20,6 @@ export function MembersSection({ selfId }: { selfId: string }) {
     mutationFn: (id: string) => call(api.DELETE("/api/workspace/users/{id}", { params: { path: { id } } })),
     onSettled: () => void refresh(),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    add.mutate();
-  };
-
   return (
     <Card title="Members">
       {users.isPending ? (
@@ -51,6 +37,7 @@ export function MembersSection({ selfId }: { selfId: string }) {
             { header: "Added", cell: (u) => u.createdAt.slice(0, 10) },
             {
               header: "Actions",
+              noCsv: true,
               cell: (u) =>
                 u.id === selfId ? (
                   <span className="muted">you</span>
@@ -90,31 +77,7 @@ export function MembersSection({ selfId }: { selfId: string }) {
           {endSessions.data.endedSessions === 1 ? "" : "s"}.
         </p>
       )}
-      <form className="form-row" onSubmit={submit} aria-label="Add a member">
-        <Field label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-        <SelectField
-          label="Role"
-          value={role}
-          onChange={(e) => setRole(e.target.value as "admin" | "member")}
-          options={[
-            { value: "member", label: "member" },
-            { value: "admin", label: "admin" },
-          ]}
-        />
-        <Field
-          label="Initial password"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          required
-        />
-        <button type="submit" className="button" disabled={add.isPending}>
-          Add member
-        </button>
-      </form>
-      {add.isError && <ErrorState title="Not added" error={add.error} />}
+      <InvitesSection />
     </Card>
   );
 }

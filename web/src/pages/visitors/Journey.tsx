@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
+import { channelLabel } from "../../components/channels";
 
 /** A visitor's journey (merged with its lead's other visitors): first touch, then every event. */
 export function Journey({ visitorId, showLead = true }: { visitorId: string; showLead?: boolean }) {
@@ -17,7 +18,9 @@ export function Journey({ visitorId, showLead = true }: { visitorId: string; sho
       <Card title="Attribution">
         <dl className="facts">
           <dt>First channel</dt>
-          <dd data-testid="first-channel">{j.attribution.channel ?? "—"}</dd>
+          <dd data-testid="first-channel">
+            {j.attribution.channel ? channelLabel(j.attribution.channel) : "—"}
+          </dd>
           <dt>Source</dt>
           <dd>{j.attribution.source ?? "—"}</dd>
           <dt>Landing page</dt>

@@ -8,6 +8,7 @@ import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../co
 import { EraseLead, ErasedLead, type ErasureBody } from "./EraseLead";
 import { Journey } from "./Journey";
 import { money } from "./LeadsSection";
+import { channelLabel } from "../../components/channels";
 
 /** A property's value as text: strings as they are, anything else as JSON. */
 const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
@@ -46,7 +47,9 @@ export function LeadPage() {
       </PageHeader>
       <p className="muted break-all">
         Lead {l.id} · since {new Date(l.createdAt).toLocaleDateString()} · first touch{" "}
-        {[l.attribution.channel, l.attribution.source].filter(Boolean).join(" / ") || "unknown"}
+        {[l.attribution.channel && channelLabel(l.attribution.channel), l.attribution.source]
+          .filter(Boolean)
+          .join(" / ") || "unknown"}
       </p>
       <div className="tiles">
         <StatTile label="Visitors" value={l.visitors.length} />

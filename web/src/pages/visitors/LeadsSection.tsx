@@ -7,6 +7,7 @@ import { Field } from "../../components/Field";
 import { FilterBar } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
+import { channelLabel } from "../../components/channels";
 
 const PAGE = 25;
 export const money = (n: number) =>
@@ -89,7 +90,10 @@ export function LeadsSection() {
               },
               {
                 header: "First touch",
-                cell: (l) => [l.firstTouch.channel, l.firstTouch.source].filter(Boolean).join(" / ") || "—",
+                cell: (l) =>
+                  [l.firstTouch.channel && channelLabel(l.firstTouch.channel), l.firstTouch.source]
+                    .filter(Boolean)
+                    .join(" / ") || "—",
               },
               { header: "Visitors", numeric: true, cell: (l) => l.visitors },
               { header: "Conversions", numeric: true, cell: (l) => l.conversions },

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
+import { channelLabel } from "../../components/channels";
 
 /** The project's newest events, refreshed every few seconds while the page is open. */
 export function LiveEvents() {
@@ -35,7 +36,10 @@ export function LiveEvents() {
                 </Link>
               ),
             },
-            { header: "Channel", cell: (e) => [e.channel, e.source].filter(Boolean).join(" / ") },
+            {
+              header: "Channel",
+              cell: (e) => [channelLabel(e.channel), e.source].filter(Boolean).join(" / "),
+            },
             { header: "Page", cell: (e) => <span className="break-all">{e.url}</span> },
           ]}
         />

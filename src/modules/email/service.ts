@@ -1,0 +1,35 @@
+import { stateOf } from "../../platform/deps.js";
+import type { LiftMailer } from "../workspace/service.js";
+import type { TemplateSendBody } from "./schema.js";
+import { handleSend } from "./send.js";
+import { SEND_DEPS } from "./send-deps.js";
+import { validateSendBody } from "./validate.js";
+
+/**
+ * Mail Lift sends on its own behalf (an invitation; workspace/lift-mailer.ts), through the same
+ * transactional path as the send API — the workspace's catalog template, its send log, its
+ * suppression list, delivery retries — recorded under the key id `lift` (no API key sent it).
+ */
+export const LIFT_SENDER = "lift";
+
+/**
+ * Sends a template to one recipient, strict (a variable the template uses and the mail lacks
+ * refuses the send rather than mailing a broken link). Links are not rewritten for click tracking
+ * and no open pixel is added: Lift's own mail carries one-time tokens, which a tracked click would
+ * store in the send log in clear.
+ */
+export const sendLiftEmail: LiftMailer = async (deps, workspaceId, mail) => {
+  const body: TemplateSendBody = { ...mail, strict: true };
+  validateSendBody(body);
+  const send = { ...stateOf(deps, SEND_DEPS), tracking: false };
+  const res = await handleSend(
+    send,
+    { keyId: LIFT_SENDER, workspaceId },
+    { body, idempotencyKey: undefined, mode: undefined },
+  );
+  const answer = JSON.parse(res.body) as
+    | { send_id: string; status: string }
+    | { error: { code: string; message: string } };
+  if ("error" in answer) return { sendId: null, status: answer.error.code, error: answer.error.message };
+  return { sendId: answer.send_id, status: answer.status, error: null };
+};

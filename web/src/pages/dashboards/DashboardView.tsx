@@ -1,0 +1,92 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useNavigate, useParams, useSearchParams } from "react-router";
+import { api, call } from "../../api/client";
+import { preloadChart } from "../../components/Chart";
+import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { DashboardEditor } from "./DashboardEditor";
+import { SharePanel } from "./SharePanel";
+import { TileGrid } from "./TileGrid";
+
+preloadChart();
+
+/** One dashboard: its tiles' results on the grid, editing, sharing and deleting it. */
+export function DashboardView() {
+  const { id = "" } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const editing = params.get("edit") === "1";
+  const setEditing = (on: boolean) =>
+    setParams((prev) => {
+      const out = new URLSearchParams(prev);
+      if (on) out.set("edit", "1");
+      else out.delete("edit");
+      return out;
+    });
+  const [sharing, setSharing] = useState(false);
+  const results = useQuery({
+    queryKey: ["dashboard", id, "results"],
+    queryFn: () => call(api.GET("/api/dashboards/{id}/results", { params: { path: { id } } })),
+  });
+  const remove = useMutation({
+    mutationFn: () => call(api.DELETE("/api/dashboards/{id}", { params: { path: { id } } })),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ["dashboards"] });
+      navigate("/dashboards");
+    },
+  });
+
+  if (results.isPending) return <PageSkeleton label="Running the dashboard's insights" />;
+  if (results.isError)
+    return (
+      <>
+        <PageHeader title="Dashboard" />
+        <ErrorState error={results.error} retry={() => void results.refetch()} />
+      </>
+    );
+  const { dashboard, tiles, computedAt } = results.data;
+  return (
+    <>
+      <PageHeader title={dashboard.name}>
+        <button type="button" className="button secondary" onClick={() => setEditing(!editing)}>
+          {editing ? "Stop editing" : "Edit tiles"}
+        </button>
+        <button
+          type="button"
+          className="button secondary"
+          aria-expanded={sharing}
+          onClick={() => setSharing(!sharing)}
+        >
+          Share
+        </button>
+        <button
+          type="button"
+          className="button danger"
+          onClick={() => {
+            if (window.confirm(`Delete the dashboard “${dashboard.name}”? Its insights stay.`))
+              remove.mutate();
+          }}
+        >
+          Delete dashboard
+        </button>
+      </PageHeader>
+      {dashboard.description && <p className="muted">{dashboard.description}</p>}
+      {remove.isError && <ErrorState title="Not deleted" error={remove.error} />}
+      {sharing && (
+        <Card title="Share">
+          <SharePanel id={id} shared={dashboard.shared} />
+        </Card>
+      )}
+      {editing && <DashboardEditor id={id} items={dashboard.items} onDone={() => setEditing(false)} />}
+      {tiles.length === 0 ? (
+        <EmptyState title="This dashboard has no tile yet">Edit its tiles to add saved insights.</EmptyState>
+      ) : (
+        <>
+          <p className="muted small period-note">Computed {new Date(computedAt).toLocaleString()}.</p>
+          <TileGrid tiles={tiles} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+import { useQuery } from "@tanstack/react-query";
+import { api, call } from "../../api/client";
+import { cohortsKey, fetchCohorts } from "../cohorts/model";
+import { flagsKey } from "./model";
+
+/**
+ * The value of an "is in cohort" line: one of the project's cohorts. Says when the project still
+ * serves local evaluation, where a cohort line cannot work (docs/flags.md, "Targeting a cohort").
+ */
+export function CohortField({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: string;
+  onChange: (cohortId: string) => void;
+}) {
+  const cohorts = useQuery({ queryKey: cohortsKey(), queryFn: fetchCohorts });
+  const settings = useQuery({
+    queryKey: flagsKey.settings,
+    queryFn: () => call(api.GET("/api/flag-settings")),
+  });
+  const list = cohorts.data ?? [];
+  return (
+    <div className="field">
+      <label htmlFor={id}>Cohort</label>
+      <select
+        id={id}
+        value={value}
+        required
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby={`${id}-hint`}
+      >
+        <option value="">{list.length ? "Choose a cohort" : "No cohort yet (see Cohorts)"}</option>
+        {list.map((c) => (
+          <option key={c.id} value={c.id}>
+            {c.name}
+          </option>
+        ))}
+        {value && !list.some((c) => c.id === value) && <option value={value}>{value}</option>}
+      </select>
+      <small id={`${id}-hint`} className="muted">
+        Evaluated by Lift's server only (remote evaluation, the evaluate endpoint)
+        {settings.data?.remoteEvalOnly === false
+          ? ": this project also serves local evaluation, where “is in cohort” matches no one and “is not in cohort” everyone. Turn on remote evaluation only under SDK connection."
+          : "."}
+      </small>
+    </div>
+  );
+}

@@ -1,0 +1,112 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { api, call } from "../../api/client";
+import { CopyButton } from "../../components/CopyButton";
+import { DataTable } from "../../components/DataTable";
+import { Field, SelectField } from "../../components/Field";
+import { ErrorState } from "../../components/states";
+
+const DELIVERY: Record<string, string> = { sent: "mailed", queued: "mail retrying" };
+
+/** Invite by email (Lift mails a link to set one's own password) and the invitations sent. */
+export function InvitesSection() {
+  const queryClient = useQueryClient();
+  const invites = useQuery({ queryKey: ["invites"], queryFn: () => call(api.GET("/api/workspace/invites")) });
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<"admin" | "member">("member");
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ["invites"] });
+  const invite = useMutation({
+    mutationFn: () => call(api.POST("/api/workspace/invites", { body: { email, role } })),
+    onSuccess: () => {
+      setEmail("");
+      refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => call(api.DELETE("/api/workspace/invites/{id}", { params: { path: { id } } })),
+    onSettled: refresh,
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    invite.mutate();
+  };
+  const sent = invite.data;
+  const mailed = sent && (sent.delivery.status === "sent" || sent.delivery.status === "queued");
+  const pending = (invites.data ?? []).filter((i) => i.status === "pending");
+
+  return (
+    <>
+      <form className="form-row" onSubmit={submit} aria-label="Invite a member">
+        <Field label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <SelectField
+          label="Role"
+          value={role}
+          onChange={(e) => setRole(e.target.value as "admin" | "member")}
+          options={[
+            { value: "member", label: "member" },
+            { value: "admin", label: "admin" },
+          ]}
+        />
+        <button type="submit" className="button" disabled={invite.isPending}>
+          Invite
+        </button>
+      </form>
+      {invite.isError && <ErrorState title="Not invited" error={invite.error} />}
+      {sent && (
+        <div role="status" className={mailed ? "callout ok" : "callout error"}>
+          {mailed ? (
+            <p>
+              Invitation sent to {sent.email}. They choose their own password from the link (valid until{" "}
+              {sent.expiresAt.slice(0, 10)}).
+            </p>
+          ) : (
+            <p>
+              The invitation to {sent.email} could not be mailed (
+              {sent.delivery.error ?? sent.delivery.status}). Hand them this link instead; it is shown only
+              now:
+            </p>
+          )}
+          {!mailed && (
+            <div className="copy-row">
+              <pre className="code" data-testid="invite-link">
+                <code>{sent.acceptUrl}</code>
+              </pre>
+              <CopyButton text={sent.acceptUrl} label="Copy link" />
+            </div>
+          )}
+        </div>
+      )}
+      {invites.isError && <ErrorState error={invites.error} retry={() => void invites.refetch()} />}
+      {pending.length > 0 && <h3 className="subhead">Pending invitations</h3>}
+      {pending.length > 0 && (
+        <DataTable
+          caption="Pending invitations"
+          rows={pending}
+          rowKey={(i) => i.id}
+          columns={[
+            { header: "Email", cell: (i) => i.email },
+            { header: "Role", cell: (i) => i.role },
+            { header: "Mail", cell: (i) => DELIVERY[i.delivery.status] ?? i.delivery.status },
+            { header: "Expires", cell: (i) => i.expiresAt.slice(0, 10) },
+            {
+              header: "Actions",
+              noCsv: true,
+              cell: (i) => (
+                <button
+                  type="button"
+                  className="button danger small"
+                  aria-label={`Revoke the invitation to ${i.email}`}
+                  disabled={revoke.isPending}
+                  onClick={() => revoke.mutate(i.id)}
+                >
+                  Revoke
+                </button>
+              ),
+            },
+          ]}
+        />
+      )}
+      {revoke.isError && <ErrorState title="Not revoked" error={revoke.error} />}
+    </>
+  );
+}
