@@ -139,9 +139,9 @@ describe("save, share, export in Chromium", () => {
     expect(download.suggestedFilename()).toBe("breakdown-by-event-type.csv");
     const csv = readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, "");
     const lines = csv.trim().split("\r\n");
-    expect(lines[0]).toBe("Event type,Visitors,Conversions,Conversion rate,Revenue");
-    expect(lines).toContain("pageview,3,0,0.0%,0.00");
-    expect(lines).toContain(`"'=HYPERLINK(""https://evil.example"",""x"")",1,0,0.0%,0.00`);
+    expect(lines[0]).toBe("Event type,Visitors,Conversions,Conversions per visitor,Revenue");
+    expect(lines).toContain("pageview,3,0,0.00,0.00");
+    expect(lines).toContain(`"'=HYPERLINK(""https://evil.example"",""x"")",1,0,0.00,0.00`);
     expect(lines.some((l) => l.startsWith("="))).toBe(false);
 
     // a phone: the table scrolls inside its box, and says so until scrolled to its end
