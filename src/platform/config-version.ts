@@ -4,7 +4,7 @@ import { type DbOrTrx, isPostgresDb } from "./db/index.js";
 
 /**
  * A per-project configuration version, so that no cached copy of configuration decides what the
- * events pipeline stores (docs/decisions.md "Configuration the events pipeline reads").
+ * events pipeline stores (docs/decisions/events.md "Configuration the events pipeline reads").
  *
  * - Every change to configuration that event processors read (conversion goals; experiments'
  *   status, variants and goal lists) calls `bumpConfigVersion` in its own transaction, before it

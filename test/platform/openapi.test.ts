@@ -8,7 +8,7 @@ import { type Tenant, type TestApp, startTestApp } from "../helpers/app.js";
 
 const REDOCLY = fileURLToPath(new URL("../../node_modules/@redocly/cli/bin/cli.js", import.meta.url));
 
-/** Warnings of the recommended ruleset we accept; each reason is in docs/decisions.md (API documentation). */
+/** Warnings of the recommended ruleset we accept; each reason is in docs/decisions/platform.md (API documentation). */
 const ACCEPTED_WARNINGS = [
   "info-license #/info",
   // /api/webhooks/sources/{source} (DESIGN.md) vs /api/webhooks/{id}/deliveries: paths are fixed.

@@ -35,7 +35,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
 /**
  * openapi-typescript needs TypeScript 5's compiler API; the project compiles with TypeScript 7,
  * whose package has no such API. The 5.x compiler is installed as `typescript-5` and this hook
- * hands it to openapi-typescript alone (docs/decisions.md).
+ * hands it to openapi-typescript alone (docs/decisions/dashboard.md).
  */
 function routeOpenApiTypescriptToTypeScript5(): void {
   const hook = `export async function resolve(specifier, context, next) {

@@ -29,7 +29,7 @@ const ProjectKey = Type.String({
   [X_ERROR]: "must be a non-empty string",
   description: "the public key svc_pk_… (web pages) or a secret API key svc_key_… (servers)",
 });
-// Unknown fields are ignored on ingest (docs/decisions.md): older and newer snippets and SDKs keep working.
+// Unknown fields are ignored on ingest (docs/decisions/platform.md): older and newer snippets and SDKs keep working.
 const EventFields = {
   type: Text("pageview, click, form_submit or a custom name"),
   url: Url("full URL of the event"),

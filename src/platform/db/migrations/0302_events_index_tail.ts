@@ -4,7 +4,7 @@ import type { Dialect } from "../index.js";
 /**
  * SQLite: the newest events' per-visitor entries move from the `event_visitor_recent` table into
  * the events writer's memory (the "tail", rebuilt from `events` after `merged_seq` on start; see
- * visitor-index.ts and docs/decisions/events.md). Inserting each event's entry at a random place in
+ * visitor-index.ts and docs/decisions/performance.md). Inserting each event's entry at a random place in
  * that table and writing its pages at every commit cost more than the event row itself.
  * Each merge now writes a bucket of its own: `bucket` is the next one, not yet visible, and the
  * view lists the buckets below it. What waits in the recent table is merged into the current
