@@ -97,6 +97,7 @@ describe("the built-in catalog", () => {
         code: "missing_variables",
         message: expect.any(String),
         missing: req,
+        requestId: expect.any(String),
       });
       // one variable short → only that one
       const vars = sampleVars(id);
