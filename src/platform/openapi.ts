@@ -223,7 +223,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (doc) => {
       if (!("openapiObject" in doc)) return doc.swaggerObject;
       const { openapiObject } = doc;
-      const schemas = (openapiObject.components ??= {}).schemas ?? {};
+      openapiObject.components ??= {};
+      const schemas = openapiObject.components.schemas ?? {};
       for (const f of formats.values()) schemas[f.schemaName] = f.schema as never;
       for (const item of Object.values(openapiObject.paths ?? {})) {
         for (const op of Object.values(item ?? {}) as Operation[]) {

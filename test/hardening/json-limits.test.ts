@@ -27,6 +27,7 @@ describe("JSON nesting limit", () => {
       error: `body is nested deeper than ${MAX_JSON_DEPTH} levels`,
       code: "VALIDATION_ERROR",
       status: 400,
+      requestId: expect.any(String),
     });
   });
 
@@ -74,6 +75,7 @@ describe("non-finite numbers", () => {
       error: "body.sampleSize must be a finite number",
       code: "VALIDATION_ERROR",
       status: 400,
+      requestId: expect.any(String),
     });
   });
 

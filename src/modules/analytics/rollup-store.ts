@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import type { Trx } from "../../platform/db/index.js";
 import { VisitorSketch, mergedSketch } from "./hll.js";
 import { statement } from "./raw.js";
-import { DAY_MS, type RollupDelta, type RollupDeltas } from "./rollup-deltas.js";
+import type { RollupDelta, RollupDeltas } from "./rollup-deltas.js";
 import { applyWeeklySketches } from "./sketches.js";
 import "./tables.js";
 

@@ -303,6 +303,7 @@ describe("platform without client config", () => {
           "social_ads OAuth is not configured on this server: set SOCIAL_ADS_CLIENT_ID and SOCIAL_ADS_CLIENT_SECRET",
         code: "VALIDATION_ERROR",
         status: 400,
+        requestId: expect.any(String),
       });
     } finally {
       await bare.close();

@@ -69,6 +69,7 @@ describe("payments (Stripe restricted key)", () => {
       error: "payments refused the credentials: Invalid API Key provided: rk_test_****cdef",
       code: "VALIDATION_ERROR",
       status: 400,
+      requestId: expect.any(String),
     });
     expect((await a.get("/api/connectors")).body).toEqual([]);
   });

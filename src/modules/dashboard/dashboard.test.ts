@@ -71,6 +71,7 @@ describe("dashboard app shell", () => {
       error: "route GET /experiments not found",
       code: "NOT_FOUND",
       status: 404,
+      requestId: expect.any(String),
     });
     // Only GET serves the shell.
     const post = await t.app.inject({ method: "POST", url: "/settings", headers: html });

@@ -72,7 +72,11 @@ describe("send records: tags", () => {
     const res = await a.send({ to: "user@sandbox.svc.test", subject: "s", text: "t", tags });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      error: { code: "validation_error", message: expect.stringMatching(message), requestId: expect.any(String) },
+      error: {
+        code: "validation_error",
+        message: expect.stringMatching(message),
+        requestId: expect.any(String),
+      },
     });
   });
 });

@@ -2,7 +2,6 @@ import { sql } from "kysely";
 import { isPostgresDb } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { validation } from "../../platform/errors.js";
 import {
   type FilterCondition,
   conversionTotalsOfLeads,
