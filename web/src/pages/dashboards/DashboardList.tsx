@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
+import { dangerColumn } from "../../components/TableRows";
 import { Field } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { reportUrl } from "./reportUrl";
@@ -107,24 +108,15 @@ export function DashboardList() {
               { header: "Name", cell: (i) => <Link to={reportUrl(i.kind, i.settings)}>{i.name}</Link> },
               { header: "Report", cell: (i) => KIND_LABELS[i.kind] ?? i.kind },
               { header: "Saved", cell: (i) => i.createdAt.slice(0, 10) },
-              {
-                header: "Actions",
-                noCsv: true,
-                cell: (i) => (
-                  <button
-                    type="button"
-                    className="button danger small"
-                    aria-label={`Delete insight ${i.name}`}
-                    disabled={remove.isPending}
-                    onClick={() => {
-                      if (window.confirm(`Delete “${i.name}”? Its tiles leave every dashboard.`))
-                        remove.mutate(i.id);
-                    }}
-                  >
-                    Delete
-                  </button>
-                ),
-              },
+              dangerColumn({
+                text: "Delete",
+                label: (i: { id: string; name: string }) => `Delete insight ${i.name}`,
+                busy: remove.isPending,
+                onClick: (i: { id: string; name: string }) => {
+                  if (window.confirm(`Delete “${i.name}”? Its tiles leave every dashboard.`))
+                    remove.mutate(i.id);
+                },
+              }),
             ]}
           />
         )}

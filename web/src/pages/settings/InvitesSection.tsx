@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { CopyButton } from "../../components/CopyButton";
 import { DataTable } from "../../components/DataTable";
+import { dangerColumn } from "../../components/TableRows";
 import { Field, SelectField } from "../../components/Field";
 import { ErrorState } from "../../components/states";
 
@@ -88,21 +89,12 @@ export function InvitesSection() {
             { header: "Role", cell: (i) => i.role },
             { header: "Mail", cell: (i) => DELIVERY[i.delivery.status] ?? i.delivery.status },
             { header: "Expires", cell: (i) => i.expiresAt.slice(0, 10) },
-            {
-              header: "Actions",
-              noCsv: true,
-              cell: (i) => (
-                <button
-                  type="button"
-                  className="button danger small"
-                  aria-label={`Revoke the invitation to ${i.email}`}
-                  disabled={revoke.isPending}
-                  onClick={() => revoke.mutate(i.id)}
-                >
-                  Revoke
-                </button>
-              ),
-            },
+            dangerColumn({
+              text: "Revoke",
+              label: (i: { id: string; email: string }) => `Revoke the invitation to ${i.email}`,
+              busy: revoke.isPending,
+              onClick: (i: { id: string; email: string }) => revoke.mutate(i.id),
+            }),
           ]}
         />
       )}
