@@ -38,10 +38,6 @@ export const useFlagHistory = (key: string) =>
     queryFn: () => call(api.GET("/api/flags/{key}/history", { params: { path: { key } } })),
   });
 
-/** The project's experiments (the experiment rule's picker). */
-export const useExperiments = () =>
-  useQuery({ queryKey: ["experiments", "list", "all"], queryFn: () => call(api.GET("/api/experiments")) });
-
 // ---- values as text in forms ----
 
 /** A value as the form shows it. */
