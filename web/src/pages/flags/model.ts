@@ -26,6 +26,10 @@ export const flagsKey = {
   settings: ["flags", "settings"] as const,
 };
 
+/** The project's SDK settings (local or remote evaluation): the settings card and the cohort picker. */
+export const useFlagSettings = () =>
+  useQuery({ queryKey: flagsKey.settings, queryFn: () => call(api.GET("/api/flag-settings")) });
+
 export const useFlags = (experimentId?: string) =>
   useQuery({ queryKey: flagsKey.list(experimentId), queryFn: () => fetchFlags(experimentId) });
 
