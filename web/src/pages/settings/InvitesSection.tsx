@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { CopyButton } from "../../components/CopyButton";
@@ -6,16 +6,17 @@ import { DataTable } from "../../components/DataTable";
 import { dangerColumn } from "../../components/TableRows";
 import { Field, SelectField } from "../../components/Field";
 import { ErrorState } from "../../components/states";
+import { settingsKeys, useInvites } from "./model";
 
 const DELIVERY: Record<string, string> = { sent: "mailed", queued: "mail retrying" };
 
 /** Invite by email (Lift mails a link to set one's own password) and the invitations sent. */
 export function InvitesSection() {
   const queryClient = useQueryClient();
-  const invites = useQuery({ queryKey: ["invites"], queryFn: () => call(api.GET("/api/workspace/invites")) });
+  const invites = useInvites();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"admin" | "member">("member");
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ["invites"] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: settingsKeys.invites });
   const invite = useMutation({
     mutationFn: () => call(api.POST("/api/workspace/invites", { body: { email, role } })),
     onSuccess: () => {
