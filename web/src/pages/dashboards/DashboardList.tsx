@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { api, call } from "../../api/client";
@@ -7,6 +7,8 @@ import { dangerColumn } from "../../components/TableRows";
 import { Field } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { reportUrl } from "./reportUrl";
+import { insightKeys, useInsights } from "../../components/insights";
+import { dashboardKeys, useDashboards } from "./model";
 
 const KIND_LABELS: Record<string, string> = {
   summary: "Summary",
@@ -22,27 +24,21 @@ const KIND_LABELS: Record<string, string> = {
 export function DashboardList() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const dashboards = useQuery({
-    queryKey: ["dashboards"],
-    queryFn: () => call(api.GET("/api/dashboards", { params: { query: { limit: 200 } } })),
-  });
-  const insights = useQuery({
-    queryKey: ["insights"],
-    queryFn: () => call(api.GET("/api/insights", { params: { query: { limit: 200 } } })),
-  });
+  const dashboards = useDashboards();
+  const insights = useInsights();
   const [name, setName] = useState("");
   const create = useMutation({
     mutationFn: () => call(api.POST("/api/dashboards", { body: { name: name.trim() } })),
     onSuccess: (d) => {
-      void queryClient.invalidateQueries({ queryKey: ["dashboards"] });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.list });
       navigate(`/dashboards/${d.id}?edit=1`);
     },
   });
   const remove = useMutation({
     mutationFn: (id: string) => call(api.DELETE("/api/insights/{id}", { params: { path: { id } } })),
     onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: ["insights"] });
-      void queryClient.invalidateQueries({ queryKey: ["dashboard"] });
+      void queryClient.invalidateQueries({ queryKey: insightKeys.all });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.anyOne });
     },
   });
   const submit = (e: FormEvent) => {
