@@ -4,7 +4,7 @@ import { currentProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
 import { CopyButton } from "../../components/CopyButton";
 import { Card, ErrorState } from "../../components/states";
-import { flagsKey, useFlagSettings } from "./model";
+import { flagKeys, useFlagSettings } from "./model";
 import { Switch } from "./Switch";
 
 /** How the project's SDKs connect: the client key (for admins, who see keys) and remote evaluation only. */
@@ -18,7 +18,7 @@ export function SdkSettings() {
   const put = useMutation({
     mutationFn: (remoteEvalOnly: boolean) =>
       call(api.PUT("/api/flag-settings", { body: { remoteEvalOnly } })),
-    onSuccess: (saved) => queryClient.setQueryData(flagsKey.settings, saved),
+    onSuccess: (saved) => queryClient.setQueryData(flagKeys.settings, saved),
   });
   const code = project
     ? `new GrowthBook({ apiHost: "${window.location.origin}", clientKey: "${project.publicKey}" })`

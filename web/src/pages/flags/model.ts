@@ -18,7 +18,7 @@ export const VALUE_TYPES: { value: ValueType; label: string }[] = [
 ];
 
 /** Query keys: the list (per experiment filter), one flag, its history. */
-export const flagsKey = {
+export const flagKeys = {
   all: ["flags"] as const,
   list: (experimentId?: string) => ["flags", "list", experimentId ?? "all"] as const,
   one: (key: string) => ["flags", "one", key] as const,
@@ -28,17 +28,17 @@ export const flagsKey = {
 
 /** The project's SDK settings (local or remote evaluation): the settings card and the cohort picker. */
 export const useFlagSettings = () =>
-  useQuery({ queryKey: flagsKey.settings, queryFn: () => call(api.GET("/api/flag-settings")) });
+  useQuery({ queryKey: flagKeys.settings, queryFn: () => call(api.GET("/api/flag-settings")) });
 
 export const useFlags = (experimentId?: string) =>
-  useQuery({ queryKey: flagsKey.list(experimentId), queryFn: () => fetchFlags(experimentId) });
+  useQuery({ queryKey: flagKeys.list(experimentId), queryFn: () => fetchFlags(experimentId) });
 
 export const useFlag = (key: string | undefined) =>
-  useQuery({ queryKey: flagsKey.one(key ?? ""), queryFn: () => fetchFlag(key!), enabled: Boolean(key) });
+  useQuery({ queryKey: flagKeys.one(key ?? ""), queryFn: () => fetchFlag(key!), enabled: Boolean(key) });
 
 export const useFlagHistory = (key: string) =>
   useQuery({
-    queryKey: flagsKey.history(key),
+    queryKey: flagKeys.history(key),
     queryFn: () => call(api.GET("/api/flags/{key}/history", { params: { path: { key } } })),
   });
 
