@@ -2,7 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { Suspense, lazy, useEffect } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router";
 import { ApiError, onUnauthorized } from "../api/client";
-import { useMe } from "../api/session";
+import { sessionKeys, useMe } from "../api/session";
 import { ErrorState, PageSkeleton } from "../components/states";
 import { ComingSoonPage } from "../pages/coming-soon/ComingSoonPage";
 import NotFoundPage from "../pages/not-found/NotFoundPage";
@@ -26,7 +26,7 @@ export function App() {
 
   // A 401 from any call means the session ended: re-check it, which sends the app to sign-in.
   useEffect(
-    () => onUnauthorized(() => void queryClient.invalidateQueries({ queryKey: ["me"] })),
+    () => onUnauthorized(() => void queryClient.invalidateQueries({ queryKey: sessionKeys.me })),
     [queryClient],
   );
 

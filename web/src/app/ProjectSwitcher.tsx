@@ -1,11 +1,11 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId } from "react";
 import { rememberProjectId, useProjectId } from "../api/project";
-import { useProjects } from "../api/session";
+import { sessionKeys, useProjects } from "../api/session";
 
 /** Queries about the current project (all but who is signed in and the project list). */
 const isProjectData = (q: { queryKey: readonly unknown[] }) =>
-  q.queryKey[0] !== "me" && q.queryKey[0] !== "projects";
+  q.queryKey[0] !== sessionKeys.me[0] && q.queryKey[0] !== sessionKeys.projects[0];
 
 /**
  * Which project every page shows (`x-project-id`). Listing projects is for admins; a member works

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { api, call } from "../api/client";
-import { ANNOTATIONS_KEY } from "./annotations";
+import { annotationKeys } from "./annotations";
 import { Field } from "./Field";
 import { ErrorState } from "./states";
 
@@ -26,7 +26,7 @@ export function AnnotationForm({ date, onDone }: { date: string; onDone: () => v
         }),
       ),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ANNOTATIONS_KEY });
+      void queryClient.invalidateQueries({ queryKey: annotationKeys.all });
       onDone();
     },
   });

@@ -1,14 +1,8 @@
-import { type ReactNode, useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { csvFileName, downloadText, toCsv } from "./csv";
+import { type Column, TableRows } from "./TableRows";
 
-export interface Column<T> {
-  header: string;
-  cell: (row: T) => ReactNode;
-  /** Right-aligned numbers. */
-  numeric?: boolean;
-  /** Left out of the CSV download (buttons, links that are actions). */
-  noCsv?: boolean;
-}
+export type { Column } from "./TableRows";
 
 /**
  * Whether the box is scrolled away from either end: the edges then fade (CSS) and a hint says the
@@ -87,17 +81,7 @@ export function DataTable<T>({
             ))}
           </tr>
         </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={rowKey(r)}>
-              {columns.map((c) => (
-                <td key={c.header} className={c.numeric ? "num" : undefined} data-csv={skip(c)}>
-                  {c.cell(r)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
+        <TableRows rows={rows} rowKey={rowKey} columns={columns} />
       </table>
     </section>
   );

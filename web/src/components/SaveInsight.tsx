@@ -4,6 +4,7 @@ import { Link } from "react-router";
 import { api, call } from "../api/client";
 import type { paths } from "../api/schema";
 import { ErrorState } from "./states";
+import { insightKeys } from "./insights";
 
 /** A report's settings with the page's filter, when it has one (the API's `filter` array). */
 export const withFilter = <T extends object>(settings: T, filter: unknown[]) =>
@@ -35,7 +36,7 @@ export function SaveInsight({
       call(api.POST("/api/insights", { body: { kind, name: name.trim(), settings } as CreateBody })),
     onSuccess: () => {
       setOpen(false);
-      void queryClient.invalidateQueries({ queryKey: ["insights"] });
+      void queryClient.invalidateQueries({ queryKey: insightKeys.all });
     },
   });
   const submit = (e: FormEvent) => {

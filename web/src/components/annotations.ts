@@ -3,7 +3,11 @@ import { useMemo } from "react";
 import { api, call } from "../api/client";
 import type { Mark } from "./chart-props";
 
-export const ANNOTATIONS_KEY = ["annotations"] as const;
+/** Every annotation query sits under `all`: a new note refreshes each chart's range. */
+export const annotationKeys = {
+  all: ["annotations"] as const,
+  range: (from: string | undefined, to: string | undefined) => ["annotations", from, to] as const,
+};
 
 /** "4 Mar" (UTC): short enough for a legend line, unambiguous within a chart's range. */
 export const shortDay = (iso: string) =>
@@ -19,7 +23,7 @@ export const shortDay = (iso: string) =>
  */
 export function useAnnotations(from: string | undefined, to: string | undefined, enabled = true) {
   const q = useQuery({
-    queryKey: [...ANNOTATIONS_KEY, from, to],
+    queryKey: annotationKeys.range(from, to),
     enabled: enabled && !!from && !!to,
     queryFn: () => call(api.GET("/api/annotations", { params: { query: { from: from!, to: to! } } })),
     staleTime: 30_000,

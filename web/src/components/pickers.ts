@@ -3,6 +3,14 @@ import { useDeferredValue } from "react";
 import { api, call } from "../api/client";
 import { channelLabel } from "./channels";
 
+/** The pickers' suggestions, cached a minute per key and prefix (the values change slowly). */
+const pickerKeys = {
+  values: (key: string, prefix: string) => ["pickers", "values", key, prefix] as const,
+  properties: (scope: string, event: string, prefix: string) =>
+    ["pickers", "properties", scope, event, prefix] as const,
+  events: (prefix: string) => ["pickers", "events", prefix] as const,
+};
+
 export interface Suggestion {
   value: string;
   label?: string;
@@ -13,7 +21,7 @@ export function useValueSuggestions(key: string, prefix: string): Suggestion[] {
   const p = useDeferredValue(prefix);
   const ready = key !== "" && key !== "event." && key !== "lead.";
   const q = useQuery({
-    queryKey: ["pickers", "values", key, p],
+    queryKey: pickerKeys.values(key, p),
     queryFn: () =>
       call(api.GET("/api/analytics/pickers/values", { params: { query: { key, prefix: p, limit: 20 } } })),
     enabled: ready,
@@ -31,7 +39,7 @@ export function usePropertySuggestions(
 ): Suggestion[] {
   const p = useDeferredValue(prefix);
   const q = useQuery({
-    queryKey: ["pickers", "properties", scope, event ?? "", p],
+    queryKey: pickerKeys.properties(scope, event ?? "", p),
     queryFn: () =>
       call(
         api.GET("/api/analytics/pickers/property-keys", {
@@ -47,7 +55,7 @@ export function usePropertySuggestions(
 export function useEventSuggestions(prefix: string): Suggestion[] {
   const p = useDeferredValue(prefix);
   const q = useQuery({
-    queryKey: ["pickers", "events", p],
+    queryKey: pickerKeys.events(p),
     queryFn: () =>
       call(api.GET("/api/analytics/pickers/event-names", { params: { query: { prefix: p, limit: 20 } } })),
     staleTime: 60_000,

@@ -91,3 +91,14 @@ export function Card({
     </section>
   );
 }
+
+/** A save's outcome under its form: the API's refusal, or a quiet "Saved." once it went through. */
+export function SaveOutcome({ save }: { save: { isError: boolean; isSuccess: boolean; error: unknown } }) {
+  if (save.isError) return <ErrorState title="Not saved" error={save.error} />;
+  if (!save.isSuccess) return null;
+  return (
+    <p className="ok-text" role="status">
+      Saved.
+    </p>
+  );
+}

@@ -8,6 +8,7 @@ import { useFilter } from "../../components/filter";
 import { channelLabel } from "../../components/channels";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SaveInsight, withFilter } from "../../components/SaveInsight";
+import { attributionKeys } from "./model";
 
 /** The models the API computes (GET /api/attribution/summary?model=…). */
 const MODELS = [
@@ -49,7 +50,7 @@ export default function AttributionPage() {
   // One request per model: the same cached answers feed the detail table and the comparison.
   const results = useQueries({
     queries: MODELS.map((m) => ({
-      queryKey: ["attribution", m.value, period, filter],
+      queryKey: attributionKeys.summary(m.value, period, filter),
       queryFn: () =>
         call(api.GET("/api/attribution/summary", { params: { query: { model: m.value, period, filter } } })),
     })),

@@ -11,6 +11,7 @@ import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SaveInsight, withFilter } from "../../components/SaveInsight";
 import { BreakdownBars } from "./BreakdownBars";
+import { analyticsKeys } from "../../components/analyticsKeys";
 
 const LIMIT = 50;
 
@@ -31,7 +32,7 @@ export default function BreakdownsPage() {
       return out;
     });
   const breakdown = useQuery({
-    queryKey: ["analytics", "breakdown", by, period, filter],
+    queryKey: analyticsKeys.breakdown(by, period, filter),
     queryFn: () =>
       call(
         api.GET("/api/analytics/breakdown", { params: { query: { ...period, by, limit: LIMIT, filter } } }),

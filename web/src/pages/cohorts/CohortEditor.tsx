@@ -9,7 +9,7 @@ import { CohortMembers } from "./CohortMembers";
 import {
   type Cohort,
   type DraftCondition,
-  cohortsKey,
+  cohortKeys,
   fetchCohort,
   newEventCondition,
   previewCount,
@@ -21,7 +21,7 @@ import {
 export function CohortEditor() {
   const { id } = useParams();
   const cohort = useQuery({
-    queryKey: cohortsKey(id),
+    queryKey: cohortKeys.detail(id ?? ""),
     queryFn: () => fetchCohort(id!),
     enabled: id !== undefined,
   });
@@ -40,7 +40,7 @@ function EditorForm({ cohort }: { cohort?: Cohort }) {
   const definition = toDefinition(draft);
   const shown = useDeferredValue(definition);
   const preview = useQuery({
-    queryKey: ["cohorts", "preview", shown],
+    queryKey: cohortKeys.preview(shown),
     queryFn: () => previewCount(shown!),
     enabled: shown !== null,
   });
@@ -55,7 +55,7 @@ function EditorForm({ cohort }: { cohort?: Cohort }) {
           )
         : call(api.POST("/api/cohorts", { body: { name: name.trim(), definition: definition! } })),
     onSuccess: async () => {
-      await client.invalidateQueries({ queryKey: cohortsKey() });
+      await client.invalidateQueries({ queryKey: cohortKeys.all });
       navigate("/cohorts");
     },
   });

@@ -3,11 +3,11 @@ import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { type Cohort, cohortsKey, countKey, fetchCohorts, fetchCount } from "./model";
+import { type Cohort, cohortKeys, fetchCount, useCohorts } from "./model";
 
 /** A cohort's live count (computed when asked). */
 function CountCell({ id }: { id: string }) {
-  const count = useQuery({ queryKey: countKey(id), queryFn: () => fetchCount(id) });
+  const count = useQuery({ queryKey: cohortKeys.count(id), queryFn: () => fetchCount(id) });
   if (count.isPending) return <span className="muted">counting…</span>;
   if (count.isError) return <span className="error-text">{count.error.message}</span>;
   return <>{count.data.count.toLocaleString()}</>;
@@ -15,10 +15,10 @@ function CountCell({ id }: { id: string }) {
 
 export function CohortList() {
   const client = useQueryClient();
-  const cohorts = useQuery({ queryKey: cohortsKey(), queryFn: fetchCohorts });
+  const cohorts = useCohorts();
   const remove = useMutation({
     mutationFn: (id: string) => call(api.DELETE("/api/cohorts/{id}", { params: { path: { id } } })),
-    onSuccess: () => client.invalidateQueries({ queryKey: cohortsKey() }),
+    onSuccess: () => client.invalidateQueries({ queryKey: cohortKeys.all }),
   });
   return (
     <>

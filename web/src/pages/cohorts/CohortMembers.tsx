@@ -2,11 +2,11 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { DataTable } from "../../components/DataTable";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
-import { fetchMembers } from "./model";
+import { cohortKeys, fetchMembers } from "./model";
 
 /** The first 100 people of a cohort now, each linking to its lead or journey. */
 export function CohortMembers({ id }: { id: string }) {
-  const members = useQuery({ queryKey: ["cohorts", id, "members"], queryFn: () => fetchMembers(id) });
+  const members = useQuery({ queryKey: cohortKeys.members(id), queryFn: () => fetchMembers(id) });
   return (
     <Card title="People in the cohort">
       {members.isPending ? (

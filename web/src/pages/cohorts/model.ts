@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 import type { Condition } from "../../components/filter";
 
@@ -5,8 +6,20 @@ export const fetchCohorts = () => call(api.GET("/api/cohorts"));
 export type Cohort = Awaited<ReturnType<typeof fetchCohorts>>[number];
 export type Definition = Cohort["definition"];
 
-export const cohortsKey = (id?: string) => (id ? ["cohorts", id] : ["cohorts"]);
-export const countKey = (id: string) => ["cohorts", id, "count"];
+/**
+ * Query keys. The list's key is the prefix of all the others, so a save or a delete that
+ * invalidates it refreshes each cohort, its count and its members too.
+ */
+export const cohortKeys = {
+  all: ["cohorts"] as const,
+  detail: (id: string) => ["cohorts", id] as const,
+  count: (id: string) => ["cohorts", id, "count"] as const,
+  members: (id: string) => ["cohorts", id, "members"] as const,
+  preview: (definition: Definition | null) => ["cohorts", "preview", definition] as const,
+};
+
+/** The project's cohorts (the list page; the flags' "is in cohort" picker). */
+export const useCohorts = () => useQuery({ queryKey: cohortKeys.all, queryFn: fetchCohorts });
 
 export const fetchCohort = (id: string) => call(api.GET("/api/cohorts/{id}", { params: { path: { id } } }));
 export const fetchCount = (id: string) =>

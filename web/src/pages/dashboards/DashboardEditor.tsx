@@ -1,9 +1,11 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { api, call } from "../../api/client";
 import { SelectField } from "../../components/Field";
 import { ErrorState } from "../../components/states";
 import { type GridItem, type TileDraft, WIDTHS, flow, inOrder } from "./layout";
+import { useInsights } from "../../components/insights";
+import { dashboardKeys } from "./model";
 
 /** Edits a dashboard's tiles: add a saved insight, set widths and heights, reorder, remove; then save. */
 export function DashboardEditor({
@@ -16,10 +18,7 @@ export function DashboardEditor({
   onDone: () => void;
 }) {
   const queryClient = useQueryClient();
-  const insights = useQuery({
-    queryKey: ["insights"],
-    queryFn: () => call(api.GET("/api/insights", { params: { query: { limit: 200 } } })),
-  });
+  const insights = useInsights();
   // Each tile a key of its own while editing (the same insight may be on the grid twice).
   const nextKey = useRef(0);
   const keyed = (t: TileDraft) => ({ ...t, key: nextKey.current++ });
@@ -35,8 +34,8 @@ export function DashboardEditor({
         }),
       ),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ["dashboard", id] });
-      void queryClient.invalidateQueries({ queryKey: ["dashboards"] });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.one(id) });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.list });
       onDone();
     },
   });

@@ -1,11 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
+import { dangerColumn } from "../../components/TableRows";
 import { Field } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { reportUrl } from "./reportUrl";
+import { insightKeys, useInsights } from "../../components/insights";
+import { dashboardKeys, useDashboards } from "./model";
 
 const KIND_LABELS: Record<string, string> = {
   summary: "Summary",
@@ -21,27 +24,21 @@ const KIND_LABELS: Record<string, string> = {
 export function DashboardList() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const dashboards = useQuery({
-    queryKey: ["dashboards"],
-    queryFn: () => call(api.GET("/api/dashboards", { params: { query: { limit: 200 } } })),
-  });
-  const insights = useQuery({
-    queryKey: ["insights"],
-    queryFn: () => call(api.GET("/api/insights", { params: { query: { limit: 200 } } })),
-  });
+  const dashboards = useDashboards();
+  const insights = useInsights();
   const [name, setName] = useState("");
   const create = useMutation({
     mutationFn: () => call(api.POST("/api/dashboards", { body: { name: name.trim() } })),
     onSuccess: (d) => {
-      void queryClient.invalidateQueries({ queryKey: ["dashboards"] });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.list });
       navigate(`/dashboards/${d.id}?edit=1`);
     },
   });
   const remove = useMutation({
     mutationFn: (id: string) => call(api.DELETE("/api/insights/{id}", { params: { path: { id } } })),
     onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: ["insights"] });
-      void queryClient.invalidateQueries({ queryKey: ["dashboard"] });
+      void queryClient.invalidateQueries({ queryKey: insightKeys.all });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.anyOne });
     },
   });
   const submit = (e: FormEvent) => {
@@ -107,24 +104,15 @@ export function DashboardList() {
               { header: "Name", cell: (i) => <Link to={reportUrl(i.kind, i.settings)}>{i.name}</Link> },
               { header: "Report", cell: (i) => KIND_LABELS[i.kind] ?? i.kind },
               { header: "Saved", cell: (i) => i.createdAt.slice(0, 10) },
-              {
-                header: "Actions",
-                noCsv: true,
-                cell: (i) => (
-                  <button
-                    type="button"
-                    className="button danger small"
-                    aria-label={`Delete insight ${i.name}`}
-                    disabled={remove.isPending}
-                    onClick={() => {
-                      if (window.confirm(`Delete “${i.name}”? Its tiles leave every dashboard.`))
-                        remove.mutate(i.id);
-                    }}
-                  >
-                    Delete
-                  </button>
-                ),
-              },
+              dangerColumn({
+                text: "Delete",
+                label: (i: { id: string; name: string }) => `Delete insight ${i.name}`,
+                busy: remove.isPending,
+                onClick: (i: { id: string; name: string }) => {
+                  if (window.confirm(`Delete “${i.name}”? Its tiles leave every dashboard.`))
+                    remove.mutate(i.id);
+                },
+              }),
             ]}
           />
         )}

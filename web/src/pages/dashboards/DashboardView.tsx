@@ -7,6 +7,7 @@ import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../co
 import { DashboardEditor } from "./DashboardEditor";
 import { SharePanel } from "./SharePanel";
 import { TileGrid } from "./TileGrid";
+import { dashboardKeys } from "./model";
 
 preloadChart();
 
@@ -26,13 +27,13 @@ export function DashboardView() {
     });
   const [sharing, setSharing] = useState(false);
   const results = useQuery({
-    queryKey: ["dashboard", id, "results"],
+    queryKey: dashboardKeys.results(id),
     queryFn: () => call(api.GET("/api/dashboards/{id}/results", { params: { path: { id } } })),
   });
   const remove = useMutation({
     mutationFn: () => call(api.DELETE("/api/dashboards/{id}", { params: { path: { id } } })),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ["dashboards"] });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.list });
       navigate("/dashboards");
     },
   });

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 import { CopyButton } from "../../components/CopyButton";
 import { ErrorState } from "../../components/states";
+import { dashboardKeys } from "./model";
 
 /**
  * The dashboard's public link: anyone holding it sees the results, read-only, without signing in.
@@ -9,7 +10,7 @@ import { ErrorState } from "../../components/states";
  */
 export function SharePanel({ id, shared }: { id: string; shared: { since: string } | null }) {
   const queryClient = useQueryClient();
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ["dashboard", id] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: dashboardKeys.one(id) });
   const share = useMutation({
     mutationFn: () => call(api.POST("/api/dashboards/{id}/share", { params: { path: { id } } })),
     onSuccess: refresh,

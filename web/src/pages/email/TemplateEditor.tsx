@@ -3,7 +3,7 @@ import { type FormEvent, useState } from "react";
 import { Link, useParams } from "react-router";
 import { api, call } from "../../api/client";
 import { Field, SelectField } from "../../components/Field";
-import { Card, ErrorState, PageSkeleton } from "../../components/states";
+import { Card, ErrorState, PageSkeleton, SaveOutcome } from "../../components/states";
 import { BlocksEditor } from "./BlocksEditor";
 import { PreviewPane } from "./PreviewPane";
 import { type Communication, type Draft, emailKeys } from "./model";
@@ -109,12 +109,7 @@ function Editor({ comm, isAdmin }: { comm: Communication; isAdmin: boolean }) {
               )}
             </fieldset>
           </form>
-          {save.isError && <ErrorState title="Not saved" error={save.error} />}
-          {save.isSuccess && (
-            <p className="ok-text" role="status">
-              Saved.
-            </p>
-          )}
+          <SaveOutcome save={save} />
         </Card>
         <PreviewPane draft={draft} variables={comm.variables} />
       </div>

@@ -3,6 +3,7 @@ import { useMemo } from "react";
 import { api, call } from "../../api/client";
 import { Chart, preloadChart } from "../../components/Chart";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
+import { experimentKeys } from "./model";
 
 preloadChart();
 
@@ -12,7 +13,7 @@ const COLOURS = ["#4f46e5", "#b45309", "#047857", "#be123c", "#0369a1", "#6d28d9
 /** A bandit's share of traffic per variant over time. */
 export function BanditWeights({ id }: { id: string }) {
   const history = useQuery({
-    queryKey: ["experiments", id, "weights"],
+    queryKey: experimentKeys.weights(id),
     queryFn: () => call(api.GET("/api/experiments/{id}/weights", { params: { path: { id } } })),
   });
   return (

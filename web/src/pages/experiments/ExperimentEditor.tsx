@@ -6,7 +6,8 @@ import { Field, SelectField } from "../../components/Field";
 import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { useConversionGoals } from "./goals";
 import { blankMetrics, type MetricsDraft, MetricsEditor, metricsBody, metricsFrom } from "./MetricsEditor";
-import { type Experiment, fetchExperiment, MODES, type Mode } from "./model";
+import { type Experiment, experimentKeys, fetchExperiment, MODES, type Mode } from "./model";
+import { useBeliefs } from "../goals/model";
 import { type VariantDraft, VariantsEditor } from "./VariantsEditor";
 
 interface Draft {
@@ -56,11 +57,11 @@ export function ExperimentEditor() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const existing = useQuery({
-    queryKey: ["experiments", id],
+    queryKey: experimentKeys.detail(id!),
     queryFn: () => fetchExperiment(id!),
     enabled: Boolean(id),
   });
-  const beliefs = useQuery({ queryKey: ["beliefs", "list"], queryFn: () => call(api.GET("/api/beliefs")) });
+  const beliefs = useBeliefs();
   const { goals, nameOf } = useConversionGoals();
   const [draft, setDraft] = useState<Draft>(blank);
   useEffect(() => {
@@ -104,7 +105,7 @@ export function ExperimentEditor() {
       );
     },
     onSuccess: (saved) => {
-      void queryClient.invalidateQueries({ queryKey: ["experiments"] });
+      void queryClient.invalidateQueries({ queryKey: experimentKeys.all });
       navigate(`/experiments/${saved.id}`);
     },
   });

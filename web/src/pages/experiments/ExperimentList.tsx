@@ -1,19 +1,14 @@
-import { useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
-import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { SelectField } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { MODES, percent, STATUSES, type Status } from "./model";
+import { MODES, percent, STATUSES, type Status, useExperimentList } from "./model";
 
 /** Every experiment of the project, filtered by status (kept in the URL, so it deep-links). */
 export function ExperimentList() {
   const [params, setParams] = useSearchParams();
   const status = STATUSES.find((s) => s === params.get("status"));
-  const list = useQuery({
-    queryKey: ["experiments", "list", status ?? "all"],
-    queryFn: () => call(api.GET("/api/experiments", { params: { query: status ? { status } : {} } })),
-  });
+  const list = useExperimentList(status);
   const modeLabel = (m: string) => MODES.find((x) => x.value === m)?.label.split(" (")[0] ?? m;
 
   return (

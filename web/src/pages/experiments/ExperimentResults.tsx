@@ -8,7 +8,7 @@ import { BanditWeights } from "./BanditWeights";
 import { DecisionLine } from "./DecisionLine";
 import { useConversionGoals } from "./goals";
 import { BanditCard, GuardrailsCard, SecondaryCard } from "./MetricsCards";
-import { fetchExperiment, MOVES, percent, type Status } from "./model";
+import { experimentKeys, fetchExperiment, MOVES, percent, type Status } from "./model";
 import { VariantTable } from "./VariantTable";
 import { Verdict, confidenceLabel } from "./Verdict";
 import { ShipWinner } from "../flags/ShipWinner";
@@ -24,7 +24,7 @@ export function ExperimentResults() {
   const queryClient = useQueryClient();
   const { nameOf } = useConversionGoals();
   const experiment = useQuery({
-    queryKey: ["experiments", id],
+    queryKey: experimentKeys.detail(id!),
     queryFn: () => fetchExperiment(id!),
     // Results move while it runs: a live page, without hammering the API.
     refetchInterval: (q) => (q.state.data?.status === "running" ? 10_000 : false),
@@ -32,8 +32,8 @@ export function ExperimentResults() {
   const move = useMutation({
     mutationFn: (status: Status) => call(api.PATCH("/api/experiments", { body: { id: id!, status } })),
     onSuccess: (saved) => {
-      queryClient.setQueryData(["experiments", id], saved);
-      void queryClient.invalidateQueries({ queryKey: ["experiments"] });
+      queryClient.setQueryData(experimentKeys.detail(id!), saved);
+      void queryClient.invalidateQueries({ queryKey: experimentKeys.all });
     },
   });
 

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { TableRows } from "../../components/TableRows";
 
 export interface GroupedColumn<T> {
   header: string;
@@ -57,17 +58,12 @@ export function GroupedTable<T>({
           </tr>
           <tr>{spans.flatMap((s) => (s.group ? s.columns.map((c) => th(c)) : []))}</tr>
         </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={rowKey(r)}>
-              {columns.map((c) => (
-                <td key={`${c.group ?? ""}/${c.header}`} className={c.numeric ? "num" : undefined}>
-                  {c.cell(r)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
+        <TableRows
+          rows={rows}
+          rowKey={rowKey}
+          columns={columns}
+          colKey={(c) => `${c.group ?? ""}/${c.header}`}
+        />
       </table>
     </section>
   );

@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 
 export const fetchExperiment = (id: string) =>
@@ -37,7 +38,20 @@ export const percent = (n: number | null | undefined, digits = 1) =>
 export const signedPercent = (n: number | null | undefined) =>
   n === null || n === undefined ? "—" : `${n > 0 ? "+" : n < 0 ? "−" : "±"}${Math.abs(n * 100).toFixed(1)}%`;
 
-export const experimentsKey = (id?: string) => (id ? ["experiments", id] : ["experiments"]);
+/** Query keys: every experiment query sits under `all`, so a save or a move refreshes them all. */
+export const experimentKeys = {
+  all: ["experiments"] as const,
+  list: (status?: Status) => ["experiments", "list", status ?? "all"] as const,
+  detail: (id: string) => ["experiments", id] as const,
+  weights: (id: string) => ["experiments", id, "weights"] as const,
+};
+
+/** The project's experiments, optionally of one status (the list page; the flags' experiment picker). */
+export const useExperimentList = (status?: Status) =>
+  useQuery({
+    queryKey: experimentKeys.list(status),
+    queryFn: () => call(api.GET("/api/experiments", { params: { query: status ? { status } : {} } })),
+  });
 
 export type Results = Experiment["results"];
 export type VariantResult = Results["variants"][number];

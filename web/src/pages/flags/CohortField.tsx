@@ -1,7 +1,5 @@
-import { useQuery } from "@tanstack/react-query";
-import { api, call } from "../../api/client";
-import { cohortsKey, fetchCohorts } from "../cohorts/model";
-import { flagsKey } from "./model";
+import { useCohorts } from "../cohorts/model";
+import { useFlagSettings } from "./model";
 
 /**
  * The value of an "is in cohort" line: one of the project's cohorts. Says when the project still
@@ -16,11 +14,8 @@ export function CohortField({
   value: string;
   onChange: (cohortId: string) => void;
 }) {
-  const cohorts = useQuery({ queryKey: cohortsKey(), queryFn: fetchCohorts });
-  const settings = useQuery({
-    queryKey: flagsKey.settings,
-    queryFn: () => call(api.GET("/api/flag-settings")),
-  });
+  const cohorts = useCohorts();
+  const settings = useFlagSettings();
   const list = cohorts.data ?? [];
   return (
     <div className="field">

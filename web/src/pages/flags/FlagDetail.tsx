@@ -5,7 +5,7 @@ import { ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { EvaluatePanel } from "./EvaluatePanel";
 import { FlagEditor } from "./FlagEditor";
 import { FlagHistory } from "./FlagHistory";
-import { attributesIn, flagsKey, useFlag, useFlags } from "./model";
+import { attributesIn, flagKeys, useFlag, useFlags } from "./model";
 
 /** One flag: its definition (editable), "evaluate for a user", and its history. */
 export function FlagDetail() {
@@ -17,7 +17,7 @@ export function FlagDetail() {
   const remove = useMutation({
     mutationFn: () => call(api.DELETE("/api/flags/{key}", { params: { path: { key: key! } } })),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: flagsKey.all });
+      void queryClient.invalidateQueries({ queryKey: flagKeys.all });
       navigate("/flags");
     },
   });

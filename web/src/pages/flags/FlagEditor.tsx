@@ -7,7 +7,7 @@ import { Card, ErrorState } from "../../components/states";
 import {
   attributesIn,
   type Flag,
-  flagsKey,
+  flagKeys,
   parseValue,
   useFlags,
   VALUE_TYPES,
@@ -84,8 +84,8 @@ export function FlagEditor({ flag }: { flag?: Flag }) {
       return call(api.PATCH("/api/flags/{key}", { params: { path: { key: flag.key } }, body: fields }));
     },
     onSuccess: (result) => {
-      void queryClient.invalidateQueries({ queryKey: flagsKey.all });
-      queryClient.setQueryData(flagsKey.one(result.key), result);
+      void queryClient.invalidateQueries({ queryKey: flagKeys.all });
+      queryClient.setQueryData(flagKeys.one(result.key), result);
       if (flag) setSaved(true);
       else navigate(`/flags/${encodeURIComponent(result.key)}`);
     },

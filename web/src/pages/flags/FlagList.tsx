@@ -4,7 +4,7 @@ import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Field, SelectField } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { type Flag, flagsKey, shortValue, useFlags } from "./model";
+import { type Flag, flagKeys, shortValue, useFlags } from "./model";
 import { SdkSettings } from "./SdkSettings";
 import { Switch } from "./Switch";
 
@@ -19,8 +19,8 @@ export function FlagList() {
     mutationFn: ({ key, enabled }: { key: string; enabled: boolean }) =>
       call(api.PATCH("/api/flags/{key}", { params: { path: { key } }, body: { enabled } })),
     onSuccess: (saved) => {
-      queryClient.setQueryData(flagsKey.one(saved.key), saved);
-      void queryClient.invalidateQueries({ queryKey: flagsKey.all });
+      queryClient.setQueryData(flagKeys.one(saved.key), saved);
+      void queryClient.invalidateQueries({ queryKey: flagKeys.all });
     },
   });
   const setParam = (name: string, value: string) => {

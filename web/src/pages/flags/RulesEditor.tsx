@@ -1,16 +1,9 @@
 import { useId } from "react";
 import { ConditionBuilder, type ConditionDraft } from "./ConditionBuilder";
 import { toClauses, toCondition } from "./conditions";
-import {
-  parseValue,
-  RULE_LABELS,
-  type Rule,
-  type RuleType,
-  useExperiments,
-  type ValueType,
-  valueText,
-} from "./model";
+import { parseValue, RULE_LABELS, type Rule, type RuleType, type ValueType, valueText } from "./model";
 import { ValueInput } from "./ValueInput";
+import { useExperimentList } from "../experiments/model";
 
 /** A rule as the form holds it: values as text, coverage in percent. */
 export interface RuleDraft {
@@ -235,7 +228,7 @@ function ExperimentPicker({
   n: number;
 }) {
   const id = useId();
-  const experiments = useExperiments();
+  const experiments = useExperimentList();
   const chosen = experiments.data?.find((e) => e.id === rule.experimentId);
   const pick = (experimentId: string) => {
     const e = experiments.data?.find((x) => x.id === experimentId);

@@ -1,10 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 import { currentProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
 import { CopyButton } from "../../components/CopyButton";
 import { Card, ErrorState } from "../../components/states";
-import { flagsKey } from "./model";
+import { flagKeys, useFlagSettings } from "./model";
 import { Switch } from "./Switch";
 
 /** How the project's SDKs connect: the client key (for admins, who see keys) and remote evaluation only. */
@@ -13,15 +13,12 @@ export function SdkSettings() {
   const isAdmin = me.data?.user.role === "admin";
   const projects = useProjects(isAdmin);
   const project = projects.data?.find((p) => p.id === currentProjectId()) ?? projects.data?.[0];
-  const settings = useQuery({
-    queryKey: flagsKey.settings,
-    queryFn: () => call(api.GET("/api/flag-settings")),
-  });
+  const settings = useFlagSettings();
   const queryClient = useQueryClient();
   const put = useMutation({
     mutationFn: (remoteEvalOnly: boolean) =>
       call(api.PUT("/api/flag-settings", { body: { remoteEvalOnly } })),
-    onSuccess: (saved) => queryClient.setQueryData(flagsKey.settings, saved),
+    onSuccess: (saved) => queryClient.setQueryData(flagKeys.settings, saved),
   });
   const code = project
     ? `new GrowthBook({ apiHost: "${window.location.origin}", clientKey: "${project.publicKey}" })`

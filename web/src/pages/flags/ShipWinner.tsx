@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { Card, ErrorState } from "../../components/states";
-import { flagsKey, shortValue, useFlags } from "./model";
+import { flagKeys, shortValue, useFlags } from "./model";
 
 interface ExperimentLike {
   id: string;
@@ -22,7 +22,7 @@ export function ShipWinner({ experiment }: { experiment: ExperimentLike }) {
   const ship = useMutation({
     mutationFn: ({ key, ruleId }: { key: string; ruleId: string }) =>
       call(api.POST("/api/flags/{key}/rules/{ruleId}/ship", { params: { path: { key, ruleId } }, body: {} })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: flagsKey.all }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: flagKeys.all }),
   });
   // After shipping, the flag no longer runs the experiment: the card stays to say so.
   if (!flags.data?.length && !ship.isSuccess) return null;

@@ -18,7 +18,7 @@ export const VALUE_TYPES: { value: ValueType; label: string }[] = [
 ];
 
 /** Query keys: the list (per experiment filter), one flag, its history. */
-export const flagsKey = {
+export const flagKeys = {
   all: ["flags"] as const,
   list: (experimentId?: string) => ["flags", "list", experimentId ?? "all"] as const,
   one: (key: string) => ["flags", "one", key] as const,
@@ -26,21 +26,21 @@ export const flagsKey = {
   settings: ["flags", "settings"] as const,
 };
 
+/** The project's SDK settings (local or remote evaluation): the settings card and the cohort picker. */
+export const useFlagSettings = () =>
+  useQuery({ queryKey: flagKeys.settings, queryFn: () => call(api.GET("/api/flag-settings")) });
+
 export const useFlags = (experimentId?: string) =>
-  useQuery({ queryKey: flagsKey.list(experimentId), queryFn: () => fetchFlags(experimentId) });
+  useQuery({ queryKey: flagKeys.list(experimentId), queryFn: () => fetchFlags(experimentId) });
 
 export const useFlag = (key: string | undefined) =>
-  useQuery({ queryKey: flagsKey.one(key ?? ""), queryFn: () => fetchFlag(key!), enabled: Boolean(key) });
+  useQuery({ queryKey: flagKeys.one(key ?? ""), queryFn: () => fetchFlag(key!), enabled: Boolean(key) });
 
 export const useFlagHistory = (key: string) =>
   useQuery({
-    queryKey: flagsKey.history(key),
+    queryKey: flagKeys.history(key),
     queryFn: () => call(api.GET("/api/flags/{key}/history", { params: { path: { key } } })),
   });
-
-/** The project's experiments (the experiment rule's picker). */
-export const useExperiments = () =>
-  useQuery({ queryKey: ["experiments", "list", "all"], queryFn: () => call(api.GET("/api/experiments")) });
 
 // ---- values as text in forms ----
 

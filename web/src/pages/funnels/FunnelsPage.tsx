@@ -14,6 +14,7 @@ import { FunnelBreakdown } from "./FunnelBreakdown";
 import { StepsEditor, type StepDraft } from "./StepsEditor";
 import { funnelBody, useFunnelParams } from "./url";
 import { SaveInsight } from "../../components/SaveInsight";
+import { analyticsKeys } from "../../components/analyticsKeys";
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 
@@ -42,7 +43,11 @@ export default function FunnelsPage() {
   const [breakdownBy, setBreakdownBy] = useState<FunnelDimension | "">(shown?.breakdownBy ?? "");
   const body = shown ? funnelBody(shown, period, filter) : null;
   const funnel = useQuery({
-    queryKey: ["analytics", "funnel", body?.steps, shown?.windowDays, shown?.breakdownBy, period, filterKey],
+    queryKey: analyticsKeys.funnel(
+      { steps: body?.steps, windowDays: shown?.windowDays, breakdownBy: shown?.breakdownBy },
+      period,
+      filterKey,
+    ),
     enabled: body !== null,
     queryFn: () => call(api.POST("/api/analytics/funnel", { body: body! })),
   });

@@ -1,13 +1,12 @@
-import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { Link, useParams } from "react-router";
-import { api, call } from "../../api/client";
 import { Chart, preloadChart } from "../../components/Chart";
 import { DataTable } from "../../components/DataTable";
 import { StatTile } from "../../components/StatTile";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { confidenceText } from "./BeliefsSection";
 import { EvidenceForm } from "./EvidenceForm";
+import { useBelief } from "./model";
 
 preloadChart();
 const NO_DATES: string[] = [];
@@ -15,10 +14,7 @@ const NO_DATES: string[] = [];
 /** `/goals/beliefs/:id`: confidence over time, the evidence that moved it, and adding evidence. */
 export function BeliefPage() {
   const { id } = useParams();
-  const belief = useQuery({
-    queryKey: ["beliefs", id],
-    queryFn: () => call(api.GET("/api/beliefs/{id}", { params: { path: { id: id! } } })),
-  });
+  const belief = useBelief(id!);
   // Confidence over time: where it started, then after each piece of evidence.
   const history = useMemo(() => {
     const b = belief.data;

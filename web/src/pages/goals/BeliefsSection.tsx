@@ -1,17 +1,18 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Field } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
+import { beliefKeys, useBeliefs } from "./model";
 
 export const confidenceText = (c: number) => `${Math.round(c * 100)}%`;
 
 /** The beliefs the team works from, with how confident the evidence has made it; a form to add one. */
 export function BeliefsSection() {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: ["beliefs", "list"], queryFn: () => call(api.GET("/api/beliefs")) });
+  const list = useBeliefs();
   const [statement, setStatement] = useState("");
   const [confidence, setConfidence] = useState("50");
   const create = useMutation({
@@ -19,7 +20,7 @@ export function BeliefsSection() {
       call(api.POST("/api/beliefs", { body: { statement, confidence: Number(confidence) / 100 } })),
     onSuccess: () => {
       setStatement("");
-      void queryClient.invalidateQueries({ queryKey: ["beliefs"] });
+      void queryClient.invalidateQueries({ queryKey: beliefKeys.all });
     },
   });
   const submit = (e: FormEvent) => {

@@ -1,30 +1,23 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "react-router";
 import { api, call } from "../../api/client";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { ConversionGoalForm } from "./ConversionGoalForm";
+import { type ConversionGoalInput, ConversionGoalForm } from "./ConversionGoalForm";
+import { conversionGoalKeys, goalKeys, useConversionGoalList } from "./model";
 
 /** `/goals/conversions/:id`: change or delete a conversion goal. */
 export function ConversionGoalEditor() {
   const { id } = useParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const list = useQuery({
-    queryKey: ["conversion-goals", "list"],
-    queryFn: () => call(api.GET("/api/conversion-goals")),
-  });
+  const list = useConversionGoalList();
   const done = () => {
-    void queryClient.invalidateQueries({ queryKey: ["conversion-goals"] });
-    void queryClient.invalidateQueries({ queryKey: ["goals"] });
+    void queryClient.invalidateQueries({ queryKey: conversionGoalKeys.all });
+    void queryClient.invalidateQueries({ queryKey: goalKeys.all });
     navigate("/goals");
   };
   const save = useMutation({
-    mutationFn: (d: {
-      name: string;
-      eventType: string;
-      urlPattern: string | null;
-      conditions: Record<string, unknown> | null;
-    }) =>
+    mutationFn: (d: ConversionGoalInput) =>
       call(
         api.PATCH("/api/conversion-goals", { body: { id: id!, ...d, conditions: d.conditions as never } }),
       ),

@@ -21,6 +21,14 @@ export interface ConversionGoalDraft {
   conditions: string;
 }
 
+/** What the form hands over: the draft parsed, empty fields as null (the API's "any"). */
+export interface ConversionGoalInput {
+  name: string;
+  eventType: string;
+  urlPattern: string | null;
+  conditions: Record<string, unknown> | null;
+}
+
 export const emptyConversionGoal: ConversionGoalDraft = {
   name: "",
   eventType: "",
@@ -41,12 +49,7 @@ export function ConversionGoalForm({
   initial: ConversionGoalDraft;
   submitLabel: string;
   busy: boolean;
-  onSubmit: (d: {
-    name: string;
-    eventType: string;
-    urlPattern: string | null;
-    conditions: Record<string, unknown> | null;
-  }) => void;
+  onSubmit: (d: ConversionGoalInput) => void;
 }) {
   const [draft, setDraft] = useState(initial);
   const [parseError, setParseError] = useState<string | null>(null);

@@ -1,26 +1,19 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
-import { ConversionGoalForm, emptyConversionGoal } from "./ConversionGoalForm";
+import { type ConversionGoalInput, ConversionGoalForm, emptyConversionGoal } from "./ConversionGoalForm";
+import { conversionGoalKeys, useConversionGoalList } from "./model";
 
 /** What counts as a conversion: the project's conversion goals, and a form to add one. */
 export function ConversionGoalsSection() {
   const queryClient = useQueryClient();
-  const list = useQuery({
-    queryKey: ["conversion-goals", "list"],
-    queryFn: () => call(api.GET("/api/conversion-goals")),
-  });
+  const list = useConversionGoalList();
   const [formKey, setFormKey] = useState(0);
   const create = useMutation({
-    mutationFn: (body: {
-      name: string;
-      eventType: string;
-      urlPattern: string | null;
-      conditions: Record<string, unknown> | null;
-    }) =>
+    mutationFn: (body: ConversionGoalInput) =>
       call(
         api.POST("/api/conversion-goals", {
           body: {
@@ -33,7 +26,7 @@ export function ConversionGoalsSection() {
       ),
     onSuccess: () => {
       setFormKey((k) => k + 1);
-      void queryClient.invalidateQueries({ queryKey: ["conversion-goals"] });
+      void queryClient.invalidateQueries({ queryKey: conversionGoalKeys.all });
     },
   });
   return (

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { Field, SelectField } from "../../components/Field";
 import { ErrorState } from "../../components/states";
+import { beliefKeys } from "./model";
 
 type Kind = "observation" | "external" | "experiment";
 
@@ -21,8 +22,8 @@ export function EvidenceForm({ beliefId }: { beliefId: string }) {
         }),
       ),
     onSuccess: (updated) => {
-      queryClient.setQueryData(["beliefs", beliefId], updated);
-      void queryClient.invalidateQueries({ queryKey: ["beliefs"] });
+      queryClient.setQueryData(beliefKeys.detail(beliefId), updated);
+      void queryClient.invalidateQueries({ queryKey: beliefKeys.all });
     },
   });
   const submit = (e: FormEvent) => {

@@ -1,17 +1,18 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { api, call } from "../../api/client";
 import { Field, SelectField } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { type GoalStatus, STATUS_LABEL, sinceText } from "./model";
+import { type GoalStatus, goalKeys, STATUS_LABEL, sinceText, useGoals } from "./model";
+import { TargetFields } from "./TargetFields";
 
 /** `/goals/:id/edit`: target, deadline, description, unit, and a status set by hand. */
 export function GoalEditor() {
   const { id } = useParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const goals = useQuery({ queryKey: ["goals", "list"], queryFn: () => call(api.GET("/api/goals")) });
+  const goals = useGoals();
   const goal = goals.data?.find((g) => g.id === id);
   const [target, setTarget] = useState("");
   const [deadline, setDeadline] = useState("");
@@ -41,14 +42,14 @@ export function GoalEditor() {
         }),
       ),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ["goals"] });
+      void queryClient.invalidateQueries({ queryKey: goalKeys.all });
       navigate("/goals");
     },
   });
   const remove = useMutation({
     mutationFn: () => call(api.DELETE("/api/goals", { params: { query: { id: id! } } })),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ["goals"] });
+      void queryClient.invalidateQueries({ queryKey: goalKeys.all });
       navigate("/goals");
     },
   });
@@ -70,20 +71,11 @@ export function GoalEditor() {
       <Card>
         <form onSubmit={submit} aria-label="Edit the goal">
           <div className="form-row">
-            <Field
-              label="Target"
-              type="number"
-              step="any"
-              required
-              value={target}
-              onChange={(e) => setTarget(e.target.value)}
-            />
-            <Field
-              label="Deadline"
-              type="date"
-              required
-              value={deadline}
-              onChange={(e) => setDeadline(e.target.value)}
+            <TargetFields
+              target={target}
+              setTarget={setTarget}
+              deadline={deadline}
+              setDeadline={setDeadline}
             />
             <Field
               label="Count from"

@@ -1,20 +1,27 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Field, SelectField } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
-import { BUILT_IN_METRICS, formatValue, inDays, STATUS_LABEL, sinceText } from "./model";
+import {
+  BUILT_IN_METRICS,
+  formatValue,
+  goalKeys,
+  inDays,
+  STATUS_LABEL,
+  sinceText,
+  useConversionGoalList,
+  useGoals,
+} from "./model";
+import { TargetFields } from "./TargetFields";
 
 /** Goals with their progress towards the target and the pace status; a form to add one. */
 export function GoalsSection() {
   const queryClient = useQueryClient();
-  const goals = useQuery({ queryKey: ["goals", "list"], queryFn: () => call(api.GET("/api/goals")) });
-  const conversions = useQuery({
-    queryKey: ["conversion-goals", "list"],
-    queryFn: () => call(api.GET("/api/conversion-goals")),
-  });
+  const goals = useGoals();
+  const conversions = useConversionGoalList();
   const [metric, setMetric] = useState("visitors");
   const [target, setTarget] = useState("");
   const [deadline, setDeadline] = useState(inDays(30));
@@ -35,7 +42,7 @@ export function GoalsSection() {
       ),
     onSuccess: () => {
       setTarget("");
-      void queryClient.invalidateQueries({ queryKey: ["goals"] });
+      void queryClient.invalidateQueries({ queryKey: goalKeys.all });
     },
   });
   const submit = (e: FormEvent) => {
@@ -112,21 +119,7 @@ export function GoalsSection() {
             onChange={(e) => setMetric(e.target.value)}
             options={metrics.map((m) => ({ value: m, label: m }))}
           />
-          <Field
-            label="Target"
-            type="number"
-            step="any"
-            required
-            value={target}
-            onChange={(e) => setTarget(e.target.value)}
-          />
-          <Field
-            label="Deadline"
-            type="date"
-            required
-            value={deadline}
-            onChange={(e) => setDeadline(e.target.value)}
-          />
+          <TargetFields target={target} setTarget={setTarget} deadline={deadline} setDeadline={setDeadline} />
           <Field
             label="Count from (optional)"
             type="date"

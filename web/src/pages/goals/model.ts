@@ -1,4 +1,34 @@
+import { useQuery } from "@tanstack/react-query";
+import { api, call } from "../../api/client";
 import type { paths } from "../../api/schema";
+
+/**
+ * The goals area's query keys. Editing a conversion goal invalidates `goalKeys.all` too: a goal's
+ * metric may be a conversion goal's name, so its progress changes with it.
+ */
+export const goalKeys = { all: ["goals"] as const, list: ["goals", "list"] as const };
+export const conversionGoalKeys = {
+  all: ["conversion-goals"] as const,
+  list: ["conversion-goals", "list"] as const,
+};
+/** A belief's own key sits under `all`, so adding evidence refreshes it and the list at once. */
+export const beliefKeys = {
+  all: ["beliefs"] as const,
+  list: ["beliefs", "list"] as const,
+  detail: (id: string) => ["beliefs", id] as const,
+};
+
+export const useGoals = () =>
+  useQuery({ queryKey: goalKeys.list, queryFn: () => call(api.GET("/api/goals")) });
+export const useConversionGoalList = () =>
+  useQuery({ queryKey: conversionGoalKeys.list, queryFn: () => call(api.GET("/api/conversion-goals")) });
+export const useBeliefs = () =>
+  useQuery({ queryKey: beliefKeys.list, queryFn: () => call(api.GET("/api/beliefs")) });
+export const useBelief = (id: string) =>
+  useQuery({
+    queryKey: beliefKeys.detail(id),
+    queryFn: () => call(api.GET("/api/beliefs/{id}", { params: { path: { id } } })),
+  });
 
 export type Goal = paths["/api/goals"]["get"]["responses"]["200"]["content"]["application/json"][number];
 export type GoalStatus = Goal["status"];

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
 import { type ApiData, api, call } from "../../api/client";
@@ -8,6 +8,7 @@ import { Field } from "../../components/Field";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
 import { KINDS, type Kind, when } from "./kinds";
 import { SyncPanel } from "./SyncPanel";
+import { integrationKeys, useConnectors } from "./model";
 
 type Connector = ApiData<"/api/connectors", "get">[number];
 type ConnectorType = paths["/api/connectors"]["post"]["requestBody"]["content"]["application/json"]["type"];
@@ -21,10 +22,7 @@ const STATUS: Record<string, string> = {
 
 /** Every kind with its state; connected ones can be synced, disconnected ones connected. */
 export function ConnectorList() {
-  const connectors = useQuery({
-    queryKey: ["integrations", "connectors"],
-    queryFn: () => call(api.GET("/api/connectors")),
-  });
+  const connectors = useConnectors();
   if (connectors.isPending) return <PageSkeleton label="Loading connectors" />;
   if (connectors.isError)
     return <ErrorState error={connectors.error} retry={() => void connectors.refetch()} />;
@@ -45,7 +43,7 @@ function ConnectorCard({ kind, connector }: { kind: Kind; connector?: Connector 
   const queryClient = useQueryClient();
   const projectId = useProjectId();
   const [secret, setSecret] = useState("");
-  const invalidate = () => void queryClient.invalidateQueries({ queryKey: ["integrations"] });
+  const invalidate = () => void queryClient.invalidateQueries({ queryKey: integrationKeys.all });
   const connect = useMutation({
     mutationFn: () =>
       call(

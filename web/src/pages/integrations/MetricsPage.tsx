@@ -5,6 +5,7 @@ import { DataTable } from "../../components/DataTable";
 import { StatTile } from "../../components/StatTile";
 import { EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { KINDS, kindLabel } from "./kinds";
+import { integrationKeys } from "./model";
 
 type Period = "7d" | "30d" | "90d";
 const PERIODS: { value: Period; label: string }[] = [
@@ -38,7 +39,7 @@ export function MetricsPage() {
   ) as Period;
   const known = KINDS.some((k) => k.type === type);
   const metrics = useQuery({
-    queryKey: ["integrations", "metrics", type, period],
+    queryKey: integrationKeys.metrics(type, period),
     queryFn: () =>
       call(
         api.GET("/api/metrics/{connectorType}", {

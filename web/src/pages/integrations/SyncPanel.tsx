@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { api, call } from "../../api/client";
 import { Card, ErrorState } from "../../components/states";
 import { kindLabel, when } from "./kinds";
+import { integrationKeys } from "./model";
 
 /** "Sync now": starts a sync of every connector, then polls its progress until it ends. */
 export function SyncPanel({ connectedCount }: { connectedCount: number }) {
@@ -13,7 +14,7 @@ export function SyncPanel({ connectedCount }: { connectedCount: number }) {
     onSuccess: (s) => setSyncId(s.syncId),
   });
   const progress = useQuery({
-    queryKey: ["integrations", "sync", syncId],
+    queryKey: integrationKeys.sync(syncId),
     queryFn: () => call(api.GET("/api/sync/{syncId}", { params: { path: { syncId: syncId! } } })),
     enabled: syncId !== null,
     refetchInterval: (q) => (q.state.data && q.state.data.status !== "running" ? false : 1000),
@@ -21,7 +22,7 @@ export function SyncPanel({ connectedCount }: { connectedCount: number }) {
   const done = progress.data !== undefined && progress.data.status !== "running";
   // When the sync ends, the connectors' status and last sync have changed.
   useEffect(() => {
-    if (done) void queryClient.invalidateQueries({ queryKey: ["integrations", "connectors"] });
+    if (done) void queryClient.invalidateQueries({ queryKey: integrationKeys.connectors });
   }, [done, queryClient]);
 
   return (

@@ -5,6 +5,8 @@ import { api, call } from "../../api/client";
 import { rememberProjectId } from "../../api/project";
 import { Field } from "../../components/Field";
 import { ErrorState, PageSkeleton } from "../../components/states";
+import { sessionKeys } from "../../api/session";
+import { inviteKeys } from "./model";
 
 /** An invitation's link: who invited whom, then the invitee's own password; signed in after. */
 export default function AcceptInvitePage() {
@@ -12,7 +14,7 @@ export default function AcceptInvitePage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const invite = useQuery({
-    queryKey: ["invite", token],
+    queryKey: inviteKeys.one(token),
     queryFn: () => call(api.GET("/api/invites/{token}", { params: { path: { token } } })),
     retry: false,
   });
@@ -24,7 +26,7 @@ export default function AcceptInvitePage() {
     onSuccess: (me) => {
       rememberProjectId(null);
       queryClient.clear();
-      queryClient.setQueryData(["me"], me);
+      queryClient.setQueryData(sessionKeys.me, me);
       navigate("/", { replace: true });
     },
   });

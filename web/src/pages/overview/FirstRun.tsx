@@ -5,6 +5,7 @@ import { useProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
 import { CopyButton } from "../../components/CopyButton";
 import { Card, PageHeader } from "../../components/states";
+import { overviewKeys } from "./model";
 
 /** How often an empty project asks whether its first event has arrived. */
 const POLL_MS = 2_000;
@@ -15,7 +16,7 @@ const POLL_MS = 2_000;
  */
 export function useHasEvents() {
   return useQuery({
-    queryKey: ["events", "status"],
+    queryKey: overviewKeys.eventStatus,
     queryFn: () => call(api.GET("/api/events/status")),
     refetchInterval: (q) => (q.state.data?.hasEvents ? false : POLL_MS),
   });

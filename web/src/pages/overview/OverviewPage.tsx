@@ -12,6 +12,7 @@ import { SaveInsight, withFilter } from "../../components/SaveInsight";
 import { FirstRun, useHasEvents } from "./FirstRun";
 import { TopChannels } from "./TopChannels";
 import { TrendChart } from "./TrendChart";
+import { analyticsKeys } from "../../components/analyticsKeys";
 
 preloadChart();
 
@@ -33,13 +34,13 @@ function Overview() {
   const [period, setPeriod] = usePeriod();
   const { param: filter, conditions } = useFilter();
   const summary = useQuery({
-    queryKey: ["analytics", "summary", period, filter],
+    queryKey: analyticsKeys.summary(period, filter),
     queryFn: () => call(api.GET("/api/analytics/summary", { params: { query: { ...period, filter } } })),
   });
   // The previous period is the same number of days just before the one the API resolved.
   const prev = summary.data ? previousPeriod(summary.data.period.from, summary.data.period.to) : null;
   const previous = useQuery({
-    queryKey: ["analytics", "summary", { period: "custom", ...prev }, filter],
+    queryKey: analyticsKeys.summary({ period: "custom", ...prev }, filter),
     queryFn: () =>
       call(api.GET("/api/analytics/summary", { params: { query: { period: "custom", ...prev!, filter } } })),
     enabled: prev !== null,

@@ -4,6 +4,7 @@ import { api, call } from "../../api/client";
 import { Chart, type ChartSeries } from "../../components/Chart";
 import type { PeriodQuery } from "../../components/period";
 import { ErrorState, PageSkeleton } from "../../components/states";
+import { analyticsKeys } from "../../components/analyticsKeys";
 
 const VISITORS = "#4f46e5";
 const CONVERSIONS = "#b45309";
@@ -29,11 +30,11 @@ export function TrendChart({
   prev: { from: string; to: string } | null;
 }) {
   const series = useQuery({
-    queryKey: ["analytics", "timeseries", period, filter],
+    queryKey: analyticsKeys.timeseries(period, filter),
     queryFn: () => fetchSeries({ ...period, filter }),
   });
   const before = useQuery({
-    queryKey: ["analytics", "timeseries", { period: "custom", ...prev }, filter],
+    queryKey: analyticsKeys.timeseries({ period: "custom", ...prev }, filter),
     queryFn: () => fetchSeries({ period: "custom", ...prev!, filter }),
     enabled: prev !== null,
   });

@@ -1,6 +1,7 @@
 import { api, call } from "../../api/client";
 import type { Condition } from "../../components/filter";
 import type { PeriodQuery } from "../../components/period";
+import { analyticsKeys } from "../../components/analyticsKeys";
 
 export interface PathsSettings {
   event: string;
@@ -24,13 +25,8 @@ export const fetchPaths = (s: PathsSettings, period: PeriodQuery, filter: Condit
 export type Paths = Awaited<ReturnType<typeof fetchPaths>>;
 export type Link = Paths["links"][number];
 
-export const pathsKey = (s: PathsSettings, period: PeriodQuery, filter: string | undefined) => [
-  "analytics",
-  "paths",
-  s,
-  period,
-  filter,
-];
+export const pathsKey = (s: PathsSettings, period: PeriodQuery, filter: string | undefined) =>
+  analyticsKeys.paths(s, period, filter);
 
 /** The settings kept in the URL (`?event=&page=&direction=&steps=`), so a view is a link. */
 export function settingsOf(params: URLSearchParams): PathsSettings {

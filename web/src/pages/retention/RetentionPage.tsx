@@ -9,6 +9,7 @@ import { useFilter } from "../../components/filter";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SaveInsight, withFilter } from "../../components/SaveInsight";
+import { analyticsKeys } from "../../components/analyticsKeys";
 
 const INTERVALS = [
   { value: "week", label: "Weekly" },
@@ -42,7 +43,7 @@ export default function RetentionPage() {
       return out;
     });
   const retention = useQuery({
-    queryKey: ["analytics", "retention", period, interval, startEvent, returnEvent, filter],
+    queryKey: analyticsKeys.retention(period, { interval, startEvent, returnEvent }, filter),
     queryFn: () =>
       call(
         api.GET("/api/analytics/retention", {

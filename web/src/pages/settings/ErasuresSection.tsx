@@ -2,6 +2,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
+import { settingsKeys } from "./model";
 
 const PAGE = 25;
 
@@ -11,7 +12,7 @@ const PAGE = 25;
  */
 export function ErasuresSection() {
   const erasures = useInfiniteQuery({
-    queryKey: ["erasures"],
+    queryKey: settingsKeys.erasures,
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) =>
       call(

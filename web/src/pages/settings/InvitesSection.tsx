@@ -1,20 +1,22 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { CopyButton } from "../../components/CopyButton";
 import { DataTable } from "../../components/DataTable";
+import { dangerColumn } from "../../components/TableRows";
 import { Field, SelectField } from "../../components/Field";
 import { ErrorState } from "../../components/states";
+import { settingsKeys, useInvites } from "./model";
 
 const DELIVERY: Record<string, string> = { sent: "mailed", queued: "mail retrying" };
 
 /** Invite by email (Lift mails a link to set one's own password) and the invitations sent. */
 export function InvitesSection() {
   const queryClient = useQueryClient();
-  const invites = useQuery({ queryKey: ["invites"], queryFn: () => call(api.GET("/api/workspace/invites")) });
+  const invites = useInvites();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"admin" | "member">("member");
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ["invites"] });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: settingsKeys.invites });
   const invite = useMutation({
     mutationFn: () => call(api.POST("/api/workspace/invites", { body: { email, role } })),
     onSuccess: () => {
@@ -88,21 +90,12 @@ export function InvitesSection() {
             { header: "Role", cell: (i) => i.role },
             { header: "Mail", cell: (i) => DELIVERY[i.delivery.status] ?? i.delivery.status },
             { header: "Expires", cell: (i) => i.expiresAt.slice(0, 10) },
-            {
-              header: "Actions",
-              noCsv: true,
-              cell: (i) => (
-                <button
-                  type="button"
-                  className="button danger small"
-                  aria-label={`Revoke the invitation to ${i.email}`}
-                  disabled={revoke.isPending}
-                  onClick={() => revoke.mutate(i.id)}
-                >
-                  Revoke
-                </button>
-              ),
-            },
+            dangerColumn({
+              text: "Revoke",
+              label: (i: { id: string; email: string }) => `Revoke the invitation to ${i.email}`,
+              busy: revoke.isPending,
+              onClick: (i: { id: string; email: string }) => revoke.mutate(i.id),
+            }),
           ]}
         />
       )}

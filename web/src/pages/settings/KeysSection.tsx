@@ -1,5 +1,6 @@
 import { api, call } from "../../api/client";
 import { KeyManager } from "../../components/KeyManager";
+import { settingsKeys } from "./model";
 
 /** A project's secret API keys. */
 export function KeysSection({ project }: { project: { id: string; name: string } }) {
@@ -13,7 +14,7 @@ export function KeysSection({ project }: { project: { id: string; name: string }
         </>
       }
       noun={{ table: "API keys", empty: "No API keys", form: "Create an API key" }}
-      queryKey={["projects", project.id, "keys"]}
+      queryKey={settingsKeys.projectKeys(project.id)}
       list={() => call(api.GET("/api/projects/{id}/keys", { params: { path } }))}
       create={(name) => call(api.POST("/api/projects/{id}/keys", { params: { path }, body: { name } }))}
       revoke={(keyId) =>

@@ -1,8 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
 import { InvitesSection } from "./InvitesSection";
+import { settingsKeys, useUsers } from "./model";
 
 /**
  * Members of the workspace (admins only: the API refuses anyone else). New members are invited by
@@ -10,8 +11,8 @@ import { InvitesSection } from "./InvitesSection";
  */
 export function MembersSection({ selfId }: { selfId: string }) {
   const queryClient = useQueryClient();
-  const users = useQuery({ queryKey: ["users"], queryFn: () => call(api.GET("/api/workspace/users")) });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["users"] });
+  const users = useUsers();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: settingsKeys.users });
   const endSessions = useMutation({
     mutationFn: (id: string) =>
       call(api.DELETE("/api/workspace/users/{id}/sessions", { params: { path: { id } } })),

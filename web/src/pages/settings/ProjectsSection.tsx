@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { useProjectId } from "../../api/project";
-import { useProjects } from "../../api/session";
+import { sessionKeys, useProjects } from "../../api/session";
 import { DataTable } from "../../components/DataTable";
 import { Field } from "../../components/Field";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
@@ -19,7 +19,7 @@ export function ProjectsSection() {
     mutationFn: () => call(api.POST("/api/projects", { body: { name } })),
     onSuccess: () => {
       setName("");
-      void queryClient.invalidateQueries({ queryKey: ["projects"] });
+      void queryClient.invalidateQueries({ queryKey: sessionKeys.projects });
     },
   });
   const submit = (e: FormEvent) => {

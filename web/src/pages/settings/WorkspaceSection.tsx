@@ -1,12 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { api, call } from "../../api/client";
 import { Field } from "../../components/Field";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
+import { sessionKeys } from "../../api/session";
+import { settingsKeys, useWorkspace } from "./model";
 
 export function WorkspaceSection({ isAdmin }: { isAdmin: boolean }) {
   const queryClient = useQueryClient();
-  const workspace = useQuery({ queryKey: ["workspace"], queryFn: () => call(api.GET("/api/workspace")) });
+  const workspace = useWorkspace();
   const [name, setName] = useState("");
   useEffect(() => {
     if (workspace.data) setName(workspace.data.name);
@@ -14,8 +16,8 @@ export function WorkspaceSection({ isAdmin }: { isAdmin: boolean }) {
   const save = useMutation({
     mutationFn: () => call(api.PATCH("/api/workspace", { body: { name } })),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: ["workspace"] });
-      void queryClient.invalidateQueries({ queryKey: ["me"] });
+      void queryClient.invalidateQueries({ queryKey: settingsKeys.workspace });
+      void queryClient.invalidateQueries({ queryKey: sessionKeys.me });
     },
   });
 

@@ -4,6 +4,7 @@ import { api, call } from "../../api/client";
 import { preloadChart } from "../../components/Chart";
 import { EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 import { TileGrid } from "../dashboards/TileGrid";
+import { shareKeys } from "./model";
 
 preloadChart();
 
@@ -14,7 +15,7 @@ preloadChart();
 export default function SharedDashboardPage() {
   const { token = "" } = useParams();
   const view = useQuery({
-    queryKey: ["shared", token],
+    queryKey: shareKeys.dashboard(token),
     queryFn: () => call(api.GET("/api/shared/dashboards/{token}", { params: { path: { token } } })),
     retry: false,
   });

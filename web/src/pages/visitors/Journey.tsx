@@ -3,11 +3,12 @@ import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 import { channelLabel } from "../../components/channels";
+import { visitorKeys } from "./model";
 
 /** A visitor's journey (merged with its lead's other visitors): first touch, then every event. */
 export function Journey({ visitorId, showLead = true }: { visitorId: string; showLead?: boolean }) {
   const journey = useQuery({
-    queryKey: ["journey", visitorId],
+    queryKey: visitorKeys.journey(visitorId),
     queryFn: () => call(api.GET("/api/identity", { params: { query: { visitorId } } })),
   });
   if (journey.isPending) return <PageSkeleton label="Loading the journey" />;

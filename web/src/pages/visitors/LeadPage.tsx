@@ -9,6 +9,7 @@ import { EraseLead, ErasedLead, type ErasureBody } from "./EraseLead";
 import { Journey } from "./Journey";
 import { money } from "./LeadsSection";
 import { channelLabel } from "../../components/channels";
+import { visitorKeys } from "./model";
 
 /** A property's value as text: strings as they are, anything else as JSON. */
 const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
@@ -19,7 +20,7 @@ export function LeadPage() {
   // keyed by lead: the page stays mounted when another lead is opened
   const [erased, setErased] = useState<{ id: string; erasure: ErasureBody } | null>(null);
   const lead = useQuery({
-    queryKey: ["leads", "one", id],
+    queryKey: visitorKeys.lead(id!),
     // A lead of another project, or none, is a 404: shown as "no such lead", not as an error.
     queryFn: () =>
       call(api.GET("/api/leads/{id}", { params: { path: { id: id! } } })).catch((e: unknown) => {

@@ -8,6 +8,7 @@ import { FilterBar } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 import { channelLabel } from "../../components/channels";
+import { visitorKeys } from "./model";
 
 const PAGE = 25;
 export const money = (n: number) =>
@@ -20,7 +21,7 @@ export function LeadsSection() {
   const [text, setText] = useState(q);
   const { param: filter } = useFilter();
   const leads = useInfiniteQuery({
-    queryKey: ["leads", q, filter],
+    queryKey: visitorKeys.leads(q, filter),
     initialPageParam: undefined as string | undefined,
     queryFn: ({ pageParam }) =>
       call(

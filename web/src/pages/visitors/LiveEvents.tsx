@@ -4,11 +4,12 @@ import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 import { channelLabel } from "../../components/channels";
+import { visitorKeys } from "./model";
 
 /** The project's newest events, refreshed every few seconds while the page is open. */
 export function LiveEvents() {
   const recent = useQuery({
-    queryKey: ["events", "recent"],
+    queryKey: visitorKeys.recentEvents,
     queryFn: () => call(api.GET("/api/events/recent", { params: { query: { limit: 25 } } })),
     refetchInterval: 4000,
   });

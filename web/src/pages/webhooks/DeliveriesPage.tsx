@@ -1,9 +1,9 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { type ApiData, api, call } from "../../api/client";
 import { EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SubscriptionEditor } from "./SubscriptionEditor";
-import { WEBHOOKS_KEY } from "./SubscriptionsSection";
+import { useSubscriptions, webhookKeys } from "./model";
 
 type Delivery = ApiData<"/api/webhooks/{id}/deliveries", "get">["data"][number];
 
@@ -13,9 +13,9 @@ const at = (iso: string) => `${iso.slice(0, 19).replace("T", " ")} UTC`;
 export function DeliveriesPage() {
   const { id = "" } = useParams();
   const queryClient = useQueryClient();
-  const subs = useQuery({ queryKey: WEBHOOKS_KEY, queryFn: () => call(api.GET("/api/webhooks")) });
+  const subs = useSubscriptions();
   const sub = subs.data?.find((w) => w.id === id);
-  const key = ["webhooks", "deliveries", id];
+  const key = webhookKeys.deliveries(id);
   const log = useInfiniteQuery({
     queryKey: key,
     queryFn: ({ pageParam }) =>

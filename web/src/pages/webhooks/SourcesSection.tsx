@@ -5,7 +5,8 @@ import { useProjectId } from "../../api/project";
 import { useMe } from "../../api/session";
 import { CopyButton } from "../../components/CopyButton";
 import { Field } from "../../components/Field";
-import { Card, ErrorState, PageSkeleton } from "../../components/states";
+import { Card, ErrorState, PageSkeleton, SaveOutcome } from "../../components/states";
+import { webhookKeys } from "./model";
 
 type Source = ApiData<"/api/webhooks/sources", "get">[number];
 
@@ -16,7 +17,7 @@ export function SourcesSection() {
   const me = useMe();
   const isAdmin = me.data?.user.role === "admin";
   const sources = useQuery({
-    queryKey: ["webhooks", "sources"],
+    queryKey: webhookKeys.sources,
     queryFn: () => call(api.GET("/api/webhooks/sources")),
     enabled: isAdmin,
   });
@@ -53,7 +54,7 @@ function SourceRow({ s }: { s: Source }) {
       ),
     onSuccess: () => {
       setSecret("");
-      void queryClient.invalidateQueries({ queryKey: ["webhooks", "sources"] });
+      void queryClient.invalidateQueries({ queryKey: webhookKeys.sources });
     },
   });
   const submit = (e: FormEvent) => {
@@ -92,12 +93,7 @@ function SourceRow({ s }: { s: Source }) {
           {s.configured ? "Replace secret" : "Set secret"}
         </button>
       </form>
-      {save.isError && <ErrorState title="Not saved" error={save.error} />}
-      {save.isSuccess && (
-        <p className="ok-text" role="status">
-          Saved.
-        </p>
-      )}
+      <SaveOutcome save={save} />
     </section>
   );
 }

@@ -3,9 +3,8 @@ import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
 import { Field } from "../../components/Field";
 import { Card, ErrorState } from "../../components/states";
-import { EVENTS } from "./SubscriptionsSection";
-
-type EventType = (typeof EVENTS)[number];
+import { EventChecks } from "./EventChecks";
+import { type EventType, webhookKeys } from "./model";
 
 /** Changes a subscription's endpoint URL and events (its signing secret stays). */
 export function SubscriptionEditor({ sub }: { sub: { id: string; url: string; events: string[] } }) {
@@ -15,7 +14,7 @@ export function SubscriptionEditor({ sub }: { sub: { id: string; url: string; ev
   const save = useMutation({
     mutationFn: () =>
       call(api.PATCH("/api/webhooks", { body: { id: sub.id, url, events: events as EventType[] } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["webhooks"] }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: webhookKeys.all }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -32,21 +31,7 @@ export function SubscriptionEditor({ sub }: { sub: { id: string; url: string; ev
           maxLength={2048}
           onChange={(e) => setUrl(e.target.value)}
         />
-        <fieldset className="checks">
-          <legend>Events</legend>
-          {EVENTS.map((ev) => (
-            <label key={ev}>
-              <input
-                type="checkbox"
-                checked={events.includes(ev)}
-                onChange={(e) =>
-                  setEvents((cur) => (e.target.checked ? [...cur, ev] : cur.filter((x) => x !== ev)))
-                }
-              />{" "}
-              {ev}
-            </label>
-          ))}
-        </fieldset>
+        <EventChecks events={events} setEvents={setEvents} />
         <button type="submit" className="button" disabled={save.isPending || events.length === 0}>
           Save subscription
         </button>

@@ -1,35 +1,21 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link } from "react-router";
 import { api, call } from "../../api/client";
-import type { paths } from "../../api/schema";
 import { CopyButton } from "../../components/CopyButton";
 import { DataTable } from "../../components/DataTable";
 import { Field } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
-
-type EventType =
-  paths["/api/webhooks"]["post"]["requestBody"]["content"]["application/json"]["events"][number];
-/** The service events a subscription can ask for (the API's list; it refuses others). */
-export const EVENTS = [
-  "lead.created",
-  "lead.updated",
-  "experiment.started",
-  "experiment.completed",
-  "goal.reached",
-  "connector.synced",
-  "connector.error",
-] as const;
-
-export const WEBHOOKS_KEY = ["webhooks", "subscriptions"];
+import { EventChecks } from "./EventChecks";
+import { type EventType, useSubscriptions, webhookKeys } from "./model";
 
 /** The project's subscriptions; a new one's signing secret is shown once. */
 export function SubscriptionsSection() {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: WEBHOOKS_KEY, queryFn: () => call(api.GET("/api/webhooks")) });
+  const list = useSubscriptions();
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState<string[]>([]);
-  const invalidate = () => void queryClient.invalidateQueries({ queryKey: ["webhooks"] });
+  const invalidate = () => void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
   const create = useMutation({
     mutationFn: () => call(api.POST("/api/webhooks", { body: { url, events: events as EventType[] } })),
     onSuccess: () => {
@@ -136,21 +122,7 @@ export function SubscriptionsSection() {
             maxLength={2048}
           />
         </div>
-        <fieldset className="checks">
-          <legend>Events</legend>
-          {EVENTS.map((ev) => (
-            <label key={ev}>
-              <input
-                type="checkbox"
-                checked={events.includes(ev)}
-                onChange={(e) =>
-                  setEvents((cur) => (e.target.checked ? [...cur, ev] : cur.filter((x) => x !== ev)))
-                }
-              />{" "}
-              {ev}
-            </label>
-          ))}
-        </fieldset>
+        <EventChecks events={events} setEvents={setEvents} />
         <button type="submit" className="button" disabled={create.isPending || events.length === 0}>
           Add subscription
         </button>

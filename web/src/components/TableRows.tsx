@@ -1,0 +1,69 @@
+import type { ReactNode } from "react";
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ReactNode;
+  /** Right-aligned numbers. */
+  numeric?: boolean;
+  /** Left out of the CSV download (buttons, links that are actions). */
+  noCsv?: boolean;
+}
+
+/**
+ * A table's body, shared by DataTable and the experiments' grouped table: one cell per column,
+ * numbers right-aligned, a `noCsv` column marked so the download skips it. `colKey` names a
+ * column where headers repeat (the same header under two groups).
+ */
+export function TableRows<T, C extends Column<T>>({
+  rows,
+  rowKey,
+  columns,
+  colKey = (c) => c.header,
+}: {
+  rows: T[];
+  rowKey: (row: T) => string;
+  columns: C[];
+  colKey?: (c: C) => string;
+}) {
+  return (
+    <tbody>
+      {rows.map((r) => (
+        <tr key={rowKey(r)}>
+          {columns.map((c) => (
+            <td
+              key={colKey(c)}
+              className={c.numeric ? "num" : undefined}
+              data-csv={c.noCsv ? "skip" : undefined}
+            >
+              {c.cell(r)}
+            </td>
+          ))}
+        </tr>
+      ))}
+    </tbody>
+  );
+}
+
+/** An "Actions" column with one dangerous button per row (delete, revoke), left out of the CSV. */
+export function dangerColumn<T>(p: {
+  text: string;
+  label: (row: T) => string;
+  busy: boolean;
+  onClick: (row: T) => void;
+}): Column<T> {
+  return {
+    header: "Actions",
+    noCsv: true,
+    cell: (r) => (
+      <button
+        type="button"
+        className="button danger small"
+        aria-label={p.label(r)}
+        disabled={p.busy}
+        onClick={() => p.onClick(r)}
+      >
+        {p.text}
+      </button>
+    ),
+  };
+}
