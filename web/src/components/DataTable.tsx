@@ -48,11 +48,13 @@ export function DataTable<T>({
   columns,
   rows,
   rowKey,
+  rowTestId,
 }: {
   caption: string;
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T) => string;
+  rowTestId?: string;
 }) {
   const box = useRef<HTMLElement>(null);
   const table = useRef<HTMLTableElement>(null);
@@ -81,7 +83,7 @@ export function DataTable<T>({
             ))}
           </tr>
         </thead>
-        <TableRows rows={rows} rowKey={rowKey} columns={columns} />
+        <TableRows rows={rows} rowKey={rowKey} columns={columns} rowTestId={rowTestId} />
       </table>
     </section>
   );

@@ -19,16 +19,19 @@ export function TableRows<T, C extends Column<T>>({
   rowKey,
   columns,
   colKey = (c) => c.header,
+  rowTestId,
 }: {
   rows: T[];
   rowKey: (row: T) => string;
   columns: C[];
   colKey?: (c: C) => string;
+  /** A `data-testid` on every row, for tests that read a row's cells. */
+  rowTestId?: string;
 }) {
   return (
     <tbody>
       {rows.map((r) => (
-        <tr key={rowKey(r)}>
+        <tr key={rowKey(r)} data-testid={rowTestId}>
           {columns.map((c) => (
             <td
               key={colKey(c)}

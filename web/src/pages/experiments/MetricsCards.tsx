@@ -23,37 +23,34 @@ export function GuardrailsCard({
         A failing guardrail (the sequential test finds the variant significantly worse on it) blocks that
         variant's automatic win; a warning means only the fixed-horizon test does.
       </p>
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
-      <section className="table-scroll" aria-label="Guardrails per variant" tabIndex={0}>
-        <table>
-          <caption className="visually-hidden">Guardrails per variant</caption>
-          <thead>
-            <tr>
-              <th scope="col">Goal</th>
-              <th scope="col">Variant</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {e.results.guardrails.map((g) => (
-              <tr key={`${g.goal}/${g.variant}`} data-testid="guardrail-row">
-                <td>
-                  {nameOf(g.goal)}
-                  {worseWhen.has(g.goal) && (
-                    <span className="muted"> (worse when {worseWhen.get(g.goal)})</span>
-                  )}
-                </td>
-                <td>{g.variant}</td>
-                <td>
-                  <span className={BADGE[g.status]} data-testid="guardrail-status">
-                    {g.status}
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <DataTable
+        caption="Guardrails per variant"
+        rows={e.results.guardrails}
+        rowKey={(g) => `${g.goal}/${g.variant}`}
+        rowTestId="guardrail-row"
+        columns={[
+          {
+            header: "Goal",
+            cell: (g) => (
+              <>
+                {nameOf(g.goal)}
+                {worseWhen.has(g.goal) && (
+                  <span className="muted"> (worse when {worseWhen.get(g.goal)})</span>
+                )}
+              </>
+            ),
+          },
+          { header: "Variant", cell: (g) => g.variant },
+          {
+            header: "Status",
+            cell: (g) => (
+              <span className={BADGE[g.status]} data-testid="guardrail-status">
+                {g.status}
+              </span>
+            ),
+          },
+        ]}
+      />
     </Card>
   );
 }
