@@ -46,3 +46,6 @@ export const TRANSACTIONAL_ERRORS: ErrorFormat = {
   codeFor: (general) => FROM_GENERAL[general] ?? "internal_error",
   body: (code, message, extra, requestId) => ({ error: { code, message, ...extra, requestId } }),
 };
+
+export const sendLimitExceeded = (max: number, after: string) =>
+  new TxError("rate_limited", `rate limit exceeded: ${max} sends per minute for this key; retry in ${after}`);

@@ -1,3 +1,4 @@
+import { boundedCache } from "../../platform/cache.js";
 import { newId } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
@@ -73,3 +74,25 @@ export { authenticateUser, createUser, deleteUser, getUser, listUsers } from "./
 export { createProject, firstProject, getProject, listProjects } from "./projects.js";
 export { createProjectKey, deleteProjectKey, listProjectKeys } from "./project-keys.js";
 export { createPrincipalResolver, type Principal } from "./principal-resolver.js";
+
+import { TIER_SENDS_PER_MINUTE } from "./tiers.js";
+
+export { TIER_SENDS_PER_MINUTE };
+
+// A plan change takes effect within this delay; reading the tier on every send would add a query.
+const TIER_TTL_MS = 5_000;
+
+/** A workspace's sends per minute per key, from its plan tier (cached for a few seconds). */
+export function sendsPerMinute(db: Db): (workspaceId: string | null) => Promise<number> {
+  const tiers = boundedCache<string, Tier>(10_000, TIER_TTL_MS);
+  return async (workspaceId) => {
+    // Before its key is known, a request is held to the smallest plan's limit.
+    if (workspaceId === null) return TIER_SENDS_PER_MINUTE.free;
+    let tier = tiers.get(workspaceId);
+    if (!tier) {
+      tier = (await getWorkspaceRef(db, workspaceId)).tier;
+      tiers.set(workspaceId, tier);
+    }
+    return TIER_SENDS_PER_MINUTE[tier];
+  };
+}
