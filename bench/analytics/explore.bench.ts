@@ -244,7 +244,7 @@ try {
     await sql`insert into analytics_attribution_daily (project_id, day, model, channel, credited, revenue)
       select project_id, ts / ${DAY}, 'position_based', channel, count(*), sum(revenue)
       from analytics_conversions where project_id = ${p.project.id} and counted = 1
-      group by project_id, ts / ${DAY}, channel`.execute(app.db);
+      group by 1, 2, 3, 4`.execute(app.db);
     const ids: string[] = [];
     for (const body of insights) ids.push((await call("POST", "/api/insights", body)).id);
     const dashboard = await call("POST", "/api/dashboards", {
