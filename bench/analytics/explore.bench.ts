@@ -5,10 +5,14 @@
  * Run: npx tsx bench/analytics/explore.bench.ts                       (BENCH_EVENTS=1000000)
  *      BENCH_EVENTS=10000000 npx tsx bench/analytics/explore.bench.ts
  *      BENCH_DB=postgres DATABASE_URL=postgres://… BENCH_EVENTS=… npx tsx bench/analytics/explore.bench.ts
- * BENCH_RUNS (default 10) requests per line after a warm-up; BENCH_ONLY=summary,cohort,paths (any of them).
+ * BENCH_RUNS (default 10) requests per line after a warm-up; BENCH_ONLY=summary,cohort,paths,dashboard
+ * (any of them). `dashboard`: 6 saved insights on a dashboard (GET /api/dashboards/:id/results, which
+ * computes every tile per request), each insight alone, and the public link (uncached: the dashboard
+ * renamed before each request, a new version; cached: the same version within its minute).
  */
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../../src/app.js";
@@ -23,6 +27,10 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const ONLY = process.env.BENCH_ONLY?.split(",");
 const POSTGRES = process.env.BENCH_DB === "postgres";
 const DAY = 86_400_000;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 let config: Config = benchConfig("explore");
 const schema = `bench_explore_${randomBytes(4).toString("hex")}`;
@@ -58,20 +66,28 @@ try {
     `${POSTGRES ? "PostgreSQL" : "SQLite"}: seeded ${seeded.events.toLocaleString("en")} events, ${seeded.visitors.toLocaleString("en")} visitors, ${seeded.sessions.toLocaleString("en")} sessions in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
   );
 
-  const call = async (method: "GET" | "POST", url: string, payload?: unknown) => {
+  const call = async (method: "GET" | "POST" | "PATCH", url: string, payload?: unknown) => {
     const res = await app.inject({
       method,
       url,
       headers: { "x-api-key": p.key.rawKey },
       payload: payload as never,
     });
-    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    if (res.statusCode !== 200 && res.statusCode !== 201)
+      throw new Error(`${url}: ${res.statusCode} ${res.body}`);
     return JSON.parse(res.body);
   };
-  const measure = async <T>(label: string, fn: () => Promise<T>): Promise<T> => {
+  /** BENCH_RUNS timed calls of `fn` after a warm-up one; `setup` (untimed) runs before each call. */
+  const measure = async <T>(
+    label: string,
+    fn: () => Promise<T>,
+    setup?: (i: number) => Promise<unknown>,
+  ): Promise<T> => {
+    await setup?.(-1);
     const first = await fn();
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) {
+      await setup?.(i);
       const s = performance.now();
       await fn();
       times.push(performance.now() - s);
@@ -192,6 +208,78 @@ try {
         `  ${r.sessions} sessions, ${r.paths.length} paths, top ${r.paths[0]?.nodes.join(" → ")} (${r.paths[0]?.sessions})`,
       );
     }
+  }
+  if (!ONLY || ONLY.includes("dashboard")) {
+    console.log(`  load average ${load()}`);
+    const insights: { kind: string; name: string; settings: unknown }[] = [
+      { kind: "summary", name: "Summary, 30 days", settings: { period: "30d" } },
+      { kind: "timeseries", name: "Visitors per day, 30 days", settings: { period: "30d", interval: "day" } },
+      { kind: "breakdown", name: "By channel, 30 days", settings: { by: "channel", period: "30d" } },
+      {
+        kind: "funnel",
+        name: "Pricing → signup → purchase, 30 days",
+        settings: {
+          steps: [
+            { eventType: "pageview", urlPattern: "*/pricing" },
+            { eventType: "signup" },
+            { eventType: "purchase" },
+          ],
+          windowDays: 14,
+          period: "30d",
+        },
+      },
+      {
+        kind: "retention",
+        name: "Weekly retention, 30 days",
+        settings: { period: "30d", interval: "week" },
+      },
+      {
+        kind: "attribution",
+        name: "Position-based attribution, 30 days",
+        settings: { model: "position_based", period: "30d" },
+      },
+    ];
+    // The seed leaves the attribution rollup empty: fill position_based from the seeded conversions
+    // (whole credit to the conversion's channel, a stand-in; the tile reads the rollup's rows).
+    await sql`insert into analytics_attribution_daily (project_id, day, model, channel, credited, revenue)
+      select project_id, ts / ${DAY}, 'position_based', channel, count(*), sum(revenue)
+      from analytics_conversions where project_id = ${p.project.id} and counted = 1
+      group by 1, 2, 3, 4`.execute(app.db);
+    const ids: string[] = [];
+    for (const body of insights) ids.push((await call("POST", "/api/insights", body)).id);
+    const dashboard = await call("POST", "/api/dashboards", {
+      name: "Marketing",
+      items: ids.map((insightId, i) => ({ insightId, x: (i % 2) * 6, y: Math.floor(i / 2) * 3, w: 6, h: 3 })),
+    });
+    const r = await measure("dashboard of 6 insights: results (computed per request)", () =>
+      call("GET", `/api/dashboards/${dashboard.id}/results`),
+    );
+    const errors = r.tiles.filter((t: { error: unknown }) => t.error);
+    if (errors.length) throw new Error(`tiles failed: ${JSON.stringify(errors)}`);
+    const res = (kind: string) => r.tiles.find((t: { kind: string }) => t.kind === kind).answer.result;
+    console.log(
+      `  visitors ${res("summary").visitors}, ${res("timeseries").points.length} days, ${res("breakdown").rows.length} channels, funnel ${res(
+        "funnel",
+      )
+        .steps.map((s: { count: number }) => s.count)
+        .join(
+          " → ",
+        )}, ${res("retention").cohorts.length} retention cohorts, ${res("attribution").channels.length} attributed channels`,
+    );
+    for (const [i, id] of ids.entries())
+      await measure(`  insight alone: ${insights[i]!.name}`, () =>
+        call("GET", `/api/insights/${id}/results`),
+      );
+    const { token } = await call("POST", `/api/dashboards/${dashboard.id}/share`);
+    await measure(
+      "shared link, uncached (dashboard renamed before each request)",
+      () => call("GET", `/api/shared/dashboards/${token}`),
+      (i) => call("PATCH", `/api/dashboards/${dashboard.id}`, { name: `Marketing ${i}` }),
+    );
+    await measure("shared link, cached (the same version within its minute)", () =>
+      call("GET", `/api/shared/dashboards/${token}`),
+    );
+    console.log(`  load average ${load()}`);
   }
 } finally {
   await app.close();
