@@ -1,3 +1,4 @@
+import { type SelectQueryBuilder, sql } from "kysely";
 import { validation } from "./errors.js";
 
 /**
@@ -16,4 +17,32 @@ export function decodeCursor(cursor: string): [string, string] {
     // falls through to the validation error
   }
   throw validation("query.cursor is not a cursor returned by this endpoint");
+}
+
+/**
+ * A list query newest first from the cursor on, one row more than the page (to know whether
+ * another page follows). The table must have `created_at` and `id`; the query reads one table.
+ */
+export function newestFirstFrom<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  cursor: string | undefined,
+  limit: number,
+): SelectQueryBuilder<DB, TB, O> {
+  const q = query
+    .orderBy(sql`created_at`, "desc")
+    .orderBy(sql`id`, "desc")
+    .limit(limit + 1);
+  if (!cursor) return q;
+  const [createdAt, id] = decodeCursor(cursor);
+  return q.where(sql<boolean>`(created_at < ${createdAt} or (created_at = ${createdAt} and id < ${id}))`);
+}
+
+/** The page of `rows` (fetched by `newestFirstFrom`) and the cursor of the next one, if any. */
+export function pageOf<R extends { created_at: string; id: string }>(
+  rows: R[],
+  limit: number,
+): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { page, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
 }

@@ -10,7 +10,7 @@ import { withIngestPaused } from "../events/service.js";
 import { eraseExposuresOf } from "../experiments/service.js";
 import { eraseDeliveriesOf } from "../webhooks/service.js";
 import { eraseServiceEventsAbout } from "../../platform/jobs/index.js";
-import { decodeCursor, encodeCursor } from "../../platform/cursor.js";
+import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
 import { deleteIdentityOf, identitySubject } from "../identity/service.js";
 import type { Erasure, ErasureList, ErasureListQuery } from "./schema.js";
 import type { ErasureTable } from "./tables.js";
@@ -118,27 +118,7 @@ export async function listErasures(
   query: Static<typeof ErasureListQuery>,
 ): Promise<Static<typeof ErasureList>> {
   const limit = query.limit ?? 50;
-  let q = db
-    .selectFrom("identity_erasures")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1);
-  if (query.cursor) {
-    const [createdAt, id] = decodeCursor(query.cursor);
-    q = q.where((eb) =>
-      eb.or([
-        eb("created_at", "<", createdAt),
-        eb.and([eb("created_at", "=", createdAt), eb("id", "<", id)]),
-      ]),
-    );
-  }
-  const rows = await q.execute();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    items: page.map(toErasure),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
-  };
+  const q = db.selectFrom("identity_erasures").selectAll().where("project_id", "=", project.id);
+  const { page, nextCursor } = pageOf(await newestFirstFrom(q, query.cursor, limit).execute(), limit);
+  return { items: page.map(toErasure), nextCursor };
 }

@@ -2,7 +2,8 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
-import { decodeCursor, encodeCursor, insightsByIds, stampAfter } from "./insights.js";
+import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
+import { insightsByIds, stampAfter } from "./insights.js";
 import {
   type CreateDashboardBodyT,
   type DashboardItemT,
@@ -83,29 +84,9 @@ export async function listDashboards(
   q: { limit?: number; cursor?: string },
 ) {
   const limit = q.limit ?? 50;
-  let query = db
-    .selectFrom("dashboards")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1);
-  if (q.cursor) {
-    const [createdAt, id] = decodeCursor(q.cursor);
-    query = query.where((eb) =>
-      eb.or([
-        eb("created_at", "<", createdAt),
-        eb.and([eb("created_at", "=", createdAt), eb("id", "<", id)]),
-      ]),
-    );
-  }
-  const rows = await query.execute();
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(toDashboard),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
-  };
+  const query = db.selectFrom("dashboards").selectAll().where("project_id", "=", project.id);
+  const { page, nextCursor } = pageOf(await newestFirstFrom(query, q.cursor, limit).execute(), limit);
+  return { items: page.map(toDashboard), nextCursor };
 }
 
 export async function findDashboardRow(db: DbOrTrx, project: ProjectRef, id: string) {

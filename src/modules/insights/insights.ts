@@ -1,7 +1,8 @@
+import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { type DbOrTrx, withTransaction } from "../../platform/db/index.js";
-import { notFound, validation } from "../../platform/errors.js";
+import { notFound } from "../../platform/errors.js";
 import { checkSettings } from "./run.js";
 import type {
   CreateInsightBodyT,
@@ -24,22 +25,6 @@ export const toInsight = (r: InsightTable): InsightT => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
-
-/** A keyset cursor over (created_at, id), newest first. */
-export const encodeCursor = (createdAt: string, id: string) =>
-  Buffer.from(JSON.stringify([createdAt, id])).toString("base64url");
-
-export function decodeCursor(cursor: string): [string, string] {
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    v = null;
-  }
-  if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string")
-    return [v[0], v[1]];
-  throw validation("query.cursor is not a cursor returned by this endpoint");
-}
 
 /** A later time than `before` (ISO), so an update always moves `updatedAt` (caches key on it). */
 export const stampAfter = (before: string) =>
@@ -72,30 +57,10 @@ export async function listInsights(
   q: { kind?: InsightKind; limit?: number; cursor?: string },
 ) {
   const limit = q.limit ?? 50;
-  let query = db
-    .selectFrom("insights")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1);
+  let query = db.selectFrom("insights").selectAll().where("project_id", "=", project.id);
   if (q.kind) query = query.where("kind", "=", q.kind);
-  if (q.cursor) {
-    const [createdAt, id] = decodeCursor(q.cursor);
-    query = query.where((eb) =>
-      eb.or([
-        eb("created_at", "<", createdAt),
-        eb.and([eb("created_at", "=", createdAt), eb("id", "<", id)]),
-      ]),
-    );
-  }
-  const rows = await query.execute();
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(toInsight),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
-  };
+  const { page, nextCursor } = pageOf(await newestFirstFrom(query, q.cursor, limit).execute(), limit);
+  return { items: page.map(toInsight), nextCursor };
 }
 
 export async function findInsightRow(db: DbOrTrx, project: ProjectRef, id: string) {

@@ -1,8 +1,9 @@
+import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
 import { withTransaction, type Db, type Trx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { newId } from "../../platform/crypto.js";
-import { AppError, notFound } from "../../platform/errors.js";
+import { notFound } from "../../platform/errors.js";
 import type { CreateWebhook, DeliveryT, PatchWebhook, WebhookT } from "./schema.js";
 import { generateSecret, validateSecret } from "./signing.js";
 import { resolveWebhookTarget } from "./ssrf.js";
@@ -107,21 +108,6 @@ export async function deleteWebhook(db: Db, project: ProjectRef, id: string) {
   return { id: row.id, deleted: true };
 }
 
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(JSON.stringify([createdAt, id])).toString("base64url");
-}
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string") {
-      return [v[0], v[1]];
-    }
-  } catch {
-    // fall through to the validation error
-  }
-  throw new AppError("VALIDATION_ERROR", "query.cursor is not a valid cursor");
-}
-
 /** Deliveries newest first with every attempt, keyset-paginated by (createdAt, id). */
 export async function listDeliveries(
   db: Db,
@@ -131,21 +117,8 @@ export async function listDeliveries(
 ): Promise<{ data: DeliveryT[]; nextCursor: string | null }> {
   await findEndpoint(db, project, endpointId);
   const limit = opts.limit ?? 20;
-  let q = db
-    .selectFrom("webhook_deliveries")
-    .selectAll()
-    .where("endpoint_id", "=", endpointId)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1);
-  if (opts.cursor) {
-    const [c, id] = decodeCursor(opts.cursor);
-    q = q.where((eb) =>
-      eb.or([eb("created_at", "<", c), eb.and([eb("created_at", "=", c), eb("id", "<", id)])]),
-    );
-  }
-  const rows = await q.execute();
-  const page = rows.slice(0, limit);
+  const q = db.selectFrom("webhook_deliveries").selectAll().where("endpoint_id", "=", endpointId);
+  const { page, nextCursor } = pageOf(await newestFirstFrom(q, opts.cursor, limit).execute(), limit);
   const attempts = page.length
     ? await db
         .selectFrom("webhook_attempts")
@@ -178,8 +151,7 @@ export async function listDeliveries(
         createdAt: a.created_at,
       })),
   }));
-  const last = page[page.length - 1];
-  return { data, nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
+  return { data, nextCursor };
 }
 
 /**
