@@ -19,8 +19,10 @@ export default async function setup() {
     await c.connect();
     try {
       const { rows } = await c.query<{ nspname: string }>(
-        "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1",
-        [`${testSchemaPrefix(process.pid)}%`],
+        // A prefix match, not LIKE: "_" is LIKE's any-character, so run 726's `t_726_%` also
+        // matched run 7263's schemas and dropped them under a concurrent run's tests.
+        "SELECT nspname FROM pg_namespace WHERE left(nspname, length($1)) = $1",
+        [testSchemaPrefix(process.pid)],
       );
       for (const r of rows) await c.query(`DROP SCHEMA IF EXISTS "${r.nspname}" CASCADE`);
     } finally {
