@@ -70,7 +70,9 @@ describe("the compiled server", () => {
     const out = server.output();
     const publicKey = /public key:\s+(\S+)/.exec(out)?.[1];
     const apiKey = /project API key:\s+(\S+)/.exec(out)?.[1];
-    expect(publicKey && apiKey).toBeTruthy();
+    // The compiled bootstrap printed both keys once, in their formats.
+    expect(publicKey).toMatch(/^svc_pk_[A-Za-z0-9]+$/);
+    expect(apiKey).toMatch(/^svc_key_[A-Za-z0-9]+$/);
     const url = "https://shop.example.com/?utm_source=google&utm_medium=cpc";
     const sent = await call(server.base, "POST", "/api/events", {
       body: { projectKey: publicKey, visitorId: "v-build", type: "pageview", url },

@@ -12,11 +12,13 @@ const DOCS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
  */
 export function snippetFromDocs(name: string): string {
   const text = readFileSync(DOCS, "utf8");
-  const m = new RegExp(`<!-- snippet:${name} -->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\`\\s*<!-- /snippet -->`).exec(
-    text,
-  );
-  if (!m) throw new Error(`docs/flags.md has no snippet ${name}`);
-  return m[1]!;
+  // Found by position, no pattern built from the name.
+  const open = text.indexOf(`<!-- snippet:${name} -->`);
+  const start = open < 0 ? -1 : text.indexOf("```js\n", open);
+  const end = start < 0 ? -1 : text.indexOf("```", start + 6);
+  if (end < 0 || text.indexOf("<!-- /snippet -->", end) < 0)
+    throw new Error(`docs/flags.md has no snippet ${name}`);
+  return text.slice(start + 6, end);
 }
 
 /** Polls `fn` until it returns a truthy value (an asynchronous outcome, awaited, not slept on). */
