@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
@@ -59,7 +60,7 @@ export async function createAnnotation(
   const endDate = body.endDate ?? null;
   if (endDate !== null) checkDay(endDate, "body.endDate");
   checkRange(body.date, endDate, "body.endDate");
-  const now = new Date().toISOString();
+  const now = creationTime();
   const row: AnnotationTable = {
     id: newId("ann"),
     project_id: project.id,

@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { boundedCache } from "../../platform/cache.js";
@@ -78,7 +79,7 @@ export async function createCohort(
   body: CreateCohortBodyT,
 ): Promise<CohortT> {
   checkDefinition(body.definition, "body.definition");
-  const now = new Date().toISOString();
+  const now = creationTime();
   const row: CohortTable = {
     id: newId("coh"),
     project_id: project.id,

@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
@@ -72,7 +73,7 @@ export async function getBelief(db: DbOrTrx, project: ProjectRef, id: string): P
 }
 
 export async function createBelief(db: Db, project: ProjectRef, input: CreateBelief): Promise<BeliefT> {
-  const t = new Date().toISOString();
+  const t = creationTime();
   const row: BeliefTable = {
     id: newId("blf"),
     project_id: project.id,

@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { newId } from "../../platform/crypto.js";
 import type { Statement } from "better-sqlite3";
 import { type Db, type DbHandle, isUniqueViolation } from "../../platform/db/index.js";
@@ -209,7 +210,7 @@ async function save(
     slots: JSON.stringify(src.slots),
     blocks: JSON.stringify(src.blocks),
     compiled: JSON.stringify(compiled),
-    created_at: createdAt ?? now,
+    created_at: createdAt ?? creationTime(),
     updated_at: now,
   };
   if (createdAt) {

@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
 import type { Db, DbHandle } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
@@ -43,7 +44,7 @@ export async function mintTxKey(
     name,
     prefix: rawKey.slice(0, TX_KEY_PREFIX.length + 6),
     key_hash: sha256Hex(rawKey),
-    created_at: new Date().toISOString(),
+    created_at: creationTime(),
     last_used_at: null,
     revoked_at: null,
   };

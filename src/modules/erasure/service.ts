@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { createHash } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import type { ProjectRef } from "../../platform/auth/principal.js";
@@ -92,7 +93,7 @@ export async function erasePerson(
         notifications: notices.length,
         webhookDeliveries: deliveries,
       }),
-      created_at: new Date().toISOString(),
+      created_at: creationTime(),
     };
     await trx.insertInto("identity_erasures").values(row).execute();
     return { ...toErasure(row), repeated: false };

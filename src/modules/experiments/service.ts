@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
@@ -77,7 +78,7 @@ export async function createExperiment(
   checkVariantNames(input.variants);
   await checkBelief(db, project, input.beliefId);
   const goals = await resolveMetrics(db, project, input);
-  const t = nowIso();
+  const t = creationTime();
   const row: ExperimentTable = {
     id: newId("exp"),
     workspace_id: project.workspaceId,

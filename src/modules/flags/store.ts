@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { sql } from "kysely";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { newId } from "../../platform/crypto.js";
@@ -84,7 +85,7 @@ export interface Revision {
  * "before" is what the change replaced). `revised_at` only grows, by at least 1 ms per change.
  */
 export async function bumpRevision(trx: DbOrTrx, projectId: string): Promise<Revision> {
-  const now = new Date().toISOString();
+  const now = creationTime();
   const prev = await trx
     .insertInto("flag_settings")
     .values({ project_id: projectId, remote_eval_only: 0, revision: 1, revised_at: now })

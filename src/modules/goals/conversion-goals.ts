@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { VersionedCache, bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import { type Db, type DbOrTrx, withTransaction } from "../../platform/db/index.js";
@@ -9,7 +10,6 @@ import "./tables.js";
 
 /** Conversion goals: which events count as conversions (re-exported by service.ts, the module's surface). */
 
-const nowIso = () => new Date().toISOString();
 
 function toConversionGoal(r: ConversionGoalTable): ConversionGoalT {
   return {
@@ -39,7 +39,7 @@ export async function createConversionGoal(
     event_type: input.eventType,
     url_pattern: input.urlPattern ?? null,
     conditions: input.conditions ? JSON.stringify(input.conditions) : null,
-    created_at: nowIso(),
+    created_at: creationTime(),
   };
   await withTransaction(db, async (trx) => {
     await bumpConfigVersion(trx, project.id);

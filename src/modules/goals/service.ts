@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
@@ -139,7 +140,7 @@ export async function createGoal(deps: ServiceDeps, project: ProjectRef, input: 
   if (input.startDate !== undefined) checkStart(input.startDate, input.deadline);
   const conversionGoals = (await listConversionGoals(deps.db, project)).map((g) => g.name);
   checkMetric(deps, input.metric, conversionGoals);
-  const t = nowIso();
+  const t = creationTime();
   const row: GoalTable = {
     id: newId("goal"),
     workspace_id: project.workspaceId,

@@ -111,6 +111,14 @@ describe("dashboards", () => {
     expect((await a.get(`/api/dashboards/${d2.body.id}/results`)).body.tiles).toEqual([]);
   });
 
+  it("keeps creation order for dashboards made within one millisecond", async () => {
+    const c = await t.tenant();
+    const names = Array.from({ length: 25 }, (_, i) => `Quick ${i}`);
+    for (const name of names) await c.post("/api/dashboards", { name });
+    const listed = (await c.get("/api/dashboards?limit=100")).body.items.map((d: { name: string }) => d.name);
+    expect(listed).toEqual([...names].reverse());
+  });
+
   it("lists newest first with pages; another project gets 404 and an empty list", async () => {
     const c = await t.tenant();
     for (const n of ["D1", "D2", "D3"]) await c.post("/api/dashboards", { name: n });

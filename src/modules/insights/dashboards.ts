@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
@@ -61,7 +62,7 @@ export async function createDashboard(
 ): Promise<DashboardT> {
   const items = body.items ?? [];
   await checkItems(db, project, items, "body.items");
-  const now = new Date().toISOString();
+  const now = creationTime();
   const row: DashboardTable = {
     id: newId("dsh"),
     project_id: project.id,

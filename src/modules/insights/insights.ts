@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
@@ -36,7 +37,7 @@ export async function createInsight(
   body: CreateInsightBodyT,
 ): Promise<InsightT> {
   checkSettings(body.kind, body.settings, "body.settings");
-  const now = new Date().toISOString();
+  const now = creationTime();
   const row: InsightTable = {
     id: newId("ins"),
     project_id: project.id,

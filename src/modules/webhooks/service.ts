@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
 import { withTransaction, type Db, type Trx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
@@ -58,7 +59,7 @@ export async function createWebhook(
 ): Promise<WebhookT & { secret: string }> {
   await resolveWebhookTarget(body.url, deps.allowPrivateTargets);
   const secret = body.secret === undefined ? generateSecret() : validateSecret(body.secret);
-  const now = new Date().toISOString();
+  const now = creationTime();
   const row: WebhookEndpointTable = {
     id: newId("wh"),
     workspace_id: project.workspaceId,

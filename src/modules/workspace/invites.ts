@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { hashPassword, newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
 import { type DbOrTrx, isUniqueViolation, withTransaction } from "../../platform/db/index.js";
 import type { ServiceDeps } from "../../platform/deps.js";
@@ -69,7 +70,7 @@ export async function createInvite(
     send_id: null,
     delivery_status: "sending",
     delivery_error: null,
-    created_at: new Date(now).toISOString(),
+    created_at: creationTime(now),
     expires_at: new Date(now + INVITE_TTL_MS).toISOString(),
     accepted_at: null,
     revoked_at: null,

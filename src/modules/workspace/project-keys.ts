@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import { getProject } from "./projects.js";
@@ -5,7 +6,6 @@ import { notFound } from "../../platform/errors.js";
 import type { CreatedProjectKeyT, ProjectKeyT } from "./schema.js";
 import type { ProjectKeyTable } from "./tables.js";
 
-const now = () => new Date().toISOString();
 export /** Prefix of a project's secret API keys (the spec's project key format). */
 const API_KEY_PREFIX = "svc_key_";
 
@@ -31,7 +31,7 @@ export async function createProjectKey(
     name,
     prefix: rawKey.slice(0, 12),
     key_hash: sha256Hex(rawKey),
-    created_at: now(),
+    created_at: creationTime(),
     last_used_at: null,
   };
   await db.insertInto("project_keys").values(row).execute();

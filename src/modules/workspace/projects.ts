@@ -1,3 +1,4 @@
+import { creationTime } from "../../platform/creation-time.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId, randomBase62 } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
@@ -5,7 +6,6 @@ import { notFound } from "../../platform/errors.js";
 import type { ProjectT } from "./schema.js";
 import type { ProjectTable } from "./tables.js";
 
-const now = () => new Date().toISOString();
 const toProject = (p: ProjectTable): ProjectT => ({
   id: p.id,
   name: p.name,
@@ -19,7 +19,7 @@ export async function createProject(db: DbOrTrx, workspaceId: string, name: stri
     workspace_id: workspaceId,
     name,
     public_key: `svc_pk_${randomBase62(16)}`,
-    created_at: now(),
+    created_at: creationTime(),
   };
   await db.insertInto("projects").values(row).execute();
   return toProject(row);

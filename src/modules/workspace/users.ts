@@ -1,10 +1,10 @@
+import { creationTime } from "../../platform/creation-time.js";
 import { hashPassword, newId, verifyPassword } from "../../platform/crypto.js";
 import { type Db, type DbOrTrx, isUniqueViolation } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { UserT } from "./schema.js";
 import type { Role, UserTable } from "./tables.js";
 
-const now = () => new Date().toISOString();
 export const normEmail = (e: string) => e.trim().toLowerCase();
 export const toUser = (u: UserTable): UserT => ({
   id: u.id,
@@ -28,7 +28,7 @@ export async function createUser(
     email,
     role: input.role,
     password_hash: await hashPassword(input.password),
-    created_at: now(),
+    created_at: creationTime(),
   };
   await db
     .insertInto("users")
