@@ -1,14 +1,20 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { boundedCache } from "../../platform/cache.js";
 import { randomBase62, sha256Hex } from "../../platform/crypto.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { appSlot, type ServiceDeps, stateOf } from "../../platform/deps.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import { findDashboardRow, gridOrder, toDashboard } from "./dashboards.js";
 import { findInsightRow, insightsByIds, toInsight } from "./insights.js";
+import { KeptAnswers, type Want } from "./kept.js";
 import { runInsight } from "./run.js";
-import type { DashboardResultsT, InsightKind, InsightResultT, SharedDashboardT } from "./schema.js";
-import type { DashboardTable } from "./tables.js";
+import type {
+  DashboardResultsQueryT,
+  DashboardResultsT,
+  InsightKind,
+  InsightResultT,
+  SharedDashboardT,
+} from "./schema.js";
+import type { DashboardTable, InsightTable } from "./tables.js";
 
 /** Running insights and dashboards, and a dashboard's public link (issue 34). */
 
@@ -26,12 +32,14 @@ type Outcome =
  * on several connections), each once however many tiles show it. A tile whose report refuses its
  * settings now (a deleted cohort in its filter) shows that error; the others still show.
  */
-async function runTiles(db: DbOrTrx, row: DashboardTable) {
+async function runTiles(
+  db: DbOrTrx,
+  row: DashboardTable,
+  insights: Map<string, InsightTable>,
+  computedAt: string,
+): Promise<DashboardResultsT> {
   const project = { id: row.project_id, workspaceId: row.workspace_id };
   const dashboard = toDashboard(row);
-  const insights = await insightsByIds(db, row.project_id, [
-    ...new Set(dashboard.items.map((i) => i.insightId)),
-  ]);
   const outcomes = new Map<string, Promise<Outcome>>();
   for (const [id, ins] of insights)
     outcomes.set(
@@ -64,15 +72,50 @@ async function runTiles(db: DbOrTrx, row: DashboardTable) {
       ...outcome,
     });
   }
-  return { dashboard, tiles, computedAt: new Date().toISOString() };
+  return { dashboard, tiles, computedAt };
 }
 
+/** One kept answer per dashboard version, for the signed-in view and the public link alike (kept.ts). */
+const KEPT = appSlot("insights.kept", () => new KeptAnswers<DashboardResultsT>());
+
+/**
+ * The dashboard's answer as `want` allows. Its version is the dashboard's `updated_at` and each of
+ * its insights' (`stampAfter` moves them on every edit; deleting an insight edits its dashboards),
+ * so an edit of either is never answered from before it.
+ */
+async function keptTiles(deps: ServiceDeps, row: DashboardTable, want: Want, now: number) {
+  const ids = new Set(toDashboard(row).items.map((i) => i.insightId));
+  const insights = await insightsByIds(deps.db, row.project_id, [...ids]);
+  const versions = [...insights.values()].map((i) => `${i.id}@${i.updated_at}`).sort();
+  return stateOf(deps, KEPT).get({
+    key: [row.project_id, row.id, row.updated_at, ...versions].join("\u0000"),
+    want,
+    now,
+    compute: (computedAt) => runTiles(deps.db, row, insights, computedAt),
+    // Ids only: the error's text may quote a report's settings, and the link's token is not here.
+    failed: (err) =>
+      deps.log.warn(
+        { dashboardId: row.id, code: err instanceof AppError ? err.code : (err as Error)?.name },
+        "dashboard results: background recomputation failed",
+      ),
+  });
+}
+
+/**
+ * The signed-in view: a kept answer (its `computedAt` says when), recomputed in the background
+ * past a minute; `refresh` computes now. `now` is the clock, a parameter for tests.
+ */
 export async function dashboardResults(
-  db: DbOrTrx,
+  deps: ServiceDeps,
   project: ProjectRef,
   id: string,
+  query: DashboardResultsQueryT = {},
+  now = Date.now(),
 ): Promise<DashboardResultsT> {
-  return runTiles(db, await findDashboardRow(db, project, id));
+  const row = await findDashboardRow(deps.db, project, id);
+  const answer = await keptTiles(deps, row, query.refresh ? "new" : "kept", now);
+  // Sharing does not change the version: the dashboard itself is today's row.
+  return { ...answer, dashboard: toDashboard(row) };
 }
 
 // ---------------------------------------------------------------- public links
@@ -104,18 +147,12 @@ export async function unshareDashboard(db: DbOrTrx, project: ProjectRef, id: str
   return { id, deleted: true as const };
 }
 
-/**
- * Results of a shared dashboard, computed at most once a minute per dashboard version whoever
- * asks (one computation in flight): an anonymous caller cannot make Lift run reports faster than
- * that, however often it loads the page.
- */
-const SHARED_TTL_MS = 60_000;
-const SHARED = appSlot("insights.shared", () =>
-  boundedCache<string, Promise<SharedDashboardT>>(500, SHARED_TTL_MS),
-);
-
 /** The public view behind a link: 404 for an unknown or revoked link (checked on every request). */
-export async function sharedDashboard(deps: ServiceDeps, token: string): Promise<SharedDashboardT> {
+export async function sharedDashboard(
+  deps: ServiceDeps,
+  token: string,
+  now = Date.now(),
+): Promise<SharedDashboardT> {
   const row = token.startsWith(SHARE_PREFIX)
     ? await deps.db
         .selectFrom("dashboards")
@@ -124,19 +161,13 @@ export async function sharedDashboard(deps: ServiceDeps, token: string): Promise
         .executeTakeFirst()
     : undefined;
   if (!row) throw new AppError("NOT_FOUND", "no shared dashboard at this link (it may have been revoked)");
-  const cache = stateOf(deps, SHARED);
-  const key = `${row.id}\u0000${row.updated_at}`;
-  let view = cache.get(key);
-  if (!view) {
-    view = runTiles(deps.db, row).then(({ dashboard, tiles, computedAt }) => ({
-      name: dashboard.name,
-      description: dashboard.description,
-      tiles: tiles.map(({ insightId: _id, ...tile }) => tile),
-      computedAt,
-    }));
-    cache.set(key, view);
-    // A failed computation is not kept: the callers awaiting `view` get its error, the next one retries.
-    void view.catch(() => cache.delete(key));
-  }
-  return view;
+  // At most a minute old, computed at most once a minute per version whoever asks: an anonymous
+  // caller cannot make Lift run reports faster than that, however often it loads the page.
+  const { tiles, computedAt } = await keptTiles(deps, row, "fresh", now);
+  return {
+    name: row.name,
+    description: row.description,
+    tiles: tiles.map(({ insightId: _id, ...tile }) => tile),
+    computedAt,
+  };
 }

@@ -5,6 +5,7 @@ import {
   Dashboard,
   DashboardPage,
   DashboardResults,
+  DashboardResultsQuery,
   Deleted,
   IdParams,
   ListDashboardsQuery,
@@ -98,14 +99,16 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: "getDashboardResults",
-        summary: "Run every insight of the dashboard now, in grid order",
+        summary:
+          "Every insight of the dashboard in grid order: a kept answer (computedAt), or computed now with refresh=true",
         params: IdParams,
+        querystring: DashboardResultsQuery,
         response: { 200: DashboardResults },
         tags,
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.dashboardResults(app.db, projectOf(req), req.params.id),
+    async (req) => svc.dashboardResults(app.deps, projectOf(req), req.params.id, req.query),
   );
 
   app.post(

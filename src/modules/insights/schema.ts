@@ -193,9 +193,21 @@ export const DashboardResults = Type.Object({
   tiles: Type.Array(
     Type.Object({ insightId: Type.String(), kind: Kind, ...tileFields }, { description: "in grid order" }),
   ),
-  computedAt: Type.String(),
+  computedAt: Type.String({
+    description:
+      "when the tiles' results were computed: kept a minute per dashboard version, then up to 15 minutes while recomputed in the background",
+  }),
 });
 export type DashboardResultsT = Static<typeof DashboardResults>;
+export const DashboardResultsQuery = Type.Object(
+  {
+    refresh: Type.Optional(
+      Type.Boolean({ default: false, description: "compute the results now instead of a kept answer" }),
+    ),
+  },
+  closed,
+);
+export type DashboardResultsQueryT = Static<typeof DashboardResultsQuery>;
 
 export const ShareLink = Type.Object({
   token: Type.String({ description: "shown once; only its hash is stored" }),

@@ -143,13 +143,34 @@ describe("a dashboard's public link", () => {
     const cached = (await open(token)).json();
     expect(cached.computedAt).toBe(first.computedAt);
     expect(cached.tiles[0].answer.result.visitors).toBe(3);
-    // the signed-in view is always fresh
-    const fresh = await a.get(`/api/dashboards/${dashboardId}/results`);
+    // the signed-in view keeps the same answer (one per version) until its Refresh
+    const kept = await a.get(`/api/dashboards/${dashboardId}/results`);
+    expect(kept.body).toMatchObject({ computedAt: first.computedAt });
+    const fresh = await a.get(`/api/dashboards/${dashboardId}/results?refresh=true`);
     expect(fresh.body.tiles[0].answer.result.visitors).toBe(4);
     await a.patch(`/api/dashboards/${dashboardId}`, { name: "For the board (v2)" });
     const edited = (await open(token)).json();
     expect(edited.name).toBe("For the board (v2)");
     expect(edited.tiles[0].answer.result.visitors).toBe(4);
+  });
+
+  it("does not show an edited insight's old result", async () => {
+    const token = (await a.post(`/api/dashboards/${dashboardId}/share`)).body.token;
+    const before = (await open(token)).json();
+    const visitors = before.tiles[0].answer.result.visitors;
+    await a.post(
+      "/api/events",
+      { projectKey: a.publicKey, type: "pageview", visitorId: "later", url: "https://shop.example.com/" },
+      { as: "none", headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36" } },
+    );
+    expect((await open(token)).json()).toEqual(before);
+    // the dashboard is not touched: only the insight's own edit makes a new version
+    const renamed = await a.patch(`/api/insights/${insightIds[0]}`, { name: "Visitors, 7 days" });
+    expect(renamed.status).toBe(200);
+    const after = (await open(token)).json();
+    expect(after.tiles[0].name).toBe("Visitors, 7 days");
+    expect(after.tiles[0].answer.result.visitors).toBe(visitors + 1);
+    expect(after.computedAt).not.toBe(before.computedAt);
   });
 });
 
