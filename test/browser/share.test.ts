@@ -102,6 +102,15 @@ describe("save, share, export in Chromium", () => {
     expect((await rowsOf(page, "Pricing to purchase, table")).map((r) => r[1])).toEqual(["3", "1"]);
     await checkPage(page, "dashboard");
 
+    // the results are kept for a minute per dashboard version: a new visitor shows on Refresh
+    await page.getByText("Computed just now.").waitFor();
+    await sendEvent(d.base, a, { visitorId: "late-desktop", type: "video_play" });
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect
+      .poll(async () => (await rowsOf(page, "Visitors by device, table"))[0], { timeout: 15_000 })
+      .toEqual(["desktop", "4", "0", "0.00"]);
+    await page.getByRole("button", { name: "Refresh" }).and(page.locator(":enabled")).waitFor();
+
     // share: a link shown once; anyone opens it without signing in
     await page.getByRole("button", { name: "Share" }).click();
     await page.getByRole("button", { name: "Create public link" }).click();

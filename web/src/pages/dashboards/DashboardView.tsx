@@ -4,6 +4,7 @@ import { useNavigate, useParams, useSearchParams } from "react-router";
 import { api, call } from "../../api/client";
 import { preloadChart } from "../../components/Chart";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
+import { ComputedNote } from "./ComputedNote";
 import { DashboardEditor } from "./DashboardEditor";
 import { SharePanel } from "./SharePanel";
 import { TileGrid } from "./TileGrid";
@@ -29,6 +30,12 @@ export function DashboardView() {
   const results = useQuery({
     queryKey: dashboardKeys.results(id),
     queryFn: () => call(api.GET("/api/dashboards/{id}/results", { params: { path: { id } } })),
+  });
+  // Refresh: the server computes now (the results are otherwise a kept answer) and this view shows it.
+  const refresh = useMutation({
+    mutationFn: () =>
+      call(api.GET("/api/dashboards/{id}/results", { params: { path: { id }, query: { refresh: true } } })),
+    onSuccess: (data) => queryClient.setQueryData(dashboardKeys.results(id), data),
   });
   const remove = useMutation({
     mutationFn: () => call(api.DELETE("/api/dashboards/{id}", { params: { path: { id } } })),
@@ -84,7 +91,12 @@ export function DashboardView() {
         <EmptyState title="This dashboard has no tile yet">Edit its tiles to add saved insights.</EmptyState>
       ) : (
         <>
-          <p className="muted small period-note">Computed {new Date(computedAt).toLocaleString()}.</p>
+          <ComputedNote
+            computedAt={computedAt}
+            refreshing={refresh.isPending}
+            onRefresh={() => refresh.mutate()}
+          />
+          {refresh.isError && <ErrorState title="Not refreshed" error={refresh.error} />}
           <TileGrid tiles={tiles} />
         </>
       )}
