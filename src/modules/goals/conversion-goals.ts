@@ -10,7 +10,6 @@ import "./tables.js";
 
 /** Conversion goals: which events count as conversions (re-exported by service.ts, the module's surface). */
 
-
 function toConversionGoal(r: ConversionGoalTable): ConversionGoalT {
   return {
     id: r.id,
