@@ -17,11 +17,10 @@
  *   BENCH_PG_URL=postgres://… to run on a fresh PostgreSQL database instead of SQLite,
  *   BENCH_LIFT_ONLY=1 for Lift's format alone (copied into an older checkout: before/after figures)
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { type LoadResult, load, median, startNode } from "../lib/servers.js";
+import { type LoadResult, cpuSeconds, load, median, startNode } from "../lib/servers.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -120,12 +119,6 @@ async function storedMessageIds(dataDir: string, databaseUrl: string | undefined
   const n = Number((db.prepare(q).get() as { n: number }).n);
   db.close();
   return n;
-}
-
-/** The process's user + system CPU seconds so far (Linux; its threads included). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
 }
 
 let database: string | undefined;

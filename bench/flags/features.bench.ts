@@ -6,19 +6,12 @@
  * does not enter it).
  * Run: npx tsx bench/flags/features.bench.ts   (BENCH_ROUNDS=5 × BENCH_SECONDS=4 by default)
  */
-import { readFileSync } from "node:fs";
-import { load as autocannon, median, startNode } from "../lib/servers.js";
+import { load as autocannon, cpuSeconds, median, startNode } from "../lib/servers.js";
 import { keysOf, seedFlags } from "./seed.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 50;
-
-/** CPU seconds (user + system) the process has used: fields 14 and 15 of /proc/<pid>/stat, in ticks. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const lift = await startNode("src/main.ts", {
   ADMIN_EMAIL: "bench@example.com",

@@ -1,6 +1,6 @@
 /** Child-process servers and autocannon runs shared by the HTTP benchmarks. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -145,4 +145,14 @@ export async function stopServers(
 ): Promise<void> {
   await Promise.all(servers.map((s) => s.stop()));
   if (database) await admin.query(`drop database if exists ${database} with (force)`);
+}
+
+/**
+ * The process's user + system CPU seconds so far, its threads included (Linux: utime and stime of
+ * /proc/<pid>/stat in USER_HZ, 100). CPU per request is steadier than req/s on a shared machine:
+ * other processes' load does not enter it.
+ */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }

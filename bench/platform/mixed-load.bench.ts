@@ -29,6 +29,8 @@
  *   BENCH_REDIS_URL=redis://127.0.0.1:6379 (database 1 unless the URL names one; only
  *     rate-limit keys are deleted afterwards), BENCH_READ_LIMIT=1000000, BENCH_WRITE_LIMIT=1000000.
  * Without a reachable PostgreSQL or Redis the pg-2 configuration is skipped.
+ * BENCH_MEMORY_LOG=<path prefix>: each server writes its memory every second to
+ *   <prefix>.<port>.jsonl (see logMemory) — what an RSS peak holds.
  */
 import http from "node:http";
 import os from "node:os";
@@ -55,12 +57,52 @@ async function serve(): Promise<void> {
   if (created)
     process.stdout.write(`public key: ${created.project.publicKey}\napi key: ${created.key.rawKey}\n`);
   await app.listen({ port: config.port, host: config.host });
+  if (process.env.BENCH_MEMORY_LOG) await logMemory(`${process.env.BENCH_MEMORY_LOG}.${config.port}.jsonl`);
   process.on("SIGTERM", () => {
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   });
+}
+
+/**
+ * BENCH_MEMORY_LOG=<path>: every second, one JSON line of where this process's memory is — RSS,
+ * V8's heap (used and committed, per space), memory outside the heap (Buffers, native) — and the
+ * count of full (mark-compact) collections so far, to tell what an RSS peak holds: live data,
+ * garbage awaiting a full collection, or memory outside V8.
+ */
+async function logMemory(file: string): Promise<void> {
+  const { appendFileSync } = await import("node:fs");
+  const v8 = await import("node:v8");
+  const { PerformanceObserver, constants } = await import("node:perf_hooks");
+  let fullGcs = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (
+        (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
+      )
+        fullGcs++;
+  }).observe({ entryTypes: ["gc"] });
+  const mb = (n: number) => Math.round(n / 1048576);
+  const start = Date.now();
+  setInterval(() => {
+    const m = process.memoryUsage();
+    const spaces = Object.fromEntries(
+      v8.getHeapSpaceStatistics().map((s) => [s.space_name, [mb(s.space_used_size), mb(s.space_size)]]),
+    );
+    const line = {
+      t: Math.round((Date.now() - start) / 1000),
+      rss: mb(m.rss),
+      heapUsed: mb(m.heapUsed),
+      heapTotal: mb(m.heapTotal),
+      external: mb(m.external),
+      arrayBuffers: mb(m.arrayBuffers),
+      fullGcs,
+      spaces,
+    };
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+  }, 1000).unref();
 }
 
 async function main(): Promise<void> {
