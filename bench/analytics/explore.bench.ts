@@ -5,8 +5,10 @@
  * Run: npx tsx bench/analytics/explore.bench.ts                       (BENCH_EVENTS=1000000)
  *      BENCH_EVENTS=10000000 npx tsx bench/analytics/explore.bench.ts
  *      BENCH_DB=postgres DATABASE_URL=postgres://… BENCH_EVENTS=… npx tsx bench/analytics/explore.bench.ts
- * BENCH_RUNS (default 10) requests per line after a warm-up; BENCH_ONLY=summary,cohort,paths,dashboard
- * (any of them). `dashboard`: 6 saved insights on a dashboard (GET /api/dashboards/:id/results:
+ * BENCH_RUNS (default 10) requests per line after a warm-up; BENCH_ONLY=summary,cohort,paths,dashboard,floor
+ * (any of them). `floor`: the cost of reading the period's raw events at all (a count in the
+ * database; the rows a path needs read into JS with no work per row), below which no raw-data
+ * report can go. `dashboard`: 6 saved insights on a dashboard (GET /api/dashboards/:id/results:
  * computed, every tile per request with refresh=true; kept, the same version within its minute),
  * each insight alone, and the public link (uncached: the dashboard renamed before each request, a
  * new version; cached: the same version within its minute).
@@ -18,6 +20,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { buildApp } from "../../src/app.js";
 import { type Config, loadConfig } from "../../src/config.js";
+import { eventRowPages } from "../../src/modules/events/pages.js";
 import { ensureEventPartitions } from "../../src/modules/events/partitions.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 import { benchConfig } from "../lib/config.js";
@@ -195,6 +198,39 @@ try {
       ]),
     );
     console.log(`  ${c3.count} people`);
+  }
+  if (!ONLY || ONLY.includes("floor")) {
+    // What any answer computed from the period's raw events pays before doing anything with them:
+    // the engine counting the rows (nothing leaves the database), and the rows a path or a page
+    // filter needs (session, visitor, type, URL) read into JS through the reports' own reader,
+    // with no work per row. A raw-data report cannot be faster than these on this machine.
+    const project = { id: p.project.id, workspaceId: p.workspace.id };
+    for (const days of [7, 30]) {
+      const range = { from: (Math.floor(now / DAY) - days + 1) * DAY, to: (Math.floor(now / DAY) + 1) * DAY };
+      const counted = await measure(`floor: count the events of ${days}d in the database`, async () =>
+        Number(
+          (
+            await sql<{
+              n: number | string;
+            }>`select count(*) as n from events where project_id = ${project.id}
+              and ts >= ${range.from} and ts < ${range.to} and is_bot = 0`.execute(app.db)
+          ).rows[0]!.n,
+        ),
+      );
+      let rows = 0;
+      await measure(`floor: read ${days}d of events into JS (session, visitor, type, url)`, async () => {
+        rows = 0;
+        for await (const page of eventRowPages(
+          app.db,
+          project,
+          range,
+          sql`session_id, visitor_id, type, url`,
+          null,
+        ))
+          rows += page.length;
+      });
+      console.log(`  ${counted.toLocaleString("en")} events counted, ${rows.toLocaleString("en")} read`);
+    }
   }
   if (!ONLY || ONLY.includes("paths")) {
     for (const period of ["7d", "30d"]) {
