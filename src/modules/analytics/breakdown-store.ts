@@ -122,7 +122,7 @@ function applyRaw(raw: SQLite.Database, t: Table, rows: BreakdownRow[]): void {
     const pk = [r.projectId, r.dimension, r.at, r.key];
     ensure.run(...pk);
     const current = select.get(...pk) as { visitors_sketch: string };
-    const sketch = mergedSketch(current.visitors_sketch, r.visitorHashes);
+    const sketch = mergedSketch(current.visitors_sketch, r.visitorHashes, `${t.name}|${pk.join("|")}`);
     if (sketch !== null || r.conversions !== 0 || r.revenue !== 0)
       update.run(sketch, r.conversions, r.revenue, ...pk);
   }

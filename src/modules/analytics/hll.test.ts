@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { VisitorSketch, countUnion, visitorHash } from "./hll.js";
+import { VisitorSketch, countUnion, mergedSketch, visitorHash } from "./hll.js";
 
 describe("visitor sketches", () => {
   it("count exactly while small, across a serialize round trip and unions", () => {
@@ -26,5 +26,43 @@ describe("visitor sketches", () => {
     const n = countUnion(days);
     expect(Math.abs(n - 12_000) / 12_000).toBeLessThan(0.05);
     expect(countUnion([])).toBe(0);
+  });
+
+  describe("merged into a stored row, its decoded sketch kept", () => {
+    const hashes = (from: number, to: number) =>
+      new Set(Array.from({ length: to - from }, (_, i) => visitorHash(`v${from + i}`)));
+    const dense = (() => {
+      const s = new VisitorSketch();
+      for (const h of hashes(0, 3000)) s.add(h);
+      return s.serialize();
+    })();
+
+    it("writes what a fresh decode writes, flush after flush", () => {
+      let kept = dense;
+      let fresh = dense;
+      for (let flush = 0; flush < 5; flush++) {
+        const batch = hashes(3000 + flush * 700, 3000 + (flush + 1) * 700);
+        kept = mergedSketch(kept, batch, "test|row-a") ?? kept;
+        fresh = mergedSketch(fresh, batch) ?? fresh;
+        expect(kept).toBe(fresh);
+      }
+      expect(mergedSketch(kept, hashes(0, 50), "test|row-a")).toBeNull();
+    });
+
+    it("decodes the stored text anew when it is not the one kept (a rolled-back flush)", () => {
+      const written = mergedSketch(dense, hashes(5000, 9000), "test|row-b");
+      expect(written).not.toBeNull();
+      // The flush that wrote `written` rolled back: the row still holds `dense`.
+      const again = mergedSketch(dense, hashes(9000, 9100), "test|row-b");
+      expect(again).toBe(mergedSketch(dense, hashes(9000, 9100)));
+      expect(VisitorSketch.parse(again!).count()).toBeLessThan(VisitorSketch.parse(written!).count());
+    });
+
+    it("keeps exact sketches exact", () => {
+      const small = mergedSketch("s", hashes(0, 10), "test|row-c")!;
+      const more = mergedSketch(small, hashes(5, 20), "test|row-c")!;
+      expect(VisitorSketch.parse(more).count()).toBe(20);
+      expect(VisitorSketch.parse(more).isExact).toBe(true);
+    });
   });
 });

@@ -1,3 +1,5 @@
+import { boundedCache } from "../../platform/cache.js";
+
 /**
  * Distinct-visitor counts that merge across days and channels without storing visitor ids per day.
  *
@@ -154,11 +156,26 @@ export function countUnion(texts: Iterable<string>): number {
   return acc.count();
 }
 
-/** The sketch `text` with `hashes` added, serialized; null when none was new (nothing to write). */
-export function mergedSketch(text: string, hashes: Set<number>): string | null {
+/**
+ * Decoded sketches of stored rows, by row. Every flush reads the sketch of each row it touches and
+ * would decode it again (4,096 registers, or up to 512 hex hashes); most often the text is the one
+ * this process wrote or read there last, so its decoded sketch is reused. The text decides, not
+ * the row: a rolled-back flush, another process's write or a rebuild leaves a different text,
+ * which is decoded anew. ~8 KB per dense row; the bound keeps a busy day's rows.
+ */
+const DECODED = boundedCache<string, { text: string; sketch: VisitorSketch }>(4096);
+
+/**
+ * The sketch `text` with `hashes` added, serialized; null when none was new (nothing to write).
+ * `row` names the stored row the text was read from (table and key), to reuse its decoded sketch.
+ */
+export function mergedSketch(text: string, hashes: Set<number>, row?: string): string | null {
   if (hashes.size === 0) return null;
-  const sketch = VisitorSketch.parse(text);
+  const kept = row === undefined ? undefined : DECODED.get(row);
+  const sketch = kept !== undefined && kept.text === text ? kept.sketch : VisitorSketch.parse(text);
   let changed = false;
   for (const h of hashes) changed = sketch.add(h) || changed;
-  return changed ? sketch.serialize() : null;
+  const next = changed ? sketch.serialize() : null;
+  if (row !== undefined) DECODED.set(row, { text: next ?? text, sketch });
+  return next;
 }

@@ -52,7 +52,9 @@ export async function applyRollupDeltas(
         .where("day", "=", d.day)
         .where("channel", "=", d.channel)
         .executeTakeFirstOrThrow();
-      sketchText = mergedSketch(row.visitors_sketch, d.visitorHashes) ?? undefined;
+      sketchText =
+        mergedSketch(row.visitors_sketch, d.visitorHashes, `daily|${d.projectId}|${d.day}|${d.channel}`) ??
+        undefined;
     }
     if (sketchText === undefined && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     await trx
@@ -96,7 +98,11 @@ function applyRaw(raw: SQLite.Database, list: RollupDelta[]): void {
     let sketchText: string | null = null;
     if (d.visitorHashes.size > 0) {
       const row = select.get(d.projectId, d.day, d.channel) as { visitors_sketch: string } | undefined;
-      sketchText = mergedSketch(row?.visitors_sketch ?? EMPTY_SKETCH, d.visitorHashes);
+      sketchText = mergedSketch(
+        row?.visitors_sketch ?? EMPTY_SKETCH,
+        d.visitorHashes,
+        `daily|${d.projectId}|${d.day}|${d.channel}`,
+      );
     }
     if (sketchText === null && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     update.run(sketchText, d.conversions, d.revenue, d.leads, d.projectId, d.day, d.channel);

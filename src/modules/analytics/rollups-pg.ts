@@ -105,7 +105,7 @@ export async function applyRollupsPostgres(
       if (c.hashes.size === 0) continue;
       const text = current.get(rowId(t, c.key));
       if (text === undefined) throw new Error(`rollup row of ${SHAPES[t]!.name} not returned by its upsert`);
-      const sketch = mergedSketch(text, c.hashes);
+      const sketch = mergedSketch(text, c.hashes, `${shard}|${rowId(t, c.key)}`);
       if (sketch !== null) merged.push({ key: c.key, sketch });
     }
     if (merged.length > 0) writes.push(sql`${sql.raw(`w${t}`)} as (${sketchUpdate(t, merged, shard)})`);

@@ -73,7 +73,7 @@ export async function applyWeeklySketches(
           .executeTakeFirstOrThrow()
       ).visitors_sketch;
     }
-    const next = mergedSketch(text, w.hashes);
+    const next = mergedSketch(text, w.hashes, `weekly|${w.projectId}|${w.week}|${w.channel}`);
     if (next === null) continue;
     if (raw)
       statement(
