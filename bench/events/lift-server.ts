@@ -3,7 +3,8 @@
  * BENCH_NO_PROCESSORS=1 the event processors of other modules (identity, analytics, experiments)
  * are unregistered, to show what the events module itself costs. With BENCH_MIX=growth the new
  * project also gets a `purchase` conversion goal and a running A/B experiment deciding on it,
- * whose id is printed (`experiment: …`).
+ * whose id is printed (`experiment: …`). POST /bench/shell answers like the events route with no
+ * work behind it: Lift's HTTP shell (hooks, headers, body parser, logging, metrics) alone.
  */
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
@@ -13,6 +14,12 @@ import { bootstrapIfEmpty } from "../../src/modules/workspace/bootstrap.js";
 
 const config = loadConfig();
 const app = await buildApp(config);
+// Lift's HTTP shell alone: a route with every app-wide hook, header, parser and log Lift has, and
+// no product work (it answers what the events route answers), to split framework from product.
+// The events route's own config (hot path headers, public CORS, text/plain bodies).
+app.post("/bench/shell", { config: { allowTextPlain: true, publicCors: true, hotPath: true } }, async () => ({
+  received: 1,
+}));
 if (process.env.BENCH_NO_PROCESSORS === "1")
   (app.eventBus as unknown as { processors: unknown[] }).processors = [];
 const created = await bootstrapIfEmpty(app.db, {

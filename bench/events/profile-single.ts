@@ -5,7 +5,9 @@
  * requests served: µs per request in Node's core (HTTP, sockets, streams), Fastify and its
  * plugins, each Lift module and the platform, SQLite calls (native time shows under the JS line
  * that calls it, so it is named by that file), GC, and idle.
- * Run: npx tsx bench/events/profile-single.ts   (BENCH_SECONDS=8, BENCH_TOP=25 lines of functions)
+ * Run: npx tsx bench/events/profile-single.ts   (BENCH_SECONDS=8, BENCH_TOP=25 lines of functions,
+ *      BENCH_CATEGORY="Node core" to list only that part's functions, BENCH_SERVERS=1,3 to profile
+ *      only those of the list below, counted from 1)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +17,8 @@ import { loadEvents, startLift } from "./servers.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TOP = Number(process.env.BENCH_TOP ?? 25);
+/** BENCH_CATEGORY="Node core" (or any category printed): the top functions of that part alone. */
+const ONLY_CATEGORY = process.env.BENCH_CATEGORY;
 
 interface Profile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
@@ -55,10 +59,11 @@ function summarize(profileFile: string, requests: number): void {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const cat = categoryOf(url, functionName);
     perCategory.set(cat, (perCategory.get(cat) ?? 0) + dt);
+    total += dt;
     const where = url.replace(/^file:\/\/.*?\/(src|node_modules|bench)\//, "$1/");
     const key = `${functionName || "(anonymous)"} ${where}:${lineNumber + 1}`;
+    if (ONLY_CATEGORY && cat !== ONLY_CATEGORY) return;
     perFunction.set(key, (perFunction.get(key) ?? 0) + dt);
-    total += dt;
   });
   const busy = total - (perCategory.get("(idle)") ?? 0);
   const line = ([k, v]: [string, number]) =>
@@ -81,17 +86,23 @@ const body = (key: string) => (i: number) =>
     data: { plan: "pro", i },
   });
 
-const servers: { name: string; start: () => Promise<Running & { publicKey?: string }> }[] = [
+const servers: { name: string; path?: string; start: () => Promise<Running & { publicKey?: string }> }[] = [
   { name: "bare Fastify", start: () => startNode("bench/events/bare-server.ts") },
   { name: "bare Fastify + SQLite row", start: () => startNode("bench/events/bare-store-server.ts") },
+  {
+    name: "Lift's HTTP shell, no work",
+    path: "/bench/shell",
+    start: () => startLift({ processors: true, env: { LOG_LEVEL: "info" } }),
+  },
   { name: "Lift, events module alone", start: () => startLift({ processors: false }) },
   { name: "Lift as built", start: () => startLift({ processors: true, env: { LOG_LEVEL: "info" } }) },
 ];
-for (const s of servers) {
+const only = process.env.BENCH_SERVERS?.split(",");
+for (const s of servers.filter((_, i) => !only || only.includes(String(i + 1)))) {
   const dir = mkdtempSync(path.join(tmpdir(), "lift-prof-"));
   process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
   const server = await s.start();
-  const url = `${server.base}/api/events`;
+  const url = `${server.base}${s.path ?? "/api/events"}`;
   await loadEvents(url, 50, 2, body(server.publicKey ?? "k")); // warm-up, in the profile too
   const res = await loadEvents(url, 50, SECONDS, body(server.publicKey ?? "k"));
   await server.stop();
