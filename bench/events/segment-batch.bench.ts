@@ -20,6 +20,7 @@
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
+import { compareWithRecorded } from "../lib/recorded.js";
 import { type LoadResult, cpuSeconds, load, median, startNode } from "../lib/servers.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -184,6 +185,7 @@ try {
     console.log(
       `${formats[i]!.name} / Lift format: events/s per round ${events.map((x) => x.toFixed(2)).join(" / ")}  median ratio ${median(events).toFixed(2)} (target >= 0.9); per server CPU second ${cpu.map((x) => x.toFixed(2)).join(" / ")}  median ${median(cpu).toFixed(2)}`,
     );
+    if (!database) compareWithRecorded(`${formats[i]!.name} ÷ Lift batch format`, median(events));
   }
   console.log(
     `${database ? "PostgreSQL" : "SQLite"}, ${ROUNDS} rounds x ${SECONDS} s, ${PER_REQUEST} events per request, ${CONNECTIONS} connections, ${VISITORS} visitors; bytes per event ${bytes.join(" / ")}; ${stored} Segment messages stored of ${sent} sent`,

@@ -7,6 +7,7 @@
  * Run: npx tsx bench/flags/features.bench.ts   (BENCH_ROUNDS=5 × BENCH_SECONDS=4 by default)
  */
 import { load as autocannon, cpuSeconds, median, startNode } from "../lib/servers.js";
+import { compareWithRecorded } from "../lib/recorded.js";
 import { keysOf, seedFlags } from "./seed.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -71,6 +72,7 @@ try {
     );
     console.log(`  per-round ratios: ${ratios.map((r) => r.toFixed(2)).join(" ")}`);
     console.log(`  ratio Lift/bare (median): ${median(ratios).toFixed(2)} (target >= 0.8)`);
+    compareWithRecorded(`flags payload ${name} ÷ bare Fastify`, median(ratios));
     const bareCpu = median(cpu.get(bareUrl)!);
     const liftCpu = median(cpu.get(url)!);
     console.log(
