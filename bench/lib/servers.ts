@@ -82,6 +82,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   non2xx: number;
+  /** responses with a 2xx status: requests the server acknowledged */
+  ok: number;
 }
 
 export interface LoadOptions {
@@ -116,7 +118,13 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
       },
     ],
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx + r.errors,
+    ok: r["2xx"],
+  };
 }
 
 export const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
