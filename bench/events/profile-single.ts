@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Running, startNode } from "../lib/servers.js";
-import { loadEvents, startLift } from "./servers.js";
+import { loadEvents, singleEventBody, startLift } from "./servers.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TOP = Number(process.env.BENCH_TOP ?? 25);
@@ -76,16 +76,6 @@ function summarize(profileFile: string, requests: number): void {
   for (const e of [...perFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(line(e));
 }
 
-const body = (key: string) => (i: number) =>
-  JSON.stringify({
-    type: "pageview",
-    visitorId: `v${i % 5000}`,
-    projectKey: key,
-    url: `https://shop.example.com/p/${i % 100}?utm_source=newsletter&utm_medium=email`,
-    referrer: "https://www.google.com/",
-    data: { plan: "pro", i },
-  });
-
 const servers: { name: string; path?: string; start: () => Promise<Running & { publicKey?: string }> }[] = [
   { name: "bare Fastify", start: () => startNode("bench/events/bare-server.ts") },
   { name: "bare Fastify + SQLite row", start: () => startNode("bench/events/bare-store-server.ts") },
@@ -103,8 +93,8 @@ for (const s of servers.filter((_, i) => !only || only.includes(String(i + 1))))
   process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
   const server = await s.start();
   const url = `${server.base}${s.path ?? "/api/events"}`;
-  await loadEvents(url, 50, 2, body(server.publicKey ?? "k")); // warm-up, in the profile too
-  const res = await loadEvents(url, 50, SECONDS, body(server.publicKey ?? "k"));
+  await loadEvents(url, 50, 2, singleEventBody(server.publicKey ?? "k")); // warm-up, in the profile too
+  const res = await loadEvents(url, 50, SECONDS, singleEventBody(server.publicKey ?? "k"));
   await server.stop();
   const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error(`${s.name}: no profile written`);

@@ -28,3 +28,14 @@ export function loadEvents(
 ): Promise<LoadResult> {
   return load({ url, connections, seconds, body, headers: () => BROWSER });
 }
+
+/** The single-event load: the i-th snippet pageview, 5,000 visitors over 100 URLs (one project key). */
+export const singleEventBody = (key: string) => (i: number) =>
+  JSON.stringify({
+    type: "pageview",
+    visitorId: `v${i % 5000}`,
+    projectKey: key,
+    url: `https://shop.example.com/p/${i % 100}?utm_source=newsletter&utm_medium=email`,
+    referrer: "https://www.google.com/",
+    data: { plan: "pro", i },
+  });

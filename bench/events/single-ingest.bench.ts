@@ -9,22 +9,12 @@
  * Run: npx tsx bench/events/single-ingest.bench.ts   (BENCH_ROUNDS=5, BENCH_SECONDS=4)
  */
 import { compareWithRecorded } from "../lib/recorded.js";
-import { cpuSeconds } from "../lib/servers.js";
-import { type LoadResult, loadEvents as load, startLift, startNode } from "./servers.js";
+import { cpuSeconds, median } from "../lib/servers.js";
+import { type LoadResult, loadEvents as load, singleEventBody, startLift, startNode } from "./servers.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = 50;
-
-const body = (key: string) => (i: number) =>
-  JSON.stringify({
-    type: "pageview",
-    visitorId: `v${i % 5000}`,
-    projectKey: key,
-    url: `https://shop.example.com/p/${i % 100}?utm_source=newsletter&utm_medium=email`,
-    referrer: "https://www.google.com/",
-    data: { plan: "pro", i },
-  });
 
 const bare = await startNode("bench/events/bare-server.ts");
 // The floor of storing the event durably before answering (see bare-store-server.ts).
@@ -33,36 +23,34 @@ const floor = await startNode("bench/events/bare-store-server.ts");
 const full = await startLift({ processors: true, env: { LOG_LEVEL: "info" } });
 const alone = await startLift({ processors: false });
 const targets = [
-  { name: "bare Fastify", url: `${bare.base}/api/events`, key: "k" },
-  { name: "bare Fastify + SQLite row", url: `${floor.base}/api/events`, key: "k" },
-  { name: "Lift's HTTP shell, no work", url: `${full.base}/bench/shell`, key: full.publicKey },
-  { name: "Lift, all event processors", url: `${full.base}/api/events`, key: full.publicKey },
-  { name: "Lift, events module alone", url: `${alone.base}/api/events`, key: alone.publicKey },
-];
-const servers = [bare, floor, full, full, alone];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  { name: "bare Fastify", server: bare, path: "/api/events", key: "k" },
+  { name: "bare Fastify + SQLite row", server: floor, path: "/api/events", key: "k" },
+  { name: "Lift's HTTP shell, no work", server: full, path: "/bench/shell", key: full.publicKey },
+  { name: "Lift, all event processors", server: full, path: "/api/events", key: full.publicKey },
+  { name: "Lift, events module alone", server: alone, path: "/api/events", key: alone.publicKey },
+].map((t) => ({ ...t, url: `${t.server.base}${t.path}` }));
 try {
-  for (const t of targets) await load(t.url, CONNECTIONS, 2, body(t.key)); // warm-up
+  for (const t of targets) await load(t.url, CONNECTIONS, 2, singleEventBody(t.key)); // warm-up
   const results: LoadResult[][] = targets.map(() => []);
   // The server's own CPU µs per request: other processes' load on the shared machine does not enter it.
   const cpuPerRequest: number[][] = targets.map(() => []);
   for (let r = 0; r < ROUNDS; r++) {
     for (let k = 0; k < targets.length; k++) {
       const i = (r + k) % targets.length;
-      const pid = servers[i]!.child.pid!;
+      const pid = targets[i]!.server.child.pid!;
       const cpu = cpuSeconds(pid);
-      const res = await load(targets[i]!.url, CONNECTIONS, SECONDS, body(targets[i]!.key));
+      const res = await load(targets[i]!.url, CONNECTIONS, SECONDS, singleEventBody(targets[i]!.key));
       if (res.non2xx > 0) throw new Error(`${targets[i]!.name}: ${res.non2xx} non-2xx responses`);
       results[i]!.push(res);
       cpuPerRequest[i]!.push(((cpuSeconds(pid) - cpu) * 1e6) / (res.rps * SECONDS));
     }
   }
   const base = results[0]!;
-  const medians: number[] = [];
+  const medians = new Map<string, number>();
   for (let i = 0; i < targets.length; i++) {
     const rps = results[i]!.map((x) => x.rps.toFixed(0)).join(" / ");
     const ratios = results[i]!.map((x, r) => x.rps / base[r]!.rps);
-    medians.push(median(ratios));
+    medians.set(targets[i]!.name, median(ratios));
     const p50 = median(results[i]!.map((x) => x.p50));
     const p99 = median(results[i]!.map((x) => x.p99));
     console.log(
@@ -70,8 +58,14 @@ try {
     );
   }
   console.log(`${ROUNDS} rounds x ${SECONDS} s, ${CONNECTIONS} connections; target: ratio >= 0.7`);
-  compareWithRecorded("single event, Lift as built ÷ bare Fastify", medians[3]!);
-  compareWithRecorded("single event, events module alone ÷ bare Fastify", medians[4]!);
+  compareWithRecorded(
+    "single event, Lift as built ÷ bare Fastify",
+    medians.get("Lift, all event processors")!,
+  );
+  compareWithRecorded(
+    "single event, events module alone ÷ bare Fastify",
+    medians.get("Lift, events module alone")!,
+  );
 } finally {
   await Promise.all([bare.stop(), floor.stop(), full.stop(), alone.stop()]);
 }
