@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Principal } from "../../platform/auth/principal.js";
+import type { SessionPrincipal } from "../../platform/auth/principal.js";
 import { refuseCrossSite } from "../../platform/auth/cross-site.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import {
@@ -19,7 +19,6 @@ import * as svc from "./service.js";
 import { setSessionCookie } from "./session-cookie.js";
 
 const tags = ["workspace"];
-type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
 /**
  * Invitations: admins invite and revoke; the invited open their link (public: the token is the

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Principal } from "../../platform/auth/principal.js";
+import type { SessionPrincipal } from "../../platform/auth/principal.js";
 import { SESSION_COOKIE } from "../../platform/auth/session.js";
 import {
   ChangePasswordBody,
@@ -25,7 +25,6 @@ import * as svc from "./service.js";
 import { setSessionCookie } from "./session-cookie.js";
 
 const tags = ["workspace"];
-type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
 export const workspaceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

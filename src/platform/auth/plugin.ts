@@ -2,11 +2,10 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "f
 import fp from "fastify-plugin";
 import { AppError } from "../errors.js";
 import { refuseCrossSite } from "./cross-site.js";
-import type { Principal, PrincipalResolver, ProjectRef } from "./principal.js";
+import type { Principal, PrincipalResolver, ProjectRef, SessionPrincipal } from "./principal.js";
 import { SESSION_COOKIE, verifySession } from "./session.js";
 
 export type Access = "read" | "write";
-type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
 /** How a route authenticates; the OpenAPI document derives each operation's `security` from it. */
 export type AuthKind = "project" | "session" | "admin";

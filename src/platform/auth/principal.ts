@@ -28,6 +28,9 @@ export type Principal =
   | { kind: "projectKey"; workspaceId: string; project: ProjectRef }
   | { kind: "txKey"; workspaceId: string; keyId: string; project: null };
 
+/** A signed-in person's principal (routes that only a session reaches). */
+export type SessionPrincipal = Extract<Principal, { kind: "session" }>;
+
 /** The project a request acts on. */
 export interface ProjectRef {
   id: string;
