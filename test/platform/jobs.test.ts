@@ -167,23 +167,27 @@ describe("jobs", () => {
   });
 
   it("a live worker keeps a job that outlasts its lease; another worker does not run it again", async () => {
+    // Renewal comes every third of the lease, so the lease survives a stall of two thirds of it. A
+    // 300 ms lease lost the job to the other worker on a loaded CI machine (a 200 ms stall of this
+    // process); 1.5 s leaves a 1 s margin while the job still runs past two leases.
+    const LEASE_MS = 1500;
     let runs = 0;
     t.app.jobs.define(
       defineJob(LONG_JOB, {
         retry: [],
         run: async () => {
           runs++;
-          await new Promise((r) => setTimeout(r, 1200));
+          await new Promise((r) => setTimeout(r, 4000));
         },
       }),
     );
     await enqueueJob(t.app.db, LONG_JOB, {});
     const other = openDatabase(t.config);
-    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: 300 });
-    const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: 300 });
+    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: LEASE_MS });
+    const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: LEASE_MS });
     const first = w1.drain();
-    // Keep the second worker looking for due jobs while the first one runs past its 300 ms lease.
-    const deadline = Date.now() + 1500;
+    // Keep the second worker looking for due jobs while the first one runs past two leases.
+    const deadline = Date.now() + 3800;
     while (Date.now() < deadline) {
       await w2.drain();
       await new Promise((r) => setTimeout(r, 50));
