@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { basic, storeMessageIds } from "../../src/modules/events/segment/testing.js";
 import { BROWSER_UA, type TestApp, type TestResponse, startTestApp } from "../helpers/app.js";
 
 const DAY = 86_400_000;
@@ -13,6 +14,10 @@ export interface Seeded {
   visitors: string[];
   leadIds: string[];
   experimentId: string;
+  /** Segment messages sent before the move: their ids must still be duplicates after it */
+  segmentMessages: Record<string, unknown>[];
+  /** a messageId logged longer ago than Segment's 24 hours: a message with it is new again */
+  expiredMessageId: string;
   /** what the SQLite app answered before it stopped (apiAnswers) */
   answers: Record<string, unknown>;
 }
@@ -159,7 +164,27 @@ async function fill(t: TestApp): Promise<Seeded> {
     }),
   );
 
+  // Segment's calls (issue 33): messageIds in SQLite's log, one of them past the 24-hour window.
+  const segmentMessages = ["seg-1", "seg-2", "seg-3"].map((messageId, i) => ({
+    type: "track",
+    messageId,
+    anonymousId: visitors[i],
+    event: "Order Completed",
+    properties: { revenue: 10 + i, currency: "EUR" },
+  }));
+  await ok(
+    a.post(
+      "/v1/batch",
+      { batch: segmentMessages },
+      { as: "none", headers: { authorization: basic(a.apiKey) } },
+    ),
+  );
+  const expiredMessageId = "seg-old";
+  await storeMessageIds(t.app.db, a.projectId, [[expiredMessageId, 25 * HOUR]]);
+
   return {
+    segmentMessages,
+    expiredMessageId,
     dataDir: t.config.dataDir,
     file: t.config.sqlitePath,
     secretKey: t.config.secretKey,

@@ -7,6 +7,7 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSER_UA, startTestApp } from "../helpers/app.js";
+import { basic } from "../../src/modules/events/segment/testing.js";
 import { waitFor } from "../helpers/net.js";
 import { startPgCluster } from "../helpers/pg-cluster.js";
 import { type Seeded, apiAnswers, seedSqlite } from "./migrate-to-postgres.fixture.js";
@@ -113,9 +114,14 @@ describe("lift migrate-to-postgres", () => {
     }
     expect(run.stdout).toMatch(/event_visitor_index: SQLite's per-visitor event index/);
     expect(run.stdout).toMatch(/events\.seq: /);
-    // Segment's messageIds: each database keeps its own (migration 0310).
+    // Segment's messageIds: SQLite's log (migration 0310) becomes PostgreSQL's rows.
     expect(run.stdout).toMatch(/segment_message_log: SQLite's log of Segment messageIds/);
-    expect(run.stdout).toMatch(/segment_message_ids: PostgreSQL's Segment messageIds/);
+    expect(run.stderr).toMatch(/^carried 4 Segment messageIds/m);
+    const keys = await query<{ message_id: string }>(
+      url,
+      "select message_id from segment_message_ids order by message_id",
+    );
+    expect(keys.map((k) => k.message_id)).toEqual(["seg-1", "seg-2", "seg-3", "seg-old"]);
 
     // what the SQLite app answered is worth comparing: every read found what the seed made
     for (const [read, answer] of Object.entries(seeded.answers))
@@ -149,6 +155,33 @@ describe("lift migrate-to-postgres", () => {
         headers: { "x-api-key": seeded.apiKey },
       });
       expect(JSON.parse(recent.body)[0]).toMatchObject({ visitorId: "after-the-move" });
+      // An SDK retrying the batch it sent before the move: only the message whose id is past
+      // Segment's 24 hours is stored again.
+      const orders = async () =>
+        Number(
+          (
+            await onPg.app.db
+              .selectFrom("events")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("type", "=", "Order Completed")
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await orders();
+      expect(before).toBe(seeded.segmentMessages.length);
+      const retry = await onPg.app.inject({
+        method: "POST",
+        url: "/v1/batch",
+        headers: { "content-type": "application/json", authorization: basic(seeded.apiKey) },
+        payload: JSON.stringify({
+          batch: [
+            ...seeded.segmentMessages,
+            { ...seeded.segmentMessages[0], messageId: seeded.expiredMessageId },
+          ],
+        }),
+      });
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(await orders()).toBe(before + 1);
     } finally {
       await onPg.close();
     }

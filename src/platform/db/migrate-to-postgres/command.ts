@@ -7,6 +7,7 @@ import { isPostgres, loadConfig } from "../../../config.js";
 import { migrateToLatest } from "../migrate.js";
 import { ensureMonthlyPartitions } from "../partitions.js";
 import { type CopyOptions, claimTables, copyTable, finishTarget } from "./copy.js";
+import { carryMessageIds } from "./message-ids.js";
 import { tableProgress } from "./progress.js";
 import { type Plan, Refusal, buildPlan, checkSourceMigrations, quote } from "./schema.js";
 import { type TableCheck, formatReport, verifyTable } from "./verify.js";
@@ -173,6 +174,11 @@ async function copyAll(
         rowsThisRun += copied - start;
       }
     }
+    const keys = await carryMessageIds(sqlite, client, opts.chunkRows, width);
+    if (keys > 0)
+      process.stderr.write(
+        `carried ${keys} Segment messageIds (an SDK retry of a message sent before the move stays a duplicate)\n`,
+      );
   } finally {
     sqlite.exec("commit");
   }

@@ -46,10 +46,11 @@ const SQLITE_ONLY_TABLES: Record<string, string> = {
     "SQLite's per-visitor event index (0301); PostgreSQL's index events_visitor_ts is built as events are inserted",
   event_index_state: "the SQLite index's merge position (merged_seq, 0302); PostgreSQL has no merges",
   segment_message_log:
-    "SQLite's log of Segment messageIds (0310), 24 hours' worth; PostgreSQL keeps its own from the move on, so a retry of a message sent before the move may be stored again",
+    "SQLite's log of Segment messageIds (0310): not copied as it is, its keys are carried into segment_message_ids",
 };
 const POSTGRES_ONLY_TABLES: Record<string, string> = {
-  segment_message_ids: "PostgreSQL's Segment messageIds (0310), filled from the move on",
+  segment_message_ids:
+    "PostgreSQL's Segment messageIds (0310), filled from SQLite's log (a retry of a message sent before the move is still a duplicate)",
 };
 const SQLITE_ONLY_COLUMNS: Record<string, string> = {
   // PostgreSQL keys events, and pages through them, by the time-ordered id the row already has.

@@ -14,8 +14,8 @@ import type { Dialect } from "../index.js";
  *   JSON array, appended. Measured per message (100 a request): a `(project_id, message_id)` key
  *   put each insert at a random page (60–110 µs at 0.2–1M keys with a 2 MB page cache); a row per
  *   message keyed by time still cost 0.9–1.6 µs; a row per request 0.3–0.5 µs.
- * `lift migrate-to-postgres` copies neither (its plan says why): keys of messages sent before the move
- * are not carried over.
+ * `lift migrate-to-postgres` carries the log's keys into `segment_message_ids`
+ * (migrate-to-postgres/message-ids.ts), so a retry of a message sent before the move is still one.
  */
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   if (dialect === "postgres") {
