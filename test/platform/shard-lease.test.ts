@@ -4,6 +4,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import { type DbHandle, openDatabase } from "../../src/platform/db/index.js";
 import { SHARD_COUNT, type ShardLease, claimWriterShard } from "../../src/platform/db/shard-lease.js";
 import { writerShard } from "../../src/platform/db/shard.js";
+import { waitFor } from "../helpers/net.js";
 import { startPgCluster } from "../helpers/pg-cluster.js";
 
 /**
@@ -61,9 +62,12 @@ describe("writer shards are claimed, not hashed", () => {
     const waiting = process_({ rollupShard: 7 }).then((p) => {
       got = p.lease.shard;
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // Waits for the warning rather than a fixed time: a loaded machine may take longer to get there.
+    await waitFor(() =>
+      logged.includes("writer shard 7 (ROLLUP_SHARD) is held by another live process: waiting for it"),
+    );
+    await new Promise((r) => setTimeout(r, 100));
     expect(got).toBeUndefined();
-    expect(logged).toContain("writer shard 7 (ROLLUP_SHARD) is held by another live process: waiting for it");
     await holder.lease.release();
     await waiting;
     expect(got).toBe(7);
@@ -115,11 +119,15 @@ describe("writer shards are claimed, not hashed", () => {
     const late = process_().then(() => {
       settled = true;
     });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(settled).toBe(false);
-    expect(logged.slice(before)).toContain(
-      `all ${SHARD_COUNT} writer shards are held by live processes: waiting for one to be released`,
+    await waitFor(() =>
+      logged
+        .slice(before)
+        .includes(
+          `all ${SHARD_COUNT} writer shards are held by live processes: waiting for one to be released`,
+        ),
     );
+    await new Promise((r) => setTimeout(r, 100));
+    expect(settled).toBe(false);
     await held[0]!.release();
     await late;
     expect(settled).toBe(true);

@@ -60,7 +60,13 @@ describe("the log after a run", () => {
       body: { projectKey: apiKey, visitorId: "v-log", type: "pageview", url: "https://a.example/" },
     });
     await call(lift.base, "POST", "/api/auth/logout", as);
-    await new Promise((r) => setTimeout(r, 200)); // the last lines reach stdout
+    // A last 404 marks the end: once its line is out, every earlier line is (the log is in order).
+    await fetch(`${lift.base}/api/end-of-run-marker`);
+    const end = Date.now() + 10_000;
+    while (!lift.output().includes("/api/end-of-run-marker")) {
+      if (Date.now() > end) throw new Error("the marker's log line never came");
+      await new Promise((r) => setTimeout(r, 20));
+    }
     // The log lines (JSON), not the first-start banner that shows the first key once by design.
     const log = lift
       .output()
