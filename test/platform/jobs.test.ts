@@ -183,7 +183,10 @@ describe("jobs", () => {
     );
     await enqueueJob(t.app.db, LONG_JOB, {});
     const other = openDatabase(t.config);
-    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: LEASE_MS });
+    const w1 = new JobWorker(t.app.dbHandle, t.app.jobs, t.config, t.app.log, {
+      pollMs: 5,
+      leaseMs: LEASE_MS,
+    });
     const w2 = new JobWorker(other, t.app.jobs, t.config, t.app.log, { pollMs: 5, leaseMs: LEASE_MS });
     const first = w1.drain();
     // Keep the second worker looking for due jobs while the first one runs past two leases.
