@@ -14,9 +14,7 @@ import { bootstrapIfEmpty } from "../../src/modules/workspace/bootstrap.js";
 
 const config = loadConfig();
 const app = await buildApp(config);
-// Lift's HTTP shell alone: a route with every app-wide hook, header, parser and log Lift has, and
-// no product work (it answers what the events route answers), to split framework from product.
-// The events route's own config (hot path headers, public CORS, text/plain bodies).
+// The shell (see above), with the events route's own config: hot-path headers, public CORS, text/plain.
 app.post("/bench/shell", { config: { allowTextPlain: true, publicCors: true, hotPath: true } }, async () => ({
   received: 1,
 }));

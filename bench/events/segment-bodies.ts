@@ -41,22 +41,16 @@ export function segmentBodies(lean = false): { body: () => string; sent: () => n
       batch: Array.from({ length: PER_REQUEST }, (_, j) => {
         const e = eventOf(b * PER_REQUEST + j);
         const page = { url: e.url, ...(e.referrer ? { referrer: e.referrer } : {}) };
-        if (lean)
-          return {
-            type: "track",
-            event: e.type,
-            anonymousId: e.visitorId,
-            properties: e.data,
-            timestamp: e.timestamp,
-            messageId: `m-${MARK}-${j}`,
-            context: { page },
-          };
-        return {
+        const track = {
           type: "track",
           event: e.type,
           anonymousId: e.visitorId,
           properties: e.data,
           timestamp: e.timestamp,
+        };
+        if (lean) return { ...track, messageId: `m-${MARK}-${j}`, context: { page } };
+        return {
+          ...track,
           context: {
             library: { name: "@segment/analytics-node", version: "3.1.0" },
             page,

@@ -10,6 +10,8 @@ import "./tables.js";
 export { ALL_CHANNELS, DAY_MS, type RollupDelta, RollupDeltas, dayOf } from "./rollup-deltas.js";
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** The daily row a delta writes, as mergedSketch's cache names it. */
+const dailyRow = (d: RollupDelta) => `daily|${d.projectId}|${d.day}|${d.channel}`;
 /**
  * SQLite (one writer): applies deltas inside the commit transaction. Rows are created first
  * (ON CONFLICT DO NOTHING), then read, the sketch merged and counters added in SQL. PostgreSQL
@@ -52,9 +54,7 @@ export async function applyRollupDeltas(
         .where("day", "=", d.day)
         .where("channel", "=", d.channel)
         .executeTakeFirstOrThrow();
-      sketchText =
-        mergedSketch(row.visitors_sketch, d.visitorHashes, `daily|${d.projectId}|${d.day}|${d.channel}`) ??
-        undefined;
+      sketchText = mergedSketch(row.visitors_sketch, d.visitorHashes, dailyRow(d)) ?? undefined;
     }
     if (sketchText === undefined && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     await trx
@@ -98,11 +98,7 @@ function applyRaw(raw: SQLite.Database, list: RollupDelta[]): void {
     let sketchText: string | null = null;
     if (d.visitorHashes.size > 0) {
       const row = select.get(d.projectId, d.day, d.channel) as { visitors_sketch: string } | undefined;
-      sketchText = mergedSketch(
-        row?.visitors_sketch ?? EMPTY_SKETCH,
-        d.visitorHashes,
-        `daily|${d.projectId}|${d.day}|${d.channel}`,
-      );
+      sketchText = mergedSketch(row?.visitors_sketch ?? EMPTY_SKETCH, d.visitorHashes, dailyRow(d));
     }
     if (sketchText === null && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     update.run(sketchText, d.conversions, d.revenue, d.leads, d.projectId, d.day, d.channel);

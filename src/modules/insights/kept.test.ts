@@ -7,14 +7,25 @@ interface Answer {
   n: number;
 }
 
-/** A computation the test settles by hand, counting how many were started. */
+/**
+ * A computation the test settles by hand, counting how many were started, and `ask`, a request for
+ * key "k" computed by it whose background failures land in `failures`.
+ */
 function computations() {
   const started: { computedAt: string; resolve: (n: number) => void; reject: (e: Error) => void }[] = [];
+  const failures: unknown[] = [];
   const compute = (computedAt: string) =>
     new Promise<Answer>((resolve, reject) => {
       started.push({ computedAt, resolve: (n) => resolve({ computedAt, n }), reject });
     });
-  return { started, compute };
+  const ask = (want: Want, now: number): Ask<Answer> => ({
+    key: "k",
+    want,
+    now,
+    compute,
+    failed: (e) => failures.push(e),
+  });
+  return { started, compute, failures, ask };
 }
 
 const T0 = Date.parse("2025-06-02T10:00:00.000Z");
@@ -22,15 +33,7 @@ const T0 = Date.parse("2025-06-02T10:00:00.000Z");
 describe("KeptAnswers", () => {
   it("serves a fresh answer as is, a stale one at once while one recomputation runs, an old one awaited", async () => {
     const kept = new KeptAnswers<Answer>();
-    const { started, compute } = computations();
-    const failures: unknown[] = [];
-    const ask = (want: Want, now: number): Ask<Answer> => ({
-      key: "k",
-      want,
-      now,
-      compute,
-      failed: (e) => failures.push(e),
-    });
+    const { started, failures, ask } = computations();
 
     const first = kept.get(ask("kept", T0));
     started[0]!.resolve(1);
@@ -57,14 +60,7 @@ describe("KeptAnswers", () => {
 
   it("the public link's `fresh` never serves past a minute; `new` joins the computation in flight", async () => {
     const kept = new KeptAnswers<Answer>();
-    const { started, compute } = computations();
-    const ask = (want: Want, now: number): Ask<Answer> => ({
-      key: "k",
-      want,
-      now,
-      compute,
-      failed: () => {},
-    });
+    const { started, ask } = computations();
     const first = kept.get(ask("new", T0));
     const joined = kept.get(ask("new", T0 + 1));
     started[0]!.resolve(1);
@@ -78,15 +74,7 @@ describe("KeptAnswers", () => {
 
   it("does not keep a failed computation: its callers get the error, a background one is reported once", async () => {
     const kept = new KeptAnswers<Answer>();
-    const { started, compute } = computations();
-    const failures: unknown[] = [];
-    const ask = (want: Want, now: number): Ask<Answer> => ({
-      key: "k",
-      want,
-      now,
-      compute,
-      failed: (e) => failures.push(e),
-    });
+    const { started, failures, ask } = computations();
     const failing = kept.get(ask("kept", T0));
     started[0]!.reject(new Error("database gone"));
     await expect(failing).rejects.toThrow("database gone");
