@@ -22,7 +22,15 @@ for (const area of areas.sort()) {
     console.log(`\n=== ${rel}`);
     const res = spawnSync(process.execPath, ["--import", "tsx", path.join(root, area, file)], {
       stdio: "inherit",
-      env: { ...process.env, RATE_LIMIT_EVENTS: "0", RATE_LIMIT_READS: "0", RATE_LIMIT_WRITES: "0" },
+      env: {
+        ...process.env,
+        RATE_LIMIT_EVENTS: "0",
+        RATE_LIMIT_READS: "0",
+        RATE_LIMIT_WRITES: "0",
+        RATE_LIMIT_KEY_EVENTS: "0",
+        RATE_LIMIT_ADDRESS_EVENTS: "0",
+        RATE_LIMIT_ADDRESS_LEADS: "0",
+      },
     });
     if (res.status !== 0) {
       failed++;

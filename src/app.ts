@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import cookie from "@fastify/cookie";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
@@ -16,6 +17,7 @@ import { AppState, type ServiceDeps } from "./platform/deps.js";
 import { type ErrorFormat, MAX_PARAM_LENGTH, handleClientError, handleError } from "./platform/errors.js";
 import { EventBus } from "./platform/event-bus.js";
 import { registerBodies } from "./platform/http/bodies.js";
+import { DEFAULT_BODY_DRAIN, registerBodyDrain } from "./platform/http/body-drain.js";
 import { type PageFallback, registerLifecycle } from "./platform/http/lifecycle.js";
 import { registerMetrics, registerProbes } from "./platform/http/observability.js";
 import { registerRequestLog } from "./platform/http/request-log.js";
@@ -24,6 +26,10 @@ import { registerCompression, registerSecurityHeaders } from "./platform/http-ha
 import { JobRegistry, JobWorker } from "./platform/jobs/index.js";
 import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from "./platform/login-throttle.js";
 import { redactUrl, scrubLogLine } from "./platform/log-redaction.js";
+import { readerConfigOf } from "./platform/db/reader.js";
+import { registerReadPoolMetrics } from "./platform/read-pool/metrics.js";
+import { ReadPool } from "./platform/read-pool/pool.js";
+import { InlineReads, type ReadRunner } from "./platform/read-pool/task.js";
 import { registerOpenApi } from "./platform/openapi.js";
 import { createLimit, registerRateLimit } from "./platform/rate-limit.js";
 import { watchRedis } from "./platform/redis-health.js";
@@ -113,6 +119,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerBodies(app);
+  registerBodyDrain(app, { ...DEFAULT_BODY_DRAIN, ...config.bodyDrain });
   // PostgreSQL: the process's own rows of the shared counters, held while it runs (shard-lease.ts).
   // Claimed when the app is made ready, before it serves or runs jobs: a process waiting for a free
   // shard waits there, outside plugin registration and its timeout.
@@ -131,6 +138,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorate("jobs", registry);
   app.decorate("worker", worker);
   app.decorate("eventBus", new EventBus(handle.sqlite));
+  const reads = openReads(config, handle, app);
   const deps: ServiceDeps = {
     db: handle.db,
     dbHandle: handle,
@@ -139,10 +147,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     log: app.log,
     jobs: registry,
     eventBus: app.eventBus,
+    reads,
     state: new AppState(),
   };
   app.decorate("deps", deps);
   const metricsRegistry = registerMetrics(app);
+  if (reads instanceof ReadPool) registerReadPoolMetrics(metricsRegistry, reads);
   registerRequestLog(app);
   registerLifecycle(app);
   registerRouteConventions(app);
@@ -170,9 +180,30 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 
   app.addHook("onClose", async () => {
     await worker.stop();
+    if (reads instanceof ReadPool) await reads.close();
     await redis?.quit().catch(() => {});
     if (!opts.handle) await handle.close();
     await shardLease?.release();
   });
   return app;
+}
+
+/**
+ * The read pool (platform/read-pool/), its workers loading the same build as this file: `.ts`
+ * sources under tsx, `.js` from dist/. An in-memory SQLite database has no file another thread
+ * could open, so there (and with READ_WORKERS=0) reads run inline.
+ */
+function openReads(config: Config, handle: DbHandle, app: FastifyInstance): ReadRunner {
+  if (config.readPool.workers <= 0 || (handle.dialect === "sqlite" && config.sqlitePath === ":memory:"))
+    return new InlineReads(handle.db);
+  const ext = path.extname(new URL(import.meta.url).pathname);
+  return new ReadPool(
+    {
+      entry: new URL(`./platform/read-pool/worker${ext}`, import.meta.url),
+      tasks: new URL(`./modules/read-tasks${ext}`, import.meta.url),
+    },
+    readerConfigOf(config),
+    config.readPool,
+    (err) => app.log.error({ err }, "read worker failed"),
+  );
 }

@@ -1,7 +1,10 @@
 import type { LoginLimits } from "./platform/login-throttle.js";
+import type { BodyDrainLimits } from "./platform/http/body-drain.js";
 import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { ensurePrivateDir, narrowIfPresent } from "./platform/private-files.js";
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
+import type { ReadPoolOptions } from "./platform/read-pool/options.js";
 import path from "node:path";
 
 /** Typed configuration read from the environment; every value has an embedded-mode default. */
@@ -26,7 +29,21 @@ export interface Config {
   allowPrivateWebhookTargets: boolean;
   adminEmail?: string;
   adminPassword?: string;
-  rateLimits: { events: number; reads: number; writes: number };
+  rateLimits: {
+    events: number;
+    reads: number;
+    writes: number;
+    /**
+     * Ingest budgets counted in events (Segment messages), per minute; 0 or absent disables (tests
+     * and benches that turn the limits off give only the three above). `keyEvents`: per project
+     * key, public or secret (RATE_LIMIT_KEY_EVENTS); `addressEvents`: per public key and client
+     * address (RATE_LIMIT_ADDRESS_EVENTS); `addressLeads`: new leads per public key and client
+     * address (RATE_LIMIT_ADDRESS_LEADS). See src/platform/ingest-limits.ts.
+     */
+    keyEvents?: number;
+    addressEvents?: number;
+    addressLeads?: number;
+  };
   /**
    * Which proxies' X-Forwarded-For / -Proto / -Host to believe (TRUST_PROXY, Fastify's forms: a hop
    * count, addresses or CIDRs, `true` for any). Off by default: a client's own header is not its address.
@@ -36,6 +53,8 @@ export interface Config {
   metricsToken?: string;
   /** Overrides of the sign-in throttling limits (src/platform/login-throttle.ts); tests lower them. */
   loginLimits?: Partial<LoginLimits>;
+  /** Overrides of how much of a refused body is drained (src/platform/http/body-drain.ts); tests lower them. */
+  bodyDrain?: Partial<BodyDrainLimits>;
   /** Per-platform OAuth client config and base URLs, keyed by connector type in upper case. */
   platforms: Record<
     string,
@@ -54,6 +73,10 @@ export interface Config {
   eventIndexMergeRows: number;
   /** PostgreSQL: this process's rows of sharded counters (platform/db/shard.ts); unset = from host and port. */
   rollupShard?: number;
+  /** Caps and timeouts of the flag SDK streams, `GET /sub/:clientKey` (docs/deploy.md, "Flag streams"). */
+  flagStreams: FlagStreamSettings;
+  /** The read pool that answers reports off the request thread (platform/read-pool/; docs/deploy.md). */
+  readPool: ReadPoolOptions;
 }
 
 const PLATFORM_KINDS = [
@@ -168,6 +191,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       events: num(env.RATE_LIMIT_EVENTS, 1000),
       reads: num(env.RATE_LIMIT_READS, 200),
       writes: num(env.RATE_LIMIT_WRITES, 100),
+      keyEvents: num(env.RATE_LIMIT_KEY_EVENTS, 300_000),
+      addressEvents: num(env.RATE_LIMIT_ADDRESS_EVENTS, 5000),
+      addressLeads: num(env.RATE_LIMIT_ADDRESS_LEADS, 20),
     },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     metricsToken: env.METRICS_TOKEN || undefined,
@@ -178,8 +204,53 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     startWorkers: true,
     eventIndexMergeRows: num(env.EVENT_INDEX_MERGE_ROWS, 262_144),
     rollupShard: env.ROLLUP_SHARD ? shardNumber(env.ROLLUP_SHARD) : undefined,
+    flagStreams: flagStreamSettings(env),
+    readPool: readPoolOptions(env),
   };
   return { ...base, ...overrides };
+}
+
+/**
+ * One reader thread per core but one (the request thread keeps a core for ingest and health), at
+ * least one and at most four; each interleaves two tasks.
+ */
+function readPoolOptions(env: NodeJS.ProcessEnv): ReadPoolOptions {
+  const workers = num(env.READ_WORKERS, Math.min(4, Math.max(1, availableParallelism() - 1)));
+  const maxQueue = num(env.READ_QUEUE, 64);
+  return {
+    workers,
+    perWorker: 2,
+    maxQueue,
+    perProject: num(env.READ_PER_PROJECT, Math.max(4, Math.floor(maxQueue / 4))),
+    timeoutMs: parseDuration(env.READ_TIMEOUT, 30_000),
+    memoryMb: num(env.READ_WORKER_MEMORY_MB, 1024),
+    pgConnections: 2,
+  };
+}
+
+export interface FlagStreamSettings {
+  /** Open streams per client address, an IPv6 client's /64 (FLAG_STREAMS_PER_ADDRESS; 0: no cap). */
+  perAddress: number;
+  /** Open streams per project (FLAG_STREAMS_PER_KEY; 0: no cap); unset: a quarter of the process's cap. */
+  perKey?: number;
+  /** The process's cap, which is also at most half its descriptor limit (FLAG_STREAMS_MAX). */
+  max: number;
+  /** A stream is ended after this less up to a quarter, at random (FLAG_STREAM_LIFETIME). */
+  lifetimeMs: number;
+  /** A stream whose output waited this long for its client to read is dropped (FLAG_STREAM_STALL). */
+  stallMs: number;
+  /** Test-only: the descriptor limit, instead of the process's. */
+  openFiles?: number;
+}
+
+function flagStreamSettings(env: NodeJS.ProcessEnv): FlagStreamSettings {
+  return {
+    perAddress: num(env.FLAG_STREAMS_PER_ADDRESS, 100),
+    perKey: env.FLAG_STREAMS_PER_KEY ? num(env.FLAG_STREAMS_PER_KEY, 0) : undefined,
+    max: num(env.FLAG_STREAMS_MAX, 20_000),
+    lifetimeMs: parseDuration(env.FLAG_STREAM_LIFETIME, 10 * 60_000),
+    stallMs: parseDuration(env.FLAG_STREAM_STALL, 30_000),
+  };
 }
 
 export function isPostgres(config: Pick<Config, "databaseUrl">): boolean {

@@ -96,8 +96,9 @@ const bodyFor = (key: string) => {
   return () => pool[n++ % pool.length]!;
 };
 const lifts = [
-  { name: "Lift, all event processors", url: `${full.base}/api/events`, body: bodyFor(full.publicKey) },
-  { name: "Lift, events module alone", url: `${alone.base}/api/events`, body: bodyFor(alone.publicKey) },
+  // A server's batches (the secret key): a page's public key sends at most 100 events a batch.
+  { name: "Lift, all event processors", url: `${full.base}/api/events`, body: bodyFor(full.apiKey) },
+  { name: "Lift, events module alone", url: `${alone.base}/api/events`, body: bodyFor(alone.apiKey) },
 ];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 try {

@@ -1,5 +1,5 @@
 /**
- * Lift as src/main.ts builds it (SQLite under DATA_DIR), printing the public key. With
+ * Lift as src/main.ts builds it (SQLite under DATA_DIR), printing the public and API keys. With
  * BENCH_NO_PROCESSORS=1 the event processors of other modules (identity, analytics, experiments)
  * are unregistered, to show what the events module itself costs. With BENCH_MIX=growth the new
  * project also gets a `purchase` conversion goal and a running A/B experiment deciding on it,
@@ -24,7 +24,7 @@ const created = await bootstrapIfEmpty(app.db, {
   adminEmail: "bench@example.com",
   adminPassword: "bench bench bench",
 });
-process.stdout.write(`public key: ${created?.project.publicKey}\n`);
+process.stdout.write(`public key: ${created?.project.publicKey}\napi key: ${created?.key.rawKey}\n`);
 if (created && process.env.BENCH_MIX === "growth") {
   const project = { id: created.project.id, workspaceId: created.workspace.id };
   const goal = await createConversionGoal(app.db, project, { name: "Purchase", eventType: "purchase" });

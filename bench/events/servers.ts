@@ -3,18 +3,19 @@ import { type LoadResult, type Running, load, startNode } from "../lib/servers.j
 
 export { type LoadResult, startNode };
 
-/** Starts Lift (bench/events/lift-server.ts) on a fresh SQLite data dir, with its public key. */
+/** Starts Lift (bench/events/lift-server.ts) on a fresh SQLite data dir, with its public and API keys. */
 export async function startLift(opts: {
   processors: boolean;
   env?: NodeJS.ProcessEnv;
-}): Promise<Running & { publicKey: string }> {
+}): Promise<Running & { publicKey: string; apiKey: string }> {
   const s = await startNode("bench/events/lift-server.ts", {
     BENCH_NO_PROCESSORS: opts.processors ? "0" : "1",
     ...opts.env,
   });
   const publicKey = /public key:\s+(\S+)/.exec(s.output())?.[1];
-  if (!publicKey) throw new Error(`no public key printed: ${s.output()}`);
-  return { ...s, publicKey };
+  const apiKey = /api key:\s+(\S+)/.exec(s.output())?.[1];
+  if (!publicKey || !apiKey) throw new Error(`no keys printed: ${s.output()}`);
+  return { ...s, publicKey, apiKey };
 }
 
 const BROWSER = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" };

@@ -85,7 +85,13 @@ async function measure(name: string, url: string, push: () => Promise<void>) {
 }
 
 // ---- Lift ----
-const app = await buildApp({ ...benchConfig("streams"), logLevel: "warn" });
+const config = benchConfig("streams");
+// Every client here has one address: the per-address cap would refuse all but its first 100.
+const app = await buildApp({
+  ...config,
+  logLevel: "warn",
+  flagStreams: { ...config.flagStreams, perAddress: 0 },
+});
 await app.listen({ host: "127.0.0.1", port: 0 });
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 const p = await provisionWorkspace(app.db, {

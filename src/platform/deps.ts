@@ -5,6 +5,7 @@ import type { SecretBox } from "./crypto.js";
 import type { Db, DbHandle } from "./db/index.js";
 import type { EventBus } from "./event-bus.js";
 import type { JobRegistry } from "./jobs/index.js";
+import type { ReadRunner } from "./read-pool/task.js";
 
 /**
  * What a service function may use, passed explicitly: the app's shared parts, never the Fastify
@@ -18,6 +19,8 @@ export interface ServiceDeps {
   log: FastifyBaseLogger;
   jobs: JobRegistry;
   eventBus: EventBus;
+  /** Runs reads whose cost grows with stored data off the request thread (platform/read-pool/). */
+  reads: ReadRunner;
   /** The shared Redis (REDIS_URL), when configured: state every API process must agree on. */
   redis?: Redis;
   /** Per-app state of the modules (their writers, their registries), held here, not in globals. */

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { TSchema } from "@sinclair/typebox";
 import type { ErrorObject } from "ajv";
 import { isUniqueViolation } from "./db/unique.js";
+import { drainUnreadBody } from "./http/body-drain.js";
 import { describeFirstError } from "./validation.js";
 
 /** The fixed list of general error codes and their HTTP status. */
@@ -164,13 +165,19 @@ function codeOf(status: number): ErrorCode {
  * route names one. Every body carries the request id its log line carries.
  */
 export function handleError(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  drainUnreadBody(req, reply);
   const format = req.routeOptions?.config?.errorFormat;
   if (err instanceof FormattedError && format) {
     reply.headers(err.headers);
     return reply.code(err.status).send(format.body(err.code, err.message, err.extra, req.id));
   }
   const n = normalize(err);
-  if (n.status >= 500) req.log.error({ err, reqId: req.id }, "request failed");
+  // A 503 Lift chose (shutting down, a full read pool, a report past its deadline, streams at
+  // their cap) is load shed on purpose, not a fault: one warning line without a stack, so an
+  // attack's refusals do not read as errors.
+  if (err instanceof AppError && n.status === 503)
+    req.log.warn({ reqId: req.id, code: err.code, message: err.message }, "request refused: unavailable");
+  else if (n.status >= 500) req.log.error({ err, reqId: req.id }, "request failed");
   reply.headers(n.headers);
   if (format) return reply.code(n.status).send(format.body(format.codeFor(n.code), n.message, {}, req.id));
   return reply

@@ -43,7 +43,8 @@ export interface CommittedEvent {
   origin: EventOrigin;
   /**
    * Sent with a page's public key (svc_pk_, which anyone can read): the identity processor lets its
-   * `$set` fill a lead's missing properties only, never overwrite them.
+   * `$set` fill a lead's missing properties only, never overwrite them, and marks what it fills as
+   * the browser's (flag targeting leaves those out).
    */
   fromPublicKey?: boolean;
 }

@@ -55,18 +55,3 @@ function inspect(value: unknown, depth: number, nul: boolean): Fault | undefined
   }
   return undefined;
 }
-
-/**
- * Path parameters and query values with U+0000 (sent as `%00`): the name of the first one, e.g.
- * `params.id`, else undefined. Callers check only URLs that contain `%00`.
- */
-export function nulInUrlFields(
-  fields: Record<string, Record<string, unknown> | undefined>,
-): string | undefined {
-  for (const [where, values] of Object.entries(fields)) {
-    for (const [name, v] of Object.entries(values ?? {})) {
-      if ([v].flat().some((x) => typeof x === "string" && x.includes("\u0000"))) return `${where}.${name}`;
-    }
-  }
-  return undefined;
-}

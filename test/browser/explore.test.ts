@@ -90,6 +90,10 @@ describe("filters, cohorts and paths in Chromium (filter-fixture.ts)", () => {
     await page.getByLabel("Condition 1: event").fill("purchase");
     await page.getByLabel("Condition 1: in the last (days)").fill("7");
     await page.getByText("1 person now").waitFor();
+    // flag targeting leaves browser-written properties out unless the cohort opts in
+    expect(await page.getByLabel("Flags count lead properties written from the browser").isChecked()).toBe(
+      false,
+    );
     await checkPage(page, "cohort-editor");
     await page.getByRole("button", { name: "Create cohort" }).click();
     await page.waitForURL(/\/cohorts$/);

@@ -172,6 +172,8 @@ describe("flags area in Chromium", () => {
     await rule.getByLabel("Cohort").selectOption({ label: "Buyers" });
     // the project serves local evaluation: the line says what that means for a cohort
     await rule.getByText("matches no one").waitFor();
+    // and which lead properties count: a browser's are ignored unless the cohort trusts them
+    await rule.getByText("count only properties your servers set").waitFor();
     await rule.getByLabel("Rule 1 value").selectOption("true");
     await checkPage(page, "flag-editor-cohort");
     await page.getByRole("button", { name: "Create flag" }).click();

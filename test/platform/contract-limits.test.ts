@@ -76,18 +76,25 @@ describe("POST /api/events: the documented limits are the enforced ones", () => 
     expect(longUrl.status).toBe(400);
     expect(longUrl.body.error).toContain("body.url ");
     const events = (n: number) => Array.from({ length: n }, () => ({ type: "t", url: url(30) }));
+    // A server's (secret key's) batch; a page's (public key's) holds at most 100 events.
     const full = await a.post(
       "/api/events",
-      { projectKey: a.publicKey, events: events(batchMax) },
+      { projectKey: a.apiKey, events: events(batchMax) },
       { as: "none" },
     );
     expect(full.body).toEqual({ received: batchMax, errors: [] });
     const over = await a.post(
       "/api/events",
-      { projectKey: a.publicKey, events: events(batchMax + 1) },
+      { projectKey: a.apiKey, events: events(batchMax + 1) },
       { as: "none" },
     );
     expect(over.status).toBe(413);
+    const page = await a.post(
+      "/api/events",
+      { projectKey: a.publicKey, events: events(101) },
+      { as: "none" },
+    );
+    expect(page.status).toBe(413);
   });
 
   it("a batch keeps its valid events: each event is checked by the documented event schema", async () => {

@@ -11,6 +11,7 @@ export interface Seeded {
   file: string;
   secretKey: string;
   apiKey: string;
+  publicKey: string;
   visitors: string[];
   leadIds: string[];
   experimentId: string;
@@ -18,6 +19,8 @@ export interface Seeded {
   segmentMessages: Record<string, unknown>[];
   /** a messageId logged longer ago than Segment's 24 hours: a message with it is new again */
   expiredMessageId: string;
+  /** a messageId a page sent (the public key's namespace): it must not suppress a server's after the move */
+  pageMessageId: string;
   /** what the SQLite app answered before it stopped (apiAnswers) */
   answers: Record<string, unknown>;
 }
@@ -181,14 +184,24 @@ async function fill(t: TestApp): Promise<Seeded> {
   );
   const expiredMessageId = "seg-old";
   await storeMessageIds(t.app.db, a.projectId, [[expiredMessageId, 25 * HOUR]]);
+  const pageMessageId = "seg-page";
+  await ok(
+    a.post(
+      "/v1/track",
+      { messageId: pageMessageId, anonymousId: visitors[0], event: "Page Claimed" },
+      { as: "none", headers: { authorization: basic(a.publicKey) } },
+    ),
+  );
 
   return {
     segmentMessages,
     expiredMessageId,
+    pageMessageId,
     dataDir: t.config.dataDir,
     file: t.config.sqlitePath,
     secretKey: t.config.secretKey,
     apiKey: a.apiKey,
+    publicKey: a.publicKey,
     visitors,
     leadIds,
     experimentId: experiment.id,

@@ -116,12 +116,18 @@ describe("lift migrate-to-postgres", () => {
     expect(run.stdout).toMatch(/events\.seq: /);
     // Segment's messageIds: SQLite's log (migration 0310) becomes PostgreSQL's rows.
     expect(run.stdout).toMatch(/segment_message_log: SQLite's log of Segment messageIds/);
-    expect(run.stderr).toMatch(/^carried 4 Segment messageIds/m);
+    expect(run.stderr).toMatch(/^carried 5 Segment messageIds/m);
     const keys = await query<{ message_id: string }>(
       url,
       "select message_id from segment_message_ids order by message_id",
     );
     expect(keys.map((k) => k.message_id)).toEqual(["seg-1", "seg-2", "seg-3", "seg-old"]);
+    // A page's (public key's) claim keeps its namespace (migration 0311).
+    const pageKeys = await query<{ message_id: string }>(
+      url,
+      "select message_id from segment_public_message_ids",
+    );
+    expect(pageKeys.map((k) => k.message_id)).toEqual([seeded.pageMessageId]);
 
     // what the SQLite app answered is worth comparing: every read found what the seed made
     for (const [read, answer] of Object.entries(seeded.answers))
@@ -182,6 +188,27 @@ describe("lift migrate-to-postgres", () => {
       });
       expect(retry.statusCode, retry.body).toBe(200);
       expect(await orders()).toBe(before + 1);
+      // The page's id, claimed before the move, still never suppresses a server's message, and
+      // the page's retry is still a duplicate.
+      const send = (key: string, message: Record<string, unknown>) =>
+        onPg.app.inject({
+          method: "POST",
+          url: "/v1/track",
+          headers: { "content-type": "application/json", authorization: basic(key) },
+          payload: JSON.stringify({ messageId: seeded.pageMessageId, ...message }),
+        });
+      expect((await send(seeded.apiKey, { userId: "user_7", event: "Order Completed" })).statusCode).toBe(
+        200,
+      );
+      expect(await orders()).toBe(before + 2);
+      const page = { anonymousId: seeded.visitors[0], event: "Page Claimed" };
+      expect((await send(seeded.publicKey, page)).statusCode).toBe(200);
+      const claimed = await onPg.app.db
+        .selectFrom("events")
+        .select("id")
+        .where("type", "=", "Page Claimed")
+        .execute();
+      expect(claimed).toHaveLength(1);
     } finally {
       await onPg.close();
     }

@@ -78,6 +78,9 @@ beforeAll(async () => {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     RATE_LIMIT_READS: String(READ_LIMIT),
+    // The ingest here makes hundreds of leads from one test address: the subject is the two
+    // processes agreeing, not the public key's bound on new leads (test/security/public-ingest.test.ts).
+    RATE_LIMIT_ADDRESS_LEADS: "0",
     JOB_POLL_MS: "100",
     ALLOW_PRIVATE_WEBHOOK_TARGETS: "1",
     NODE_EXTRA_CA_CERTS: certFile,

@@ -57,6 +57,15 @@ export const CohortDefinition = Type.Object(
   { additionalProperties: false },
 );
 export type CohortDefinitionT = Static<typeof CohortDefinition>;
+
+const trustBrowserProperties = (extra: { default?: boolean } = {}) =>
+  Type.Boolean({
+    ...extra,
+    description:
+      "whether flag targeting counts lead properties written from a browser with the public key " +
+      "(anyone can send it). false: only properties set by your servers (a secret key, a connector, " +
+      "an incoming webhook) count, a browser-written one as missing. Reports count every property.",
+  });
 export type EventConditionT = Static<typeof EventCondition>;
 
 export const CreateCohortBody = Type.Object(
@@ -64,6 +73,7 @@ export const CreateCohortBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     definition: CohortDefinition,
+    trustBrowserProperties: Type.Optional(trustBrowserProperties({ default: false })),
   },
   { additionalProperties: false },
 );
@@ -74,6 +84,7 @@ export const PatchCohortBody = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     definition: Type.Optional(CohortDefinition),
+    trustBrowserProperties: Type.Optional(trustBrowserProperties()),
   },
   { additionalProperties: false },
 );
@@ -84,6 +95,7 @@ export const Cohort = Type.Object({
   name: Type.String(),
   description: Nullable(Type.String()),
   definition: CohortDefinition,
+  trustBrowserProperties: trustBrowserProperties(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

@@ -117,16 +117,22 @@ describe("cohort counts and members (hand-computed, filter-fixture.ts)", () => {
     const free = await create("Free (flag)", [
       { type: "property", property: "plan", op: "is", value: "free" },
     ]);
-    expect(await isInCohort(t.app.db, project, bought.id, { visitorId: "phone" })).toBe(true);
-    expect(await isInCohort(t.app.db, project, bought.id, { visitorId: "laptop" })).toBe(false);
-    expect(await isInCohort(t.app.db, project, free.id, { leadId: "Lmac" })).toBe(true);
-    expect(await isInCohort(t.app.db, project, free.id, { visitorId: "mac" })).toBe(true);
-    expect(await isInCohort(t.app.db, project, "coh_unknown", { visitorId: "phone" })).toBe(false);
+    expect(await isInCohort(t.app.db, t.app.deps.reads, project, bought.id, { visitorId: "phone" })).toBe(
+      true,
+    );
+    expect(await isInCohort(t.app.db, t.app.deps.reads, project, bought.id, { visitorId: "laptop" })).toBe(
+      false,
+    );
+    expect(await isInCohort(t.app.db, t.app.deps.reads, project, free.id, { leadId: "Lmac" })).toBe(true);
+    expect(await isInCohort(t.app.db, t.app.deps.reads, project, free.id, { visitorId: "mac" })).toBe(true);
+    expect(await isInCohort(t.app.db, t.app.deps.reads, project, "coh_unknown", { visitorId: "phone" })).toBe(
+      false,
+    );
     // A changed definition is not answered from the minute's cache of the old one.
     await a.patch(`/api/cohorts/${free.id}`, {
       definition: { conditions: [{ type: "property", property: "plan", op: "is", value: "pro" }] },
     });
-    expect(await isInCohort(t.app.db, project, free.id, { leadId: "Lmac" })).toBe(false);
+    expect(await isInCohort(t.app.db, t.app.deps.reads, project, free.id, { leadId: "Lmac" })).toBe(false);
   });
 });
 

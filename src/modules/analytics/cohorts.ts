@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { boundedCache } from "../../platform/cache.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
+import { defineReadTask, type ReadRunner } from "../../platform/read-pool/task.js";
 import { isPostgresDb } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { newId } from "../../platform/crypto.js";
@@ -34,6 +35,7 @@ const toCohort = (r: CohortTable): CohortT => ({
   name: r.name,
   description: r.description,
   definition: JSON.parse(r.definition) as CohortDefinitionT,
+  trustBrowserProperties: r.trust_browser_properties === 1,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -86,6 +88,7 @@ export async function createCohort(
     name: body.name,
     description: body.description ?? null,
     definition: JSON.stringify(body.definition),
+    trust_browser_properties: body.trustBrowserProperties ? 1 : 0,
     created_at: now,
     updated_at: now,
   };
@@ -136,11 +139,21 @@ export async function updateCohort(
     name: patch.name ?? row.name,
     description: patch.description ?? row.description,
     definition: patch.definition ? JSON.stringify(patch.definition) : row.definition,
+    trust_browser_properties:
+      patch.trustBrowserProperties === undefined
+        ? row.trust_browser_properties
+        : Number(patch.trustBrowserProperties),
     updated_at: stamp,
   };
   await db
     .updateTable("analytics_cohorts")
-    .set({ name: next.name, description: next.description, definition: next.definition, updated_at: stamp })
+    .set({
+      name: next.name,
+      description: next.description,
+      definition: next.definition,
+      trust_browser_properties: next.trust_browser_properties,
+      updated_at: stamp,
+    })
     .where("project_id", "=", project.id)
     .where("id", "=", id)
     .execute();
@@ -204,9 +217,21 @@ export async function cohortMembers(
 /** Memberships being computed, so callers at once share one computation (flags' evaluations). */
 const computing = new WeakMap<object, Map<string, Promise<Set<string>>>>();
 
-/** The cohort's members, computed at most once a minute per definition version, one computation at a time. */
-async function recentMembers(db: DbOrTrx, project: ProjectRef, row: CohortTable): Promise<Set<string>> {
-  const key = `${project.id}\u0000${row.id}\u0000${row.updated_at}`;
+/**
+ * The cohort's members as flag targeting sees them, computed at most once a minute per definition
+ * version, one computation at a time. Unless the cohort trusts browser properties, its property
+ * conditions read only what a server set (a public key is anyone's); without property conditions
+ * that is the reports' membership, and shares its cache entry.
+ */
+async function recentMembers(
+  db: DbOrTrx,
+  reads: ReadRunner,
+  project: ProjectRef,
+  row: CohortTable,
+): Promise<Set<string>> {
+  const def = JSON.parse(row.definition) as CohortDefinitionT;
+  const serverOnly = row.trust_browser_properties !== 1 && def.conditions.some((c) => c.type === "property");
+  const key = `${project.id}\u0000${row.id}\u0000${row.updated_at}${serverOnly ? "\u0000server" : ""}`;
   const cached = cacheOf(db).get(key);
   if (cached) return cached;
   let inFlight = computing.get(db);
@@ -216,9 +241,9 @@ async function recentMembers(db: DbOrTrx, project: ProjectRef, row: CohortTable)
   }
   let pending = inFlight.get(key);
   if (!pending) {
-    pending = evaluateCohort(db, project, JSON.parse(row.definition) as CohortDefinitionT).finally(() =>
-      inFlight.delete(key),
-    );
+    // On a reader thread: a membership grows with the project's events, and a flag evaluation
+    // (anyone's, with the public key) must not hold the request thread while it is computed.
+    pending = reads.run(evaluateCohortTask, project, { def, serverOnly }).finally(() => inFlight.delete(key));
     inFlight.set(key, pending);
     cacheOf(db).set(key, await pending);
   }
@@ -232,11 +257,12 @@ async function recentMembers(db: DbOrTrx, project: ProjectRef, row: CohortTable)
  */
 export async function isInCohort(
   db: DbOrTrx,
+  reads: ReadRunner,
   project: ProjectRef,
   cohortId: string,
   person: { visitorId?: string; leadId?: string },
 ): Promise<boolean> {
-  return (await cohortsOfPerson(db, project, [cohortId], person)).has(cohortId);
+  return (await cohortsOfPerson(db, reads, project, [cohortId], person)).has(cohortId);
 }
 
 /**
@@ -246,6 +272,7 @@ export async function isInCohort(
  */
 export async function cohortsOfPerson(
   db: DbOrTrx,
+  reads: ReadRunner,
   project: ProjectRef,
   cohortIds: string[],
   person: { visitorId?: string; leadId?: string },
@@ -270,7 +297,7 @@ export async function cohortsOfPerson(
       .executeTakeFirst();
     key = personKey(person.visitorId!, link?.lead_id);
   }
-  for (const row of rows) if ((await recentMembers(db, project, row)).has(key)) out.add(row.id);
+  for (const row of rows) if ((await recentMembers(db, reads, project, row)).has(key)) out.add(row.id);
   return out;
 }
 
@@ -334,15 +361,23 @@ export async function cohortMemberPage(
   };
 }
 
+/** A cohort's members now (person keys), on a reader thread, for flags' membership cache. */
+export const evaluateCohortTask = defineReadTask(
+  "analytics.cohort-evaluate",
+  ({ db }, project, q: { def: CohortDefinitionT; serverOnly: boolean }) =>
+    evaluateCohort(db, project, q.def, Date.now(), { serverOnly: q.serverOnly }),
+);
+
 /** include: the people who satisfy it; exclude: everyone but these. */
 type Part = { include: boolean; keys: Set<string> };
 
-/** The people a definition holds now (person keys). */
+/** The people a definition holds now (person keys); `serverOnly`: browser-written properties count as missing. */
 export async function evaluateCohort(
   db: DbOrTrx,
   project: ProjectRef,
   def: CohortDefinitionT,
   now = Date.now(),
+  opts: { serverOnly?: boolean } = {},
 ): Promise<Set<string>> {
   const links = new Map<string, string>();
   for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
@@ -358,10 +393,10 @@ export async function evaluateCohort(
         `definition.conditions[${i}]`,
       );
       if (!testValue(cond, null)) {
-        parts.push({ include: true, keys: prefixed(await leadReader().idsWhere(db, project, cond)) });
+        parts.push({ include: true, keys: prefixed(await leadReader().idsWhere(db, project, cond, opts)) });
       } else {
         // Anonymous visitors hold it (is_not, not_set …): everyone but the leads that do not.
-        const holding = await leadReader().idsWhere(db, project, cond);
+        const holding = await leadReader().idsWhere(db, project, cond, opts);
         const failing = new Set<string>();
         for (const id of await leadReader().idsWhere(db, project, null))
           if (!holding.has(id)) failing.add(`l:${id}`);

@@ -1,7 +1,6 @@
-import { Readable } from "node:stream";
 import type { Static } from "@sinclair/typebox";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import { defineReadTask } from "../../platform/read-pool/task.js";
 import { type ExportFormat, eventPages, exportChunks, exportRange } from "../events/service.js";
 import { parseFilterParam } from "./filter.js";
 import { eventFilter } from "./reports.js";
@@ -12,21 +11,29 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: "text/csv; charset=utf-8",
 };
 
-/**
- * A project's stored events as a download, streamed page by page in storage order: only those the
- * report filter keeps (each judged by its own session), CSV cells neutralised (events/export.ts).
- */
-export async function exportEvents(db: DbOrTrx, project: ProjectRef, q: Static<typeof ExportQuery>) {
+/** What a download of the project's events is called and which type it has. */
+export function exportFile(project: ProjectRef, q: Static<typeof ExportQuery>) {
   const format = q.format ?? "ndjson";
-  const range = exportRange(q);
-  const { where, keep } = await eventFilter(db, project, parseFilterParam(q.filter));
-  const pages = eventPages(db, project, range, { where });
   return {
     contentType: CONTENT_TYPES[format],
     filename: `events-${project.id}.${format === "csv" ? "csv" : "ndjson"}`,
-    body: Readable.from(exportChunks(keep ? keptRows(pages, keep) : pages, format)),
   };
 }
+
+/**
+ * A project's stored events as text chunks, page by page in storage order: only those the report
+ * filter keeps (each judged by its own session), CSV cells neutralised (events/export.ts). A read
+ * task, streamed from a reader thread one chunk at a time as the download is read.
+ */
+export const exportTask = defineReadTask(
+  "analytics.export",
+  async ({ db }, project, q: Static<typeof ExportQuery>): Promise<AsyncIterable<string>> => {
+    const range = exportRange(q);
+    const { where, keep } = await eventFilter(db, project, parseFilterParam(q.filter));
+    const pages = eventPages(db, project, range, { where });
+    return exportChunks(keep ? keptRows(pages, keep) : pages, q.format ?? "ndjson");
+  },
+);
 
 /** Pages with only the rows of people the filter keeps. */
 async function* keptRows<R extends { visitor_id: string }>(

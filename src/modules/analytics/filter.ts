@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
+import { controlCharIn, controlCharMessage } from "../../platform/control-chars.js";
 import { compileGlob } from "../../platform/glob.js";
 import { validation } from "../../platform/errors.js";
 import { compileSchema, firstSchemaError } from "../../platform/validation.js";
@@ -49,6 +50,10 @@ export function parseFilterParam(text: string | undefined, where = "query.filter
   } catch {
     throw validation(`${where} must be JSON: an array of conditions`);
   }
+  // The query string's own check sees `\u0000` as six characters of text: only now, parsed, is it a
+  // NUL, which a property key would carry into a JSON path and a value into a bound parameter.
+  const control = controlCharIn(value);
+  if (control) throw validation(controlCharMessage(`${where}${control.path}`, control.text));
   return parseFilter(value, where);
 }
 

@@ -11,8 +11,16 @@ import type { Condition as FilterCondition } from "./filter.js";
  * explicitly, so one reader serves every app in the process.
  */
 export interface LeadReader {
-  /** Ids of the project's leads whose properties satisfy the condition (all: null). */
-  idsWhere(db: DbOrTrx, project: ProjectRef, cond: FilterCondition | null): Promise<Set<string>>;
+  /**
+   * Ids of the project's leads whose properties satisfy the condition (all: null). `serverOnly`
+   * (flag targeting): properties a browser wrote with the public key count as missing.
+   */
+  idsWhere(
+    db: DbOrTrx,
+    project: ProjectRef,
+    cond: FilterCondition | null,
+    opts?: { serverOnly?: boolean },
+  ): Promise<Set<string>>;
   /** Creation time (epoch ms) of each of the given leads that exists. */
   createdTimes(db: DbOrTrx, project: ProjectRef, ids: string[]): Promise<Map<string, number>>;
   /** The properties (JSON) of the project's newest leads, at most `limit`: a sample for pickers. */

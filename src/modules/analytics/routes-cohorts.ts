@@ -11,16 +11,8 @@ import {
   PatchCohortBody,
   PreviewBody,
 } from "./cohort-schema.js";
-import {
-  cohortMemberPage,
-  countCohort,
-  createCohort,
-  deleteCohort,
-  getCohort,
-  listCohorts,
-  previewCohort,
-  updateCohort,
-} from "./cohorts.js";
+import { createCohort, deleteCohort, getCohort, listCohorts, updateCohort } from "./cohorts.js";
+import { cohortCountTask, cohortMemberPageTask, cohortPreviewTask } from "./read-tasks.js";
 
 const tags = ["cohorts"];
 
@@ -67,7 +59,7 @@ export const cohortRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => previewCohort(app.db, projectOf(req), req.body.definition),
+    async (req) => app.deps.reads.run(cohortPreviewTask, projectOf(req), req.body.definition),
   );
 
   app.get(
@@ -128,7 +120,7 @@ export const cohortRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => countCohort(app.db, projectOf(req), req.params.id),
+    async (req) => app.deps.reads.run(cohortCountTask, projectOf(req), req.params.id),
   );
 
   app.get(
@@ -144,6 +136,7 @@ export const cohortRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => cohortMemberPage(app.db, projectOf(req), req.params.id, req.query),
+    async (req) =>
+      app.deps.reads.run(cohortMemberPageTask, projectOf(req), { id: req.params.id, ...req.query }),
   );
 };

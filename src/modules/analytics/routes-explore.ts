@@ -9,7 +9,7 @@ import {
   ValuesQuery,
 } from "./explore-schema.js";
 import { parseFilter } from "./filter.js";
-import { analyticsPaths } from "./paths.js";
+import { pathsTask } from "./read-tasks.js";
 import { resolvePeriod } from "./period.js";
 import { eventNames, keyValues, propertyKeys } from "./pickers.js";
 
@@ -31,18 +31,20 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const b = req.body;
-      return analyticsPaths(
-        app.db,
-        projectOf(req),
-        {
+      return app.deps.reads.run(pathsTask, projectOf(req), {
+        query: {
           start: { event: b.start.event ?? "pageview", page: b.start.page },
           direction: b.direction ?? "after",
           steps: b.steps ?? 3,
           limit: b.limit ?? 10,
         },
-        resolvePeriod({ period: b.period ?? (b.from || b.to ? undefined : "7d"), from: b.from, to: b.to }),
-        parseFilter(b.filter, "body.filter"),
-      );
+        period: resolvePeriod({
+          period: b.period ?? (b.from || b.to ? undefined : "7d"),
+          from: b.from,
+          to: b.to,
+        }),
+        conds: parseFilter(b.filter, "body.filter"),
+      });
     },
   );
 

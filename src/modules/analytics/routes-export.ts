@@ -1,7 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { projectOf } from "../../platform/auth/plugin.js";
-import { exportEvents } from "./export.js";
+import { streamFromFirst } from "../../platform/read-pool/task.js";
+import { exportFile, exportTask } from "./export.js";
 import { ExportQuery } from "./schema.js";
 
 /** GET /api/export/events: a project's stored events as a download (project API key or workspace admin). */
@@ -29,12 +30,14 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       preHandler: app.requireProject("read", { adminSession: true }),
     },
     async (req, reply) => {
-      const file = await exportEvents(app.db, projectOf(req), req.query as Static<typeof ExportQuery>);
+      const query = req.query as Static<typeof ExportQuery>;
+      const file = exportFile(projectOf(req), query);
+      const body = await streamFromFirst(app.deps.reads.stream(exportTask, projectOf(req), query));
       return reply
         .type(file.contentType)
         .header("content-disposition", `attachment; filename="${file.filename}"`)
         .header("cache-control", "no-store")
-        .send(file.body);
+        .send(body);
     },
   );
 }

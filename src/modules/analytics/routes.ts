@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { parseFilter, parseFilterParam } from "./filter.js";
 import { resolvePeriod } from "./period.js";
 import {
-  attributionReport,
-  breakdownReport,
-  funnelReport,
-  retentionReport,
-  summaryReport,
-  timeseriesReport,
-} from "./reports.js";
+  attributionTask,
+  breakdownTask,
+  funnelTask,
+  retentionTask,
+  summaryTask,
+  timeseriesTask,
+} from "./read-tasks.js";
 import {
   AnalyticsSummary,
   AttributionQuery,
@@ -41,7 +41,10 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      summaryReport(app.db, projectOf(req), resolvePeriod(req.query), parseFilterParam(req.query.filter)),
+      app.deps.reads.run(summaryTask, projectOf(req), {
+        period: resolvePeriod(req.query),
+        conds: parseFilterParam(req.query.filter),
+      }),
   );
 
   app.get(
@@ -56,13 +59,11 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      timeseriesReport(
-        app.db,
-        projectOf(req),
-        resolvePeriod(req.query),
-        req.query.interval ?? "day",
-        parseFilterParam(req.query.filter),
-      ),
+      app.deps.reads.run(timeseriesTask, projectOf(req), {
+        period: resolvePeriod(req.query),
+        interval: req.query.interval ?? "day",
+        conds: parseFilterParam(req.query.filter),
+      }),
   );
 
   app.get(
@@ -78,14 +79,12 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      breakdownReport(
-        app.db,
-        projectOf(req),
-        req.query.by,
-        resolvePeriod(req.query),
-        req.query.limit ?? 10,
-        parseFilterParam(req.query.filter),
-      ),
+      app.deps.reads.run(breakdownTask, projectOf(req), {
+        by: req.query.by,
+        period: resolvePeriod(req.query),
+        limit: req.query.limit ?? 10,
+        conds: parseFilterParam(req.query.filter),
+      }),
   );
 
   app.post(
@@ -102,15 +101,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const { steps, windowDays, period, from, to, breakdownBy, filter } = req.body;
-      return funnelReport(
-        app.db,
-        projectOf(req),
+      return app.deps.reads.run(funnelTask, projectOf(req), {
         steps,
-        windowDays ?? 14,
-        resolvePeriod({ period, from, to }),
+        windowDays: windowDays ?? 14,
+        period: resolvePeriod({ period, from, to }),
         breakdownBy,
-        parseFilter(filter, "body.filter"),
-      );
+        conds: parseFilter(filter, "body.filter"),
+      });
     },
   );
 
@@ -127,15 +124,13 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      retentionReport(
-        app.db,
-        projectOf(req),
-        resolvePeriod(req.query),
-        req.query.interval ?? "week",
-        req.query.startEvent ?? "pageview",
-        req.query.returnEvent ?? null,
-        parseFilterParam(req.query.filter),
-      ),
+      app.deps.reads.run(retentionTask, projectOf(req), {
+        period: resolvePeriod(req.query),
+        interval: req.query.interval ?? "week",
+        startEvent: req.query.startEvent ?? "pageview",
+        returnEvent: req.query.returnEvent ?? null,
+        conds: parseFilterParam(req.query.filter),
+      }),
   );
 
   app.get(
@@ -151,12 +146,10 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      attributionReport(
-        app.db,
-        projectOf(req),
-        req.query.model ?? "position_based",
-        resolvePeriod({ period: req.query.period ?? "30d" }),
-        parseFilterParam(req.query.filter),
-      ),
+      app.deps.reads.run(attributionTask, projectOf(req), {
+        model: req.query.model ?? "position_based",
+        period: resolvePeriod({ period: req.query.period ?? "30d" }),
+        conds: parseFilterParam(req.query.filter),
+      }),
   );
 };

@@ -136,6 +136,8 @@ export interface CohortTable {
   name: string;
   description: string | null;
   definition: string;
+  /** 1: flag targeting counts lead properties a public key wrote (migration 0399) */
+  trust_browser_properties: number;
   created_at: string;
   updated_at: string;
 }

@@ -52,6 +52,12 @@ export function decompress(payload: Readable, encoding: string | undefined, cap:
     inflate.destroy();
     payload.resume();
   });
+  // Unpiped before the body ended: the request was refused before its body was read (a
+  // Content-Length past the limit), and the decompressor has nothing more to do. (A body that
+  // ended unpipes too, with output perhaps still to pass on.)
+  inflate.once("unpipe", () => {
+    if (!payload.readableEnded) inflate.destroy();
+  });
   payload.pipe(inflate).pipe(out);
   return out;
 }

@@ -1,6 +1,8 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError } from "../../platform/errors.js";
+import { isSecretKey } from "../../platform/ingest-limits.js";
+import { admitEvents } from "./admission.js";
 import type { BatchEnvelopeBody, SnippetEventBody } from "./schema.js";
 import { FieldError, type IncomingEvent, readBatch, snippetToIncoming } from "./validate.js";
 import { writerFor } from "./writer-slot.js";
@@ -9,6 +11,8 @@ export interface IngestCaller {
   project: ProjectRef;
   /** The project key the body carried: a page's public key, or a secret one from a server. */
   projectKey: string;
+  /** The client's address: a public key's budgets are per key and address. */
+  address: string;
   /** The request's User-Agent: the browser that ran the snippet (a batch's is a server's). */
   userAgent: string | undefined;
 }
@@ -21,7 +25,8 @@ export interface IngestResult {
 
 /**
  * POST /api/events: one snippet event, or a batch whose valid events are stored and invalid ones
- * reported. A batch with no valid event is a 400 that lists them all.
+ * reported. A batch with no valid event is a 400 that lists them all. The events to store are
+ * admitted first (admission.ts): past the sender's budgets, 429 and nothing stored.
  */
 export async function ingest(
   deps: ServiceDeps,
@@ -30,7 +35,8 @@ export async function ingest(
 ): Promise<IngestResult> {
   const now = Date.now();
   // A page's public key is anyone's: its events only fill a lead's missing properties (identity/profile.ts).
-  const fromPublicKey = !caller.projectKey.startsWith("svc_key_");
+  const fromPublicKey = !isSecretKey(caller.projectKey);
+  const sender = { key: caller.projectKey, address: caller.address };
   const writer = writerFor(deps);
   if (!("events" in body)) {
     let event: IncomingEvent;
@@ -41,6 +47,7 @@ export async function ingest(
       if (err instanceof FieldError) throw new AppError("VALIDATION_ERROR", err.named("body"));
       throw err;
     }
+    await admitEvents(deps, caller.project, sender, 1);
     return { received: await writer.write(caller.project, [event], "web", { fromPublicKey }) };
   }
   const defaults = { leadId: body.userId ?? null, visitorId: body.visitorId ?? null };
@@ -53,6 +60,7 @@ export async function ingest(
       {},
       { errors },
     );
+  await admitEvents(deps, caller.project, sender, valid.length, [defaults.leadId]);
   const received = await writer.write(caller.project, valid, "server", { fromPublicKey });
   return { received, errors };
 }

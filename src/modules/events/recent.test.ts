@@ -82,7 +82,8 @@ describe("GET /api/events/recent", () => {
       type: "tick",
       url: `https://s.example.com/${i}`,
     }));
-    await send(a, { visitorId: "v", events });
+    // A server's batch: a page's (the public key's) holds at most 100 events.
+    await send(a, { projectKey: a.apiKey, visitorId: "v", events });
     expect((await a.get("/api/events/recent")).body).toHaveLength(50);
     const max = await a.get("/api/events/recent?limit=200");
     expect(max.body).toHaveLength(200);

@@ -21,11 +21,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** POST /api/events: snippet or batch format, JSON or text/plain (sendBeacon), optionally gzip. */
 export async function eventRoutes(app: FastifyInstance): Promise<void> {
-  const limit = createLimit(app, {
-    name: "events",
-    max: app.config.rateLimits.events,
-    key: (req) => (req.body as { projectKey: string }).projectKey,
-  });
+  // Per secret key (the spec: a batch is one request), per public key and address (requireBodyProjectKey).
+  const limit = createLimit(app, { name: "events", max: app.config.rateLimits.events });
   // A child plugin's onClose runs before the root's, which closes the database: flush first.
   const writer = writerFor(app.deps);
   app.addHook("onClose", async () => writer.close());
@@ -100,6 +97,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         {
           project: projectOf(req),
           projectKey: (req.body as { projectKey: string }).projectKey,
+          address: req.ip,
           userAgent: req.headers["user-agent"],
         },
         req.body as SnippetEventBody | BatchEnvelopeBody,

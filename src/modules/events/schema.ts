@@ -5,6 +5,8 @@ import { X_ERROR } from "../../platform/validation.js";
 // ---- POST /api/events: these schemas are both the OpenAPI contract and the check (validate.ts) ----
 
 export const MAX_BATCH_EVENTS = 1000;
+/** A public key's batch is a browser's, which never sends more. */
+export const MAX_PUBLIC_BATCH_EVENTS = 100;
 export const MAX_DATA_BYTES = 32 * 1024;
 export const MAX_TEXT = 200;
 export const MAX_URL = 4096;
@@ -86,7 +88,11 @@ const batchDescription =
 export const BatchBody = Type.Object(
   {
     ...batchFields,
-    events: Type.Array(BatchEvent, { minItems: 1, maxItems: MAX_BATCH_EVENTS }),
+    events: Type.Array(BatchEvent, {
+      minItems: 1,
+      maxItems: MAX_BATCH_EVENTS,
+      description: `at most ${MAX_BATCH_EVENTS} events; at most ${MAX_PUBLIC_BATCH_EVENTS} with the public key`,
+    }),
   },
   { description: batchDescription },
 );

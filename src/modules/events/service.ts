@@ -19,6 +19,7 @@ import { writerFor } from "./writer-slot.js";
 
 export { writerFor };
 export { type IngestResult, ingest } from "./ingest.js";
+export { type KnownLeads, provideKnownLeads } from "./admission.js";
 
 /**
  * Stores validated events through the group-commit writer; resolves after commit. With

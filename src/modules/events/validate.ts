@@ -1,4 +1,5 @@
 import { AppError } from "../../platform/errors.js";
+import { isSecretKey } from "../../platform/ingest-limits.js";
 import { compileSchema, firstSchemaError } from "../../platform/validation.js";
 import { isBotAgent } from "./bots.js";
 import {
@@ -7,6 +8,7 @@ import {
   type BatchEventBody,
   MAX_BATCH_EVENTS,
   MAX_DATA_BYTES,
+  MAX_PUBLIC_BATCH_EVENTS,
   ServerEvent,
   type ServerEventInput,
   SnippetEvent,
@@ -68,7 +70,15 @@ const checkServerEvent = compileSchema(ServerEvent);
 export function validateIngestBody(body: unknown): void {
   const batch = typeof body === "object" && body !== null && "events" in body;
   const check = batch ? checkEnvelope : checkSnippet;
-  if (check(body)) return;
+  if (check(body)) {
+    const { projectKey, events } = body as { projectKey: string; events?: unknown[] };
+    if (events && events.length > MAX_PUBLIC_BATCH_EVENTS && !isSecretKey(projectKey))
+      throw new AppError(
+        "PAYLOAD_TOO_LARGE",
+        `body.events holds more than ${MAX_PUBLIC_BATCH_EVENTS} events: the limit of a public key's batch (a secret key's: ${MAX_BATCH_EVENTS})`,
+      );
+    return;
+  }
   const { error, message } = firstSchemaError(check, "body");
   if (error.keyword === "maxItems" && error.instancePath === "/events")
     throw new AppError("PAYLOAD_TOO_LARGE", `body.events holds more than ${MAX_BATCH_EVENTS} events`);

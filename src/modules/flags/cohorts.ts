@@ -1,6 +1,7 @@
 import type { SavedGroupsValues } from "@growthbook/growthbook";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
+import type { ReadRunner } from "../../platform/read-pool/task.js";
 import { validation } from "../../platform/errors.js";
 import { cohortsOfPerson, existingCohortIds } from "../analytics/service.js";
 import { COHORT_ATTRIBUTES, type CohortAttribute, type CohortRef } from "./conditions.js";
@@ -10,7 +11,9 @@ import { COHORT_ATTRIBUTES, type CohortAttribute, type CohortRef } from "./condi
  * is GrowthBook's saved-group test. The payload the SDKs download names the cohort but holds no
  * members; on the server (the evaluate endpoint and remote evaluation) each evaluation gets a saved
  * group per cohort holding just the caller's own `id` and/or `leadId` when that person is in it
- * (analytics' membership, at most a minute old), and GrowthBook's evaluator does the rest.
+ * (analytics' membership, at most a minute old), and GrowthBook's evaluator does the rest. The
+ * groups never leave the server (remote evaluation's answer drops them), and membership for flags
+ * counts only lead properties a server set unless the cohort trusts the browser's (analytics).
  */
 
 export const MAX_COHORTS_PER_FLAG = 10;
@@ -66,7 +69,7 @@ const MAX_ID_LENGTH = 200;
  * on). At most two membership reads per evaluation, whatever the caller sends.
  */
 export async function savedGroupsFor(
-  db: DbOrTrx,
+  deps: { db: DbOrTrx; reads: ReadRunner },
   project: ProjectRef,
   uses: CohortUse,
   attributes: Record<string, unknown>,
@@ -81,7 +84,8 @@ export async function savedGroupsFor(
     const ids = [...uses].filter(([, on]) => on.has(attribute)).map(([id]) => id);
     if (ids.length === 0) continue;
     const person = attribute === "id" ? { visitorId: text } : { leadId: text };
-    for (const id of await cohortsOfPerson(db, project, ids, person)) groups[id]!.push(value);
+    for (const id of await cohortsOfPerson(deps.db, deps.reads, project, ids, person))
+      groups[id]!.push(value);
   }
   return groups;
 }

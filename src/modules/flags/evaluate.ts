@@ -42,7 +42,9 @@ export function evaluateEntry(
 /**
  * GrowthBook's remote evaluation: the payload reduced to each feature's value for these
  * attributes (a matched experiment as a forced value plus the tracking call the SDK then makes),
- * so the client never sees a rule.
+ * so the client never sees a rule. The saved groups it evaluated with stay on the server:
+ * `evaluateFeatures` copies them into its answer, and a group holding the caller's id answers
+ * "is this person in the cohort" for whatever id the caller names.
  */
 export async function remoteEvaluation(
   entry: PayloadEntry,
@@ -50,11 +52,12 @@ export async function remoteEvaluation(
   savedGroups?: SavedGroupsValues,
 ): Promise<unknown> {
   checkAttributes(body.attributes, "body.attributes");
-  return evaluateFeatures({
+  const { savedGroups: _kept, ...answer } = (await evaluateFeatures({
     payload: savedGroups ? { ...entry.payload, savedGroups } : entry.payload,
     attributes: body.attributes ?? {},
     forcedVariations: body.forcedVariations ?? {},
     forcedFeatures: new Map(body.forcedFeatures ?? []),
     url: body.url ?? "",
-  });
+  })) as Record<string, unknown>;
+  return answer;
 }

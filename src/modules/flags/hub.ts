@@ -5,6 +5,7 @@ import { createNotifier, type FlagsNotifier } from "./notifier.js";
 import { buildPayload, experimentIdsOf } from "./payload.js";
 import { PayloadCache } from "./sdk-cache.js";
 import { listFlagRows, readRevision, toFlag } from "./store.js";
+import { streamOptions } from "./stream-limits.js";
 import { FlagStreams } from "./streams.js";
 
 /**
@@ -18,7 +19,7 @@ export class FlagsHub {
 
   constructor(deps: ServiceDeps) {
     this.cache = new PayloadCache((projectId) => loadPayload(deps.db, projectId));
-    this.streams = new FlagStreams(this.cache, deps.log);
+    this.streams = new FlagStreams(this.cache, deps.log, streamOptions(deps.config.flagStreams));
     this.notifier = createNotifier(deps.redis, deps.log, {
       onChange: (projectId) => {
         this.cache.invalidate(projectId);

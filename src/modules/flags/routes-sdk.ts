@@ -122,13 +122,8 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const project = await clientProject(req);
-      const streams = svc.flagStreams(deps);
-      if (streams.full())
-        throw new AppError("UNAVAILABLE", "this server holds its maximum of streams; retry shortly", {
-          "retry-after": "30",
-        });
-      const entry = await svc.sdkPayload(deps, project.id);
-      return openStream(req, reply, () => streams.open(project.id, reply.raw, entry));
+      const { slot, entry } = await svc.admitStream(deps, project.id, req.ip);
+      return openStream(req, reply, () => svc.flagStreams(deps).open(project.id, reply.raw, entry, slot));
     },
   );
 

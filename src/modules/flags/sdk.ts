@@ -8,6 +8,8 @@ import { FLAGS_HUB } from "./hub.js";
 import type { RemoteEvalBodyT } from "./schema.js";
 import type { PayloadEntry } from "./sdk-cache.js";
 import { bumpRevision, readRevision } from "./store.js";
+import { addressGroup } from "./stream-limits.js";
+import type { StreamSlot } from "./streams.js";
 
 /** The SDK side of the flags: the served payload, remote evaluation, streams, SDK settings. */
 
@@ -50,7 +52,7 @@ export async function remoteEvaluate(deps: ServiceDeps, project: ProjectRef, bod
   checkAttributes(body.attributes, "body.attributes");
   const groups =
     entry.allCohorts.size > 0
-      ? await savedGroupsFor(deps.db, project, entry.allCohorts, body.attributes ?? {})
+      ? await savedGroupsFor(deps, project, entry.allCohorts, body.attributes ?? {})
       : undefined;
   return remoteEvaluation(entry, body, groups);
 }
@@ -74,6 +76,25 @@ export async function putFlagSettings(
   });
   flagsChanged(deps, project.id);
   return { remoteEvalOnly: input.remoteEvalOnly };
+}
+
+/**
+ * Admits a stream of the project from the client at `ip`: takes its place under the caps (429 or
+ * 503 past one), then loads the payload it starts with (the place is given back if that fails).
+ */
+export async function admitStream(
+  deps: ServiceDeps,
+  projectId: string,
+  ip: string,
+): Promise<{ slot: StreamSlot; entry: PayloadEntry }> {
+  const streams = hubOf(deps).streams;
+  const slot = streams.reserve(projectId, addressGroup(ip));
+  try {
+    return { slot, entry: await sdkPayload(deps, projectId) };
+  } catch (err) {
+    streams.release(slot);
+    throw err;
+  }
 }
 
 /** Open SDK streams of this process (routes hand them responses; metrics read the count). */

@@ -35,6 +35,7 @@ import "./tables.js";
 export type { ActorT, EvaluationT, FlagT } from "./schema.js";
 
 export {
+  admitStream,
   cachedSdkPayload,
   closeFlags,
   flagEvaluator,
@@ -266,6 +267,6 @@ export async function evaluateFlag(
   await findFlag(deps.db, project, key);
   const entry = await payloadWith(deps, project.id, key);
   const uses = entry.cohorts.get(key);
-  const groups = uses ? await savedGroupsFor(deps.db, project, uses, attributes) : undefined;
+  const groups = uses ? await savedGroupsFor(deps, project, uses, attributes) : undefined;
   return evaluateEntry(entry, key, attributes, groups);
 }

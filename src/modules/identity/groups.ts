@@ -31,11 +31,12 @@ export async function processGroupEvents(trx: Trx, events: CommittedEvent[]): Pr
     const before = isObject(groups[groupId]) ? groups[groupId] : {};
     const after = traits === set ? { ...before, ...traits } : { ...traits, ...before };
     // An event's change over the lead's size limit is skipped: it must not fail the events commit.
+    // A server's traits go inside `groups`, beside traits a browser may have filled: its mark stays.
     await updateLeadProperties(
       trx,
       project,
       e.leadId!,
-      { set: { groups: { ...groups, [groupId]: after } } },
+      { set: { groups: { ...groups, [groupId]: after } }, source: e.fromPublicKey ? "browser" : "partial" },
       "skip",
     );
   }

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
 import { type FilterCondition, propertyConditionSql } from "../analytics/service.js";
+import { serverPropertiesSql } from "./property-marks.js";
 import "./tables.js";
 
 /**
@@ -10,14 +11,22 @@ import "./tables.js";
  * never reads identity's tables.
  */
 
-/** Ids of the project's leads whose properties satisfy the condition (all: null); a scan of its leads. */
+/**
+ * Ids of the project's leads whose properties satisfy the condition (all: null); a scan of its
+ * leads. `serverOnly` (flag targeting): a property a browser wrote counts as missing.
+ */
 export async function leadIdsWhere(
   db: DbOrTrx,
   project: ProjectRef,
   cond: FilterCondition | null,
+  opts: { serverOnly?: boolean } = {},
 ): Promise<Set<string>> {
   let q = db.selectFrom("identity_leads").select("id").where("project_id", "=", project.id);
-  if (cond) q = q.where(propertyConditionSql(cond, sql.ref("properties"), isPostgresDb(db)));
+  if (cond) {
+    const pg = isPostgresDb(db);
+    const props = opts.serverOnly ? serverPropertiesSql(cond.property!, pg) : sql.ref("properties");
+    q = q.where(propertyConditionSql(cond, props, pg));
+  }
   const rows = await q.execute();
   return new Set(rows.map((r) => r.id));
 }
@@ -56,3 +65,10 @@ export async function latestLeadProperties(
     .execute();
   return rows.map((r) => r.properties);
 }
+
+/** What analytics reads of leads, handed to it at registration (and in each read worker). */
+export const identityLeadReader = {
+  idsWhere: leadIdsWhere,
+  createdTimes: leadCreatedTimes,
+  latestProperties: latestLeadProperties,
+};

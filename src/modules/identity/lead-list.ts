@@ -12,7 +12,8 @@ import { firstTouchForVisitors } from "../events/service.js";
 import type { Static } from "@sinclair/typebox";
 import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuerySchema } from "./schema.js";
 import { decodeCursor, encodeCursor } from "../../platform/cursor.js";
-import "./tables.js";
+import type { IdentityLeadTable } from "./tables.js";
+import { defineReadTask, type ReadRunner } from "../../platform/read-pool/task.js";
 
 export type LeadListItem = Static<typeof LeadListItemSchema>;
 export type LeadListQuery = Static<typeof LeadListQuerySchema> & {
@@ -29,17 +30,30 @@ const FILTER_DAYS = 90;
 
 export const DEFAULT_LEAD_PAGE = 50;
 
+type LeadRow = Pick<IdentityLeadTable, "id" | "email" | "created_at" | "channel" | "attr_source">;
+
 /**
  * The project's leads, newest first (created_at, then id, both descending), a keyset page at a
  * time. `q` matches a lead id exactly or any part of the email (emails are stored lower-cased);
  * `where` filters by properties (a full scan of the project's leads: no index on properties).
- * Counts per page: visitors from identity, conversions and revenue from analytics.
+ * Counts per page: visitors from identity, conversions and revenue from analytics. The scan runs
+ * on a reader thread (`leadPageTask`); the page's details are a few keyed reads here.
  */
 export async function listLeads(
-  db: DbOrTrx,
+  deps: { db: DbOrTrx; reads: ReadRunner },
   project: ProjectRef,
   query: LeadListQuery,
 ): Promise<{ items: LeadListItem[]; nextCursor: string | null }> {
+  const { rows, nextCursor } = await deps.reads.run(leadPageTask, project, query);
+  return { items: await withDetails(deps.db, project, rows), nextCursor };
+}
+
+/** The page's lead rows, and the cursor after it. */
+async function leadPage(
+  db: DbOrTrx,
+  project: ProjectRef,
+  query: LeadListQuery,
+): Promise<{ rows: LeadRow[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LEAD_PAGE;
   let q = db
     .selectFrom("identity_leads")
@@ -75,7 +89,7 @@ export async function listLeads(
   };
   const ordered = (cursor: string | undefined, n: number) =>
     pageFrom(cursor).orderBy("created_at", "desc").orderBy("id", "desc").limit(n).execute();
-  let rows: Awaited<ReturnType<typeof ordered>>;
+  let rows: LeadRow[];
   let scanCursor: string | null = null;
   if (!match) rows = await ordered(query.cursor, limit + 1);
   else {
@@ -96,6 +110,19 @@ export async function listLeads(
     }
   }
   const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    rows: page,
+    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : scanCursor,
+  };
+}
+
+export const leadPageTask = defineReadTask("identity.lead-page", ({ db }, project, query: LeadListQuery) =>
+  leadPage(db, project, query),
+);
+
+/** Each lead's visitors, first touch, conversions and revenue: keyed reads for one page. */
+async function withDetails(db: DbOrTrx, project: ProjectRef, page: LeadRow[]): Promise<LeadListItem[]> {
   const ids = page.map((r) => r.id);
 
   const visitors =
@@ -118,7 +145,7 @@ export async function listLeads(
   const touches = new Map((await firstTouchForVisitors(db, project, missing)).map((t) => [t.visitorId, t]));
   const totals = await conversionTotalsOfLeads(db, project, ids);
 
-  const items = page.map((r): LeadListItem => {
+  return page.map((r): LeadListItem => {
     let firstTouch = { channel: r.channel, source: r.attr_source };
     if (r.channel === null) {
       const earliest = (visitorsOf.get(r.id) ?? [])
@@ -139,9 +166,4 @@ export async function listLeads(
       revenue: total?.revenue ?? 0,
     };
   });
-  const last = page[page.length - 1];
-  return {
-    items,
-    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : scanCursor,
-  };
 }

@@ -6,6 +6,7 @@ import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { recordLeadCreated } from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";
+import { nextMarks } from "./property-marks.js";
 import type { IdentityLeadTable } from "./tables.js";
 import "./tables.js";
 
@@ -78,6 +79,32 @@ export async function findLead(
     .where("project_id", "=", project.id)
     .where("id", "=", id)
     .executeTakeFirst();
+}
+
+/** Which of these lead ids the project has (the events module asks before a page's events make leads). */
+export async function knownLeadIds(db: DbOrTrx, project: ProjectRef, ids: string[]): Promise<Set<string>> {
+  const known = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom("identity_leads")
+      .select("id")
+      .where("project_id", "=", project.id)
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+    for (const r of rows) known.add(r.id);
+  }
+  return known;
+}
+
+/** Whether a lead of the project has this email (normalized). */
+export async function hasLeadWithEmail(db: DbOrTrx, project: ProjectRef, email: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("identity_leads")
+    .select("id")
+    .where("project_id", "=", project.id)
+    .where("email", "=", email)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A lead of the project; another project's lead is NOT_FOUND. */
@@ -173,8 +200,20 @@ export async function upsertLead(
       patch.properties = text;
       changed.push("properties");
     }
+    // A server (connector, incoming webhook) vouches for what it sets, browser-written or not.
+    const marks = nextMarks(row.browser_properties, Object.keys(input.properties), "server");
+    if (marks !== row.browser_properties) patch.browser_properties = marks;
   }
-  if (changed.length === 0) return { lead: toLead(row), created: false };
+  if (changed.length === 0) {
+    if (patch.browser_properties !== undefined)
+      await trx
+        .updateTable("identity_leads")
+        .set({ browser_properties: patch.browser_properties })
+        .where("project_id", "=", project.id)
+        .where("id", "=", row.id)
+        .execute();
+    return { lead: toLead(row), created: false };
+  }
   const updated = await trx
     .updateTable("identity_leads")
     .set({ ...patch, updated_at: now })

@@ -1,12 +1,20 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type DbOrTrx, type Trx, withTransaction } from "../../platform/db/index.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError } from "../../platform/errors.js";
+import {
+  type IngestSender,
+  countsNewLeads,
+  isSecretKey,
+  takeIngestBudget,
+} from "../../platform/ingest-limits.js";
 import { recordVisitorLinked } from "../analytics/service.js";
 import {
   type FirstTouch,
   adoptFirstTouch,
   ensureLeadById,
   findLead,
+  hasLeadWithEmail,
   normalizeEmail,
   setLeadEmail,
   upsertLead,
@@ -95,7 +103,10 @@ export async function linkVisitor(
   }
   await recordVisitorLinked(trx, project, visitorId, leadId);
   if (visitor.properties !== null)
-    await mergeVisitorProperties(trx, project, visitorId, leadId, visitor.properties);
+    await mergeVisitorProperties(trx, project, visitorId, leadId, {
+      properties: visitor.properties,
+      browser_properties: visitor.browser_properties,
+    });
   const touch = await visitorFirstTouch(trx, project, visitorId);
   if (touch) await adoptFirstTouch(trx, project, leadId, touch);
   return { visitorId, leadId, source, linkedAt, linked: true };
@@ -167,12 +178,33 @@ export async function stitchFromCaller(
     const page = caller === "page";
     const stitched = await stitchVisitor(trx, project, input, { ifEmailTaken: page ? "skip" : "conflict" });
     if (stitched && input.traits) {
-      const change = page ? { setOnce: input.traits } : { set: input.traits };
+      const change = page ? { setOnce: input.traits, source: "browser" as const } : { set: input.traits };
       await updateLeadProperties(trx, project, stitched.leadId, change);
     }
     if (!page) return stitched!;
     return { visitorId: input.visitorId, email: normalizeEmail(input.email), accepted: true as const };
   });
+}
+
+/**
+ * POST /api/identity/stitch from the key the body carries: a page's stitch that would create a lead
+ * (no lead has the email yet) first draws on the sender's new-lead budget (platform/ingest-limits.ts),
+ * the one its events' new leads draw on too; past it, 429 and nothing is stitched.
+ */
+export async function stitchFromSender(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  input: { visitorId: string; email: string; traits?: Record<string, unknown> },
+  sender: IngestSender,
+): Promise<StitchResult | PageStitchAnswer> {
+  const page = !isSecretKey(sender.key);
+  if (
+    page &&
+    countsNewLeads(deps, sender) &&
+    !(await hasLeadWithEmail(deps.db, project, normalizeEmail(input.email)))
+  )
+    await takeIngestBudget(deps, sender, { events: 0, newLeads: 1 });
+  return stitchFromCaller(deps.db, project, input, page ? "page" : "server");
 }
 
 /** POST /api/identity: a server links a visitor to a lead by its id; traits overwrite the lead's properties. */

@@ -5,6 +5,7 @@ import type { CommittedEvent } from "../../platform/event-bus.js";
 import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { conversionTotalsOfLeads } from "../analytics/service.js";
 import { type Lead, findLead, getLead, toLead } from "./leads.js";
+import { type PropertySource, nextMarks, parseMarks } from "./property-marks.js";
 import { ensureVisitor } from "./visitors.js";
 import "./tables.js";
 
@@ -16,14 +17,37 @@ export interface PropertyChange {
   set?: Record<string, unknown>;
   /** only where the lead has no such property yet (PostHog `$set_once`) */
   setOnce?: Record<string, unknown>;
+  /** who writes it (property-marks.ts): `server` unless said */
+  source?: PropertySource;
+  /** names whose values a public key wrote earlier (a visitor's, merged on link): marked as such */
+  browserNames?: ReadonlySet<string>;
 }
 
-/** Properties (JSON) after a change: `setOnce` fills only missing keys, then `set` overwrites. */
-function applyChange(json: string, change: PropertyChange): string {
-  const next = { ...(JSON.parse(json) as Record<string, unknown>) };
-  for (const [k, v] of Object.entries(change.setOnce ?? {})) if (!(k in next)) next[k] = v;
-  Object.assign(next, change.set ?? {});
-  return JSON.stringify(next);
+/**
+ * Properties (JSON) after a change: `setOnce` fills only missing keys, then `set` overwrites; and
+ * the browser marks after it. A server's `set` vouches for a value even when it is unchanged; a
+ * browser's counts only where it changed something.
+ */
+function applyChange(
+  json: string,
+  marksJson: string | null,
+  change: PropertyChange,
+): { text: string; marks: string | null } {
+  const before = JSON.parse(json) as Record<string, unknown>;
+  const next = { ...before };
+  const written: string[] = [];
+  for (const [k, v] of Object.entries(change.setOnce ?? {}))
+    if (!(k in next)) {
+      next[k] = v;
+      written.push(k);
+    }
+  const source = change.source ?? "server";
+  for (const [k, v] of Object.entries(change.set ?? {})) {
+    if (source !== "browser" || !(k in before) || JSON.stringify(before[k]) !== JSON.stringify(v))
+      written.push(k);
+    next[k] = v;
+  }
+  return { text: JSON.stringify(next), marks: nextMarks(marksJson, written, source, change.browserNames) };
 }
 
 /**
@@ -41,15 +65,25 @@ export async function updateLeadProperties(
 ): Promise<boolean> {
   const row = await findLead(trx, project, leadId);
   if (!row) return false;
-  const text = applyChange(row.properties, change);
-  if (text === row.properties) return false;
+  const { text, marks } = applyChange(row.properties, row.browser_properties, change);
+  if (text === row.properties) {
+    // Only who vouches for a value changed (a server set what a browser had): no lead.updated.
+    if (marks !== row.browser_properties)
+      await trx
+        .updateTable("identity_leads")
+        .set({ browser_properties: marks })
+        .where("project_id", "=", project.id)
+        .where("id", "=", leadId)
+        .execute();
+    return false;
+  }
   if (Buffer.byteLength(text) > MAX_PROPERTIES_BYTES) {
     if (tooLarge === "skip") return false;
     throw validation(`a lead's properties hold at most ${MAX_PROPERTIES_BYTES / 1024} KiB of JSON`);
   }
   const updated = await trx
     .updateTable("identity_leads")
-    .set({ properties: text, updated_at: new Date().toISOString() })
+    .set({ properties: text, browser_properties: marks, updated_at: new Date().toISOString() })
     .where("project_id", "=", project.id)
     .where("id", "=", leadId)
     .returningAll()
@@ -69,11 +103,12 @@ async function updateVisitorProperties(
   change: PropertyChange,
 ): Promise<void> {
   const row = await ensureVisitor(trx, project, visitorId);
-  const text = applyChange(row.properties ?? "{}", change);
-  if (text === (row.properties ?? "{}") || Buffer.byteLength(text) > MAX_PROPERTIES_BYTES) return;
+  const { text, marks } = applyChange(row.properties ?? "{}", row.browser_properties, change);
+  if (text === (row.properties ?? "{}") && marks === row.browser_properties) return;
+  if (Buffer.byteLength(text) > MAX_PROPERTIES_BYTES) return;
   await trx
     .updateTable("identity_visitors")
-    .set({ properties: text })
+    .set({ properties: text, browser_properties: marks })
     .where("project_id", "=", project.id)
     .where("visitor_id", "=", visitorId)
     .execute();
@@ -82,18 +117,23 @@ async function updateVisitorProperties(
 /**
  * On link: the visitor's anonymous properties join the lead's where the lead has no value yet (a
  * merged person keeps the identified one's values, as in PostHog), and leave the visitor's row.
+ * Those a browser wrote stay marked on the lead.
  */
 export async function mergeVisitorProperties(
   trx: Trx,
   project: ProjectRef,
   visitorId: string,
   leadId: string,
-  propertiesJson: string,
+  visitor: { properties: string; browser_properties: string | null },
 ): Promise<void> {
-  await updateLeadProperties(trx, project, leadId, { setOnce: JSON.parse(propertiesJson) }, "skip");
+  const change = {
+    setOnce: JSON.parse(visitor.properties) as Record<string, unknown>,
+    browserNames: new Set(parseMarks(visitor.browser_properties)),
+  };
+  await updateLeadProperties(trx, project, leadId, change, "skip");
   await trx
     .updateTable("identity_visitors")
-    .set({ properties: null })
+    .set({ properties: null, browser_properties: null })
     .where("project_id", "=", project.id)
     .where("visitor_id", "=", visitorId)
     .execute();
@@ -130,11 +170,15 @@ export async function applyEventProperties(trx: Trx, events: CommittedEvent[]): 
     const project = { id: e.projectId, workspaceId: e.workspaceId };
     const set = objectOrNull(e.data.$set) ?? undefined;
     const setOnce = objectOrNull(e.data.$set_once) ?? undefined;
-    if (leadId === null) await updateVisitorProperties(trx, project, e.visitorId, { set, setOnce });
+    const source = e.fromPublicKey ? "browser" : "server";
+    if (leadId === null) await updateVisitorProperties(trx, project, e.visitorId, { set, setOnce, source });
     else {
       // Anyone can send a page's public key, naming any userId: it fills a lead's gaps, nothing more
-      // (an explicit $set_once value wins over a $set of the same key, as it would have applied first).
-      const change = e.fromPublicKey ? { setOnce: { ...set, ...setOnce } } : { set, setOnce };
+      // (an explicit $set_once value wins over a $set of the same key, as it would have applied first),
+      // and what it fills is marked as the browser's.
+      const change: PropertyChange = e.fromPublicKey
+        ? { setOnce: { ...set, ...setOnce }, source }
+        : { set, setOnce };
       await updateLeadProperties(trx, project, leadId, change, "skip");
     }
   }

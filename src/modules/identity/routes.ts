@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { createLimit } from "../../platform/rate-limit.js";
 import { getJourney } from "./journey.js";
 import { listLeads } from "./lead-list.js";
-import { linkWithTraits, stitchFromCaller } from "./links.js";
+import { linkWithTraits, stitchFromSender } from "./links.js";
 import { getLeadProfile, propertyFilters } from "./profile.js";
 import {
   Journey,
@@ -49,7 +49,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireProject("read"),
     },
     async (req) =>
-      listLeads(app.db, projectOf(req), {
+      listLeads(app.deps, projectOf(req), {
         ...req.query,
         where: propertyFilters(req.query as Record<string, unknown>),
         conditions: parseFilterParam(req.query.filter),
@@ -87,12 +87,9 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => linkWithTraits(app.db, projectOf(req), req.body),
   );
 
-  // Public (browser snippet): the project's public key in the body; the write limit per key.
-  const stitchLimit = createLimit(app, {
-    name: "stitch",
-    max: app.config.rateLimits.writes,
-    key: (req) => `pk:${(req.body as { projectKey?: string } | undefined)?.projectKey ?? req.ip}`,
-  });
+  // Public (browser snippet): the project's key in the body; the write limit per public key and
+  // address, or per secret key (requireBodyProjectKey).
+  const stitchLimit = createLimit(app, { name: "stitch", max: app.config.rateLimits.writes });
   // Preflight of a cross-origin JSON stitch: answered here so it carries this route's open CORS.
   app.options(
     "/api/identity/stitch",
@@ -114,11 +111,6 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: app.requireBodyProjectKey(stitchLimit),
     },
     async (req) =>
-      stitchFromCaller(
-        app.db,
-        projectOf(req),
-        req.body,
-        req.body.projectKey.startsWith("svc_key_") ? "server" : "page",
-      ),
+      stitchFromSender(app.deps, projectOf(req), req.body, { key: req.body.projectKey, address: req.ip }),
   );
 };

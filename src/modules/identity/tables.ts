@@ -13,6 +13,8 @@ export interface IdentityVisitorTable {
   landing_page: string | null;
   /** an anonymous visitor's properties (JSON object; migration 0354), merged into its lead on link */
   properties: string | null;
+  /** names among `properties` a public key wrote (JSON array, null when none; migration 0355) */
+  browser_properties: string | null;
 }
 
 export interface IdentityLeadTable {
@@ -25,6 +27,11 @@ export interface IdentityLeadTable {
   source: string;
   /** JSON object */
   properties: string;
+  /**
+   * Names of the properties whose value a public key wrote (JSON array, null when none; migration
+   * 0355). Flag targeting leaves them out; a server's write of a name takes it off.
+   */
+  browser_properties: string | null;
   first_seen: number | null;
   channel: string | null;
   attr_source: string | null;

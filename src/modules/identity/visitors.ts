@@ -39,6 +39,7 @@ export async function ensureVisitor(
       source: null,
       landing_page: null,
       properties: null,
+      browser_properties: null,
     })
     .onConflict((oc) => oc.columns(["project_id", "visitor_id"]).doNothing())
     .execute();

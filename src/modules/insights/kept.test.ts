@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type Ask, FRESH_MS, KEPT_MS, KeptAnswers, type Want } from "./kept.js";
 
 /** The keeping rules alone: ages, one computation in flight, failures not kept. */
@@ -50,7 +50,8 @@ describe("KeptAnswers", () => {
     expect(await kept.get(ask("kept", T0 + FRESH_MS + 20))).toMatchObject({ n: 2 });
 
     // past 15 minutes the caller waits for the new answer
-    const late = T0 + FRESH_MS + KEPT_MS;
+    // 15 minutes after the second answer finished (ages count from a finish), with margin
+    const late = T0 + FRESH_MS + KEPT_MS + 1_000;
     const waited = kept.get(ask("kept", late));
     expect(started).toHaveLength(3);
     started[2]!.resolve(3);
@@ -58,7 +59,26 @@ describe("KeptAnswers", () => {
     expect(failures).toEqual([]);
   });
 
-  it("the public link's `fresh` never serves past a minute; `new` joins the computation in flight", async () => {
+  it("the public link waits only for a version's first answer, then never: stale answers at once, one recomputation", async () => {
+    const kept = new KeptAnswers<Answer>();
+    const { started, ask } = computations();
+    const first = kept.get(ask("public", T0));
+    const joined = kept.get(ask("public", T0 + 1));
+    expect(started).toHaveLength(1);
+    started[0]!.resolve(1);
+    expect(await joined).toBe(await first);
+    // hours later, still at once: the kept answer, while one background computation runs
+    const later = T0 + 5 * 3_600_000;
+    expect(await kept.get(ask("public", later))).toMatchObject({ n: 1 });
+    expect(await kept.get(ask("public", later + 1))).toMatchObject({ n: 1 });
+    expect(started).toHaveLength(2);
+    started[1]!.resolve(2);
+    await new Promise((r) => setImmediate(r));
+    expect(await kept.get(ask("public", later + 2))).toMatchObject({ n: 2 });
+    expect(started).toHaveLength(2);
+  });
+
+  it("`new` joins the computation in flight", async () => {
     const kept = new KeptAnswers<Answer>();
     const { started, ask } = computations();
     const first = kept.get(ask("new", T0));
@@ -66,10 +86,37 @@ describe("KeptAnswers", () => {
     started[0]!.resolve(1);
     expect(await joined).toBe(await first);
     expect(started).toHaveLength(1);
-    const fresh = kept.get(ask("fresh", T0 + FRESH_MS));
-    expect(started).toHaveLength(2);
-    started[1]!.resolve(2);
-    expect(await fresh).toMatchObject({ n: 2 });
+  });
+
+  it("an answer's age counts from when its computation finished, not from when it started", async () => {
+    const kept = new KeptAnswers<Answer>();
+    const started: { resolve: (n: number) => void }[] = [];
+    let realNow = T0;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => realNow);
+    try {
+      const slow = (computedAt: string) =>
+        new Promise<Answer>((resolve) => started.push({ resolve: (n) => resolve({ computedAt, n }) }));
+      const ask = (now: number): Ask<Answer> => ({
+        key: "k",
+        want: "kept",
+        now,
+        compute: slow,
+        failed: () => {},
+      });
+      const first = kept.get(ask(T0));
+      // the computation takes 55 s of real time
+      realNow = T0 + 55_000;
+      started[0]!.resolve(1);
+      await first;
+      // 10 s after it finished (65 s after it started) it is still fresh: no recomputation
+      expect(await kept.get(ask(T0 + 65_000))).toMatchObject({ n: 1 });
+      expect(started).toHaveLength(1);
+      // a minute after it finished, it is stale
+      expect(await kept.get(ask(T0 + 55_000 + FRESH_MS))).toMatchObject({ n: 1 });
+      expect(started).toHaveLength(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("does not keep a failed computation: its callers get the error, a background one is reported once", async () => {

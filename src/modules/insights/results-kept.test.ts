@@ -96,7 +96,8 @@ describe("GET /api/dashboards/:id/results keeps its answer", () => {
     const first = (await a.get(`/api/dashboards/${board.id}/results`)).body;
     await visit(a, "v1");
 
-    const later = Date.parse(first.computedAt) + MINUTE + 1;
+    // a minute past when the first answer finished (its age counts from there), with margin
+    const later = Date.parse(first.computedAt) + MINUTE + 5_000;
     const stale = await dashboardResults(t.app.deps, project, board.id, {}, later);
     expect(stale.computedAt).toBe(first.computedAt);
     expect(visitorsOf(stale)).toBe(0);
@@ -113,7 +114,8 @@ describe("GET /api/dashboards/:id/results keeps its answer", () => {
     expect(visitorsOf(next)).toBe(1);
 
     await visit(a, "v2");
-    const muchLater = later + 15 * MINUTE;
+    // 15 minutes past the background answer's finish (its age counts from there), with margin
+    const muchLater = later + 16 * MINUTE;
     const awaited = await dashboardResults(t.app.deps, project, board.id, {}, muchLater);
     expect(awaited.computedAt).toBe(new Date(muchLater).toISOString());
     expect(visitorsOf(awaited)).toBe(2);

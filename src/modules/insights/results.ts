@@ -7,6 +7,7 @@ import { findDashboardRow, gridOrder, toDashboard } from "./dashboards.js";
 import { findInsightRow, insightsByIds, toInsight } from "./insights.js";
 import { KeptAnswers, type Want } from "./kept.js";
 import { runInsight } from "./run.js";
+import { defineReadTask } from "../../platform/read-pool/task.js";
 import type {
   DashboardResultsQueryT,
   DashboardResultsT,
@@ -18,10 +19,31 @@ import type { DashboardTable, InsightTable } from "./tables.js";
 
 /** Running insights and dashboards, and a dashboard's public link (issue 34). */
 
-export async function insightResults(db: DbOrTrx, project: ProjectRef, id: string): Promise<InsightResultT> {
-  const row = await findInsightRow(db, project, id);
-  return runInsight(db, project, row.kind as InsightKind, JSON.parse(row.settings));
+export async function insightResults(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  id: string,
+): Promise<InsightResultT> {
+  const row = await findInsightRow(deps.db, project, id);
+  return deps.reads.run(insightTask, project, {
+    kind: row.kind as InsightKind,
+    settings: JSON.parse(row.settings),
+  });
 }
+
+/** One insight's answer, on a reader thread. */
+export const insightTask = defineReadTask(
+  "insights.run",
+  ({ db }, project, q: { kind: InsightKind; settings: unknown }) =>
+    runInsight(db, project, q.kind, q.settings),
+);
+
+/** Every tile of a dashboard, on a reader thread. */
+export const tilesTask = defineReadTask(
+  "insights.tiles",
+  ({ db }, _project, q: { row: DashboardTable; insights: InsightTable[]; computedAt: string }) =>
+    runTiles(db, q.row, new Map(q.insights.map((i) => [i.id, i])), q.computedAt),
+);
 
 type Outcome =
   | { answer: InsightResultT; error: null }
@@ -79,6 +101,12 @@ async function runTiles(
 const KEPT = appSlot("insights.kept", () => new KeptAnswers<DashboardResultsT>());
 
 /**
+ * A dashboard's computation may run this long: it is kept for every later view, so it goes on
+ * when the request that started it has stopped waiting (at the pool's deadline, with a 503).
+ */
+const COMPUTE_DEADLINE_MS = 5 * 60_000;
+
+/**
  * The dashboard's answer as `want` allows. Its version is the dashboard's `updated_at` and each of
  * its insights' (`stampAfter` moves them on every edit; deleting an insight edits its dashboards),
  * so an edit of either is never answered from before it.
@@ -87,11 +115,18 @@ async function keptTiles(deps: ServiceDeps, row: DashboardTable, want: Want, now
   const ids = new Set(toDashboard(row).items.map((i) => i.insightId));
   const insights = await insightsByIds(deps.db, row.project_id, [...ids]);
   const versions = [...insights.values()].map((i) => `${i.id}@${i.updated_at}`).sort();
-  return stateOf(deps, KEPT).get({
+  const project = { id: row.project_id, workspaceId: row.workspace_id };
+  const answer = stateOf(deps, KEPT).get({
     key: [row.project_id, row.id, row.updated_at, ...versions].join("\u0000"),
     want,
     now,
-    compute: (computedAt) => runTiles(deps.db, row, insights, computedAt),
+    compute: (computedAt) =>
+      deps.reads.run(
+        tilesTask,
+        project,
+        { row, insights: [...insights.values()], computedAt },
+        { deadlineMs: COMPUTE_DEADLINE_MS },
+      ),
     // Ids only: the error's text may quote a report's settings, and the link's token is not here.
     failed: (err) =>
       deps.log.warn(
@@ -99,6 +134,24 @@ async function keptTiles(deps: ServiceDeps, row: DashboardTable, want: Want, now
         "dashboard results: background recomputation failed",
       ),
   });
+  return withinDeadline(answer, deps.config.readPool.timeoutMs);
+}
+
+/** The caller waits at most the read deadline; the computation goes on and is kept for the next view. */
+function withinDeadline<T>(answer: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new AppError("UNAVAILABLE", "the dashboard is still being computed; retry shortly", {
+            "retry-after": "10",
+          }),
+        ),
+      ms,
+    );
+  });
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -161,9 +214,9 @@ export async function sharedDashboard(
         .executeTakeFirst()
     : undefined;
   if (!row) throw new AppError("NOT_FOUND", "no shared dashboard at this link (it may have been revoked)");
-  // At most a minute old, computed at most once a minute per version whoever asks: an anonymous
-  // caller cannot make Lift run reports faster than that, however often it loads the page.
-  const { tiles, computedAt } = await keptTiles(deps, row, "fresh", now);
+  // Kept answers only, recomputed in the background at most once a minute per version whoever
+  // asks: an anonymous caller cannot make Lift run reports faster than that, nor wait on them.
+  const { tiles, computedAt } = await keptTiles(deps, row, "public", now);
   return {
     name: row.name,
     description: row.description,

@@ -104,6 +104,6 @@ export const insightRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => svc.insightResults(app.db, projectOf(req), req.params.id),
+    async (req) => svc.insightResults(app.deps, projectOf(req), req.params.id),
   );
 };

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../errors.js";
+import { ingestLimitKey } from "../ingest-limits.js";
 import { refuseCrossSite } from "./cross-site.js";
 import type { Principal, PrincipalResolver, ProjectRef, SessionPrincipal } from "./principal.js";
 import { SESSION_COOKIE, verifySession } from "./session.js";
@@ -31,7 +32,8 @@ declare module "fastify" {
     requireSession(): preHandlerAsyncHookHandler;
     /**
      * Public routes (the snippet's): the project key the body carries, public or secret, with one
-     * answer for an unknown key; sets `req.principal` and then runs `limit` if given.
+     * answer for an unknown key; sets `req.principal` and then runs `limit` if given, counted per
+     * secret key, or per public key and client address (`ingestLimitKey`).
      */
     requireBodyProjectKey(limit?: preHandlerAsyncHookHandler | null): preHandlerAsyncHookHandler;
     principalResolver: PrincipalResolver;
@@ -155,6 +157,7 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
       const project = typeof key === "string" ? await opts.resolver.resolvePublicKey(key) : null;
       if (!project) throw new AppError("UNAUTHORIZED", "unknown projectKey");
       req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
+      req.rateLimitKey = ingestLimitKey({ key: key as string, address: req.ip });
       if (limit) await limit.call(app, req, reply);
     };
   });

@@ -34,7 +34,7 @@ pg.types.setTypeParser(1700, (v) => Number(v));
  * most recent ones by SQL text. Safe because the driver runs `all`/`run` synchronously; a statement
  * being iterated (streamed) is never handed out again until it is done.
  */
-function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
+export function withStatementCache(sqlite: SQLite.Database, max = 500): SQLite.Database {
   const cache = new Map<string, SQLite.Statement>();
   const prepare = (source: string) => {
     let stmt = cache.get(source);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../errors.js";
-import { nulInUrlFields, parseJsonBody } from "../json-body.js";
+import { controlCharInUrlFields, mayHaveEncodedControlChar } from "../control-chars.js";
+import { parseJsonBody } from "../json-body.js";
 import { createAjv } from "../validation.js";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -37,16 +38,18 @@ export function registerBodies(app: FastifyInstance): void {
     parseJson(req, body as string, done),
   );
 
-  // Mutating requests with a body must be JSON: this is also the CSRF defence for cookie sessions,
-  // since a cross-site form cannot send application/json without a CORS preflight.
   app.addHook("preValidation", async (req) => {
-    if (req.url.includes("%00")) {
-      const field = nulInUrlFields({
+    // Control characters in the query string or path are refused on every route, before its own
+    // schema runs (src/platform/control-chars.ts says why).
+    if (mayHaveEncodedControlChar(req.url)) {
+      const message = controlCharInUrlFields({
         params: req.params as Record<string, unknown>,
         querystring: req.query as Record<string, unknown>,
       });
-      if (field) throw new AppError("VALIDATION_ERROR", `${field} must not contain NUL (\\u0000) characters`);
+      if (message) throw new AppError("VALIDATION_ERROR", message);
     }
+    // Mutating requests with a body must be JSON: this is also the CSRF defence for cookie sessions,
+    // since a cross-site form cannot send application/json without a CORS preflight.
     if (!MUTATING.has(req.method)) return;
     const hasBody =
       Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;

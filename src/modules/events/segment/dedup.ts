@@ -25,6 +25,17 @@ export function messageClaims(handle: DbHandle): MessageClaims {
 const keyOf = (projectId: string, messageId: string) => `${projectId}\u0000${messageId}`;
 
 /**
+ * The namespace a request's messageIds are claimed in: a public key's (a page's) claims apart from
+ * the secret keys' (servers'), so an id that anyone can send from a page never suppresses a
+ * server's message with the same id (an order id is predictable). A retry is deduplicated within
+ * its own namespace.
+ */
+const fromPublic = (it: FlushItem): boolean => it.fromPublicKey === true;
+
+/** SQLite memory's scope of a claim: the project, or the project's public namespace. */
+const scopeOf = (projectId: string, isPublic: boolean) => (isPublic ? `${projectId}\u0000public` : projectId);
+
+/**
  * Calls `keep(item, messageId)` for each keyed event of the flush, in flush order, and returns the
  * items without the events it refused. Items without keys, or where nothing was refused, are
  * returned as they are.
@@ -60,7 +71,7 @@ function filterItems(
  */
 class SqliteClaims implements MessageClaims {
   private keys = new RecentKeys(DEDUP_WINDOW_MS / 1000);
-  /** this flush's claims: project, id, project, id, … */
+  /** this flush's claims: scope, id, scope, id, … */
   private pending: string[] = [];
   /** when expired claims last left memory (the log's rows go in the hourly job) */
   private swept = Date.now();
@@ -68,7 +79,7 @@ class SqliteClaims implements MessageClaims {
 
   constructor(private sqlite: SQLite.Database) {
     this.append = sqlite.prepare(
-      "insert into segment_message_log (received_at, project_id, message_ids) values (?, ?, ?)",
+      "insert into segment_message_log (received_at, project_id, message_ids, from_public) values (?, ?, ?, ?)",
     );
     this.load();
   }
@@ -77,13 +88,14 @@ class SqliteClaims implements MessageClaims {
   private load(): void {
     const rows = this.sqlite
       .prepare(
-        "select received_at, project_id, message_ids from segment_message_log where received_at >= ? order by received_at",
+        "select received_at, project_id, message_ids, from_public from segment_message_log where received_at >= ? order by received_at",
       )
       .raw()
-      .iterate(Date.now() - DEDUP_WINDOW_MS) as IterableIterator<[number, string, string]>;
-    for (const [at, project, ids] of rows) {
+      .iterate(Date.now() - DEDUP_WINDOW_MS) as IterableIterator<[number, string, string, number]>;
+    for (const [at, project, ids, isPublic] of rows) {
       const now = keyClock(Number(at));
-      for (const id of JSON.parse(ids) as string[]) this.keys.claim(project, id, now);
+      const scope = scopeOf(project, Number(isPublic) === 1);
+      for (const id of JSON.parse(ids) as string[]) this.keys.claim(scope, id, now);
     }
   }
 
@@ -98,7 +110,7 @@ class SqliteClaims implements MessageClaims {
     // The same connection as the flush's transaction (better-sqlite3 has one), as the events' rows.
     const log = () => {
       if (from && claimed.length > 0)
-        this.append.run(from.receivedAt, from.project.id, JSON.stringify(claimed));
+        this.append.run(from.receivedAt, from.project.id, JSON.stringify(claimed), fromPublic(from) ? 1 : 0);
       claimed = [];
     };
     const out = filterItems(items, (it, id) => {
@@ -106,8 +118,9 @@ class SqliteClaims implements MessageClaims {
         log();
         from = it;
       }
-      if (!this.keys.claim(it.project.id, id, keyClock(it.receivedAt))) return false;
-      this.pending.push(it.project.id, id);
+      const scope = scopeOf(it.project.id, fromPublic(it));
+      if (!this.keys.claim(scope, id, keyClock(it.receivedAt))) return false;
+      this.pending.push(scope, id);
       claimed.push(id);
       return true;
     });
@@ -126,52 +139,74 @@ class SqliteClaims implements MessageClaims {
   }
 }
 
+/** PostgreSQL's table of each namespace (migration 0311). */
+const PG_TABLES = { secret: "segment_message_ids", public: "segment_public_message_ids" } as const;
+
 /**
- * PostgreSQL: the primary key decides, across processes. One statement per flush inserts the
- * flush's keys in key order (two flushes lock shared keys in the same order: no deadlock between
- * them; PostgreSQL sorts, and drops a key repeated in the flush); a key another transaction holds
- * makes the insert wait for it, then count as taken if it committed. A stored key older than the
- * window is taken over. The statement answers how many keys it claimed: when that is every keyed
- * event of the flush (no duplicate, the usual case) nothing more is read; else a second statement
- * reads which keys this transaction claimed (their row version is its own).
+ * PostgreSQL: the primary key decides, across processes. One statement per flush and namespace
+ * inserts the flush's keys in key order (two flushes lock shared keys in the same order: no
+ * deadlock between them; PostgreSQL sorts, and drops a key repeated in the flush); a key another
+ * transaction holds makes the insert wait for it, then count as taken if it committed. A stored
+ * key older than the window is taken over. The statement answers how many keys it claimed: when
+ * that is every keyed event of the namespace (no duplicate, the usual case) nothing more is read;
+ * else a second statement reads which keys this transaction claimed (their row version is its own).
  */
 class PostgresClaims implements MessageClaims {
   async claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]> {
-    const projects: string[] = [];
-    const ids: string[] = [];
-    const times: number[] = [];
-    for (const it of items) {
-      if (!it.messageIds) continue;
-      for (const id of it.messageIds) {
-        if (id === null) continue;
-        projects.push(it.project.id);
-        ids.push(id);
-        times.push(it.receivedAt);
-      }
-    }
-    if (ids.length === 0) return items;
-    const { rows } = await sql<{ n: number }>`
-      with claimed as (
-        insert into segment_message_ids (project_id, message_id, received_at)
-        select distinct on (p, m) p, m, t
-          from unnest(${projects}::text[], ${ids}::text[], ${times}::bigint[]) as k(p, m, t)
-          order by p, m
-        on conflict (project_id, message_id) do update set received_at = excluded.received_at
-          where segment_message_ids.received_at < ${Date.now() - DEDUP_WINDOW_MS}
-        returning 1)
-      select count(*)::int as n from claimed`.execute(trx);
-    if (rows[0]!.n === ids.length) return items;
-    const mine = await sql<{ project_id: string; message_id: string }>`
-      select project_id, message_id from segment_message_ids
-      where (project_id, message_id) in (select * from unnest(${projects}::text[], ${ids}::text[]))
-        and xmin::text::bigint = txid_current() % 4294967296`.execute(trx);
-    const claimed = new Set(mine.rows.map((r) => keyOf(r.project_id, r.message_id)));
+    // Every flush claims the secret namespace first: two flushes take their locks in one order.
+    const claimed = {
+      secret: await claimIn(trx, PG_TABLES.secret, items, false),
+      public: await claimIn(trx, PG_TABLES.public, items, true),
+    };
+    if (claimed.secret === "all" && claimed.public === "all") return items;
     // An event keeps its key only once: a later event of the flush with the same key is a duplicate.
-    return filterItems(items, (it, id) => claimed.delete(keyOf(it.project.id, id)));
+    return filterItems(items, (it, id) => {
+      const mine = fromPublic(it) ? claimed.public : claimed.secret;
+      return mine === "all" || mine.delete(keyOf(it.project.id, id));
+    });
   }
 
   committed(): void {}
   rolledBack(): void {}
+}
+
+/** Claims the flush's keys of one namespace: "all" of them, or the set of those this transaction got. */
+async function claimIn(
+  trx: Trx,
+  table: string,
+  items: readonly FlushItem[],
+  isPublic: boolean,
+): Promise<Set<string> | "all"> {
+  const projects: string[] = [];
+  const ids: string[] = [];
+  const times: number[] = [];
+  for (const it of items) {
+    if (!it.messageIds || fromPublic(it) !== isPublic) continue;
+    for (const id of it.messageIds) {
+      if (id === null) continue;
+      projects.push(it.project.id);
+      ids.push(id);
+      times.push(it.receivedAt);
+    }
+  }
+  if (ids.length === 0) return "all";
+  const t = sql.table(table);
+  const { rows } = await sql<{ n: number }>`
+    with claimed as (
+      insert into ${t} (project_id, message_id, received_at)
+      select distinct on (p, m) p, m, t
+        from unnest(${projects}::text[], ${ids}::text[], ${times}::bigint[]) as k(p, m, t)
+        order by p, m
+      on conflict (project_id, message_id) do update set received_at = excluded.received_at
+        where ${t}.received_at < ${Date.now() - DEDUP_WINDOW_MS}
+      returning 1)
+    select count(*)::int as n from claimed`.execute(trx);
+  if (rows[0]!.n === ids.length) return "all";
+  const mine = await sql<{ project_id: string; message_id: string }>`
+    select project_id, message_id from ${t}
+    where (project_id, message_id) in (select * from unnest(${projects}::text[], ${ids}::text[]))
+      and xmin::text::bigint = txid_current() % 4294967296`.execute(trx);
+  return new Set(mine.rows.map((r) => keyOf(r.project_id, r.message_id)));
 }
 
 /**
@@ -183,15 +218,17 @@ export async function expireMessageIds(db: DbOrTrx, now = Date.now()): Promise<n
   let deleted = 0;
   if (isPostgresDb(db)) {
     // Chunks found through the BRIN index on received_at (rows lie in about that order).
-    for (;;) {
-      const res = await sql`delete from segment_message_ids where ctid in (
-        select ctid from segment_message_ids where received_at < ${cutoff} limit ${EXPIRE_CHUNK})`.execute(
-        db,
-      );
-      const n = Number(res.numAffectedRows ?? 0);
-      deleted += n;
-      if (n < EXPIRE_CHUNK) return deleted;
+    for (const table of Object.values(PG_TABLES)) {
+      const t = sql.table(table);
+      for (;;) {
+        const res = await sql`delete from ${t} where ctid in (
+          select ctid from ${t} where received_at < ${cutoff} limit ${EXPIRE_CHUNK})`.execute(db);
+        const n = Number(res.numAffectedRows ?? 0);
+        deleted += n;
+        if (n < EXPIRE_CHUNK) break;
+      }
     }
+    return deleted;
   }
   for (;;) {
     // SQLite's B-tree on received_at: the chunk's last time; rows up to it go in this statement.

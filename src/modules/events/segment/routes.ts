@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { projectOf } from "../../../platform/auth/plugin.js";
 import { AppError } from "../../../platform/errors.js";
+import { ingestLimitKey } from "../../../platform/ingest-limits.js";
 import { createLimit } from "../../../platform/rate-limit.js";
 import { compileSchema, firstSchemaError, validatorFrom } from "../../../platform/validation.js";
 import { decompress } from "../gzip.js";
@@ -9,6 +10,7 @@ import {
   BatchBody,
   BatchEnvelope,
   MAX_BATCH_BYTES,
+  MAX_BATCH_MESSAGES,
   MAX_MESSAGE_BYTES,
   MESSAGE_SCHEMAS,
   type MessageType,
@@ -33,8 +35,12 @@ const SHORT: Record<MessageType | "batch", string> = {
 
 const checkEnvelope = compileSchema(BatchEnvelope);
 function validateEnvelope(body: unknown): void {
-  if (!checkEnvelope(body))
-    throw new AppError("VALIDATION_ERROR", firstSchemaError(checkEnvelope, "body").message);
+  if (checkEnvelope(body)) return;
+  const { error, message } = firstSchemaError(checkEnvelope, "body");
+  // Too many messages is a batch too large, as too many bytes (413, which the SDKs do not retry).
+  if (error.keyword === "maxItems" && error.instancePath === "/batch")
+    throw new AppError("PAYLOAD_TOO_LARGE", `body.batch holds more than ${MAX_BATCH_MESSAGES} messages`);
+  throw new AppError("VALIDATION_ERROR", message);
 }
 function validateMessage(body: unknown): void {
   if (typeof body !== "object" || body === null || Array.isArray(body))
@@ -61,6 +67,7 @@ function writeKeyOf(req: FastifyRequest): string | null {
  * its events commit (ingestSegment), so what is not stored dies young.
  */
 function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall {
+  const writeKey = writeKeyOf(req)!;
   const call = {
     type,
     body: req.body,
@@ -70,7 +77,8 @@ function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall
       req.headers["content-encoding"] === undefined && req.headers["content-length"] !== undefined
         ? Number(req.headers["content-length"])
         : undefined,
-    keyKind: keyKindOf(writeKeyOf(req)!),
+    keyKind: keyKindOf(writeKey),
+    sender: { key: writeKey, address: req.ip },
     userAgent: req.headers["user-agent"],
   };
   req.body = undefined;
@@ -80,7 +88,7 @@ function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall
 
 /** Segment's tracking API (/v1/…): the calls, analytics.js's short paths, and its settings. */
 export async function segmentRoutes(app: FastifyInstance): Promise<void> {
-  // Per write key, as /api/events per project key; a batch is one request.
+  // As /api/events: per secret write key (a batch is one request), per public key and address.
   const limit = createLimit(app, { name: "segment", max: app.config.rateLimits.events });
   // Before validation (the body is parsed): a caller without a valid key learns nothing from it.
   const authenticate = async (req: FastifyRequest) => {
@@ -93,7 +101,7 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
     const project = writeKey.length <= 200 ? await app.principalResolver.resolvePublicKey(writeKey) : null;
     if (!project) throw new AppError("UNAUTHORIZED", "unknown write key");
     req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
-    req.rateLimitKey = `writeKey:${writeKey}`;
+    req.rateLimitKey = ingestLimitKey({ key: writeKey, address: req.ip });
   };
 
   // Cross-origin calls carry Authorization, so browsers preflight them (the CORS plugin's

@@ -7,6 +7,12 @@ import { X_ERROR } from "../../../platform/validation.js";
 /** Segment's limits: 32 KB per message, 500 KB per batch request. */
 export const MAX_MESSAGE_BYTES = 32 * 1024;
 export const MAX_BATCH_BYTES = 500 * 1024;
+/**
+ * Messages per batch: as POST /api/events takes (Segment's limit is in bytes only, where ~9,000
+ * small messages fit); a public key's batch is a browser's, which never sends more than 100.
+ */
+export const MAX_BATCH_MESSAGES = 1000;
+export const MAX_PUBLIC_BATCH_MESSAGES = 100;
 const MAX_TEXT = 200;
 const MAX_URL = 4096;
 
@@ -176,14 +182,14 @@ const batchFields = {
   integrations: Type.Optional(Type.Unknown()),
 };
 export const BatchBody = Type.Object(
-  { batch: Type.Array(BatchMessage, { minItems: 1 }), ...batchFields },
+  { batch: Type.Array(BatchMessage, { minItems: 1, maxItems: MAX_BATCH_MESSAGES }), ...batchFields },
   {
-    description: `Messages of any type, at most ${MAX_MESSAGE_BYTES / 1024} KB each and ${MAX_BATCH_BYTES / 1024} KB together. All or none: one invalid message refuses the request (errors name each one).`,
+    description: `Messages of any type, at most ${MAX_MESSAGE_BYTES / 1024} KB each and ${MAX_BATCH_BYTES / 1024} KB together, at most ${MAX_BATCH_MESSAGES} (${MAX_PUBLIC_BATCH_MESSAGES} with the public key). All or none: one invalid message refuses the request (errors name each one).`,
   },
 );
 /** A batch as checked before its messages, which are checked one by one (errors name each). */
 export const BatchEnvelope = Type.Object({
-  batch: Type.Array(Type.Unknown(), { minItems: 1 }),
+  batch: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_BATCH_MESSAGES }),
   ...batchFields,
 });
 export type BatchEnvelopeT = Static<typeof BatchEnvelope>;

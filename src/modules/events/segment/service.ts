@@ -1,13 +1,17 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
 import { AppError } from "../../../platform/errors.js";
+import type { IngestSender } from "../../../platform/ingest-limits.js";
+import { admitEvents } from "../admission.js";
 import { writeEvents } from "../service.js";
 import { FieldError, type IncomingEvent } from "../validate.js";
 import { type Envelope, type KeyKind, type Mapped, parseTime, toIncoming, typeOf } from "./map.js";
 import {
   type BatchEnvelopeT,
   type ContextT,
+  MAX_BATCH_MESSAGES,
   MAX_MESSAGE_BYTES,
+  MAX_PUBLIC_BATCH_MESSAGES,
   type MessageType,
   type SettingsT,
 } from "./schema.js";
@@ -35,6 +39,8 @@ export interface SegmentCall {
   /** its UTF-8 size when the request said (Content-Length of an uncompressed body) */
   rawBytes: number | undefined;
   keyKind: KeyKind;
+  /** the write key and the client's address: whose budgets the messages draw on */
+  sender: IngestSender;
   /** the request's User-Agent */
   userAgent: string | undefined;
 }
@@ -56,7 +62,8 @@ export interface Refusal {
 /**
  * Stores a call's messages once each, after commit; resolves with null, or with the refusal when a
  * message is invalid (all or none: a client fixes and resends the whole request, and messages
- * already stored would not count twice anyway).
+ * already stored would not count twice anyway). Valid messages are admitted first (admission.ts):
+ * past the sender's budgets, 429 and nothing stored.
  */
 export function ingestSegment(
   deps: ServiceDeps,
@@ -70,14 +77,31 @@ export function ingestSegment(
     return Promise.reject(err);
   }
   if ("status" in mapped) return Promise.resolve(mapped);
+  const { web, server } = mapped;
+  return admitEvents(deps, project, call.sender, web.length + server.length, leadIdsOf(web, server)).then(
+    () => writeMapped(deps, project, web, server, call.keyKind),
+  );
+}
+
+function* leadIdsOf(...lists: Mapped[][]): Generator<string | null> {
+  for (const list of lists) for (const m of list) yield m.event.leadId;
+}
+
+function writeMapped(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  web: Mapped[],
+  server: Mapped[],
+  keyKind: KeyKind,
+): Promise<null> {
   // Pageviews are web visits, the rest server events: two writes, each claiming its keys. Nothing
   // holds the parsed body while they commit: most of it (context, library, metadata) is not
   // stored, and dies young rather than surviving scavenges (callers drop their reference too).
   // A page's public key only fills a lead's missing properties, whatever the call (identity/profile.ts).
-  const fromPublicKey = call.keyKind === "public";
+  const fromPublicKey = keyKind === "public";
   return Promise.all([
-    write(deps, project, mapped.web, "web", fromPublicKey),
-    write(deps, project, mapped.server, "server", fromPublicKey),
+    write(deps, project, web, "web", fromPublicKey),
+    write(deps, project, server, "server", fromPublicKey),
   ]).then(() => null);
 }
 
@@ -99,6 +123,11 @@ function mapCall(call: SegmentCall): { web: Mapped[]; server: Mapped[] } | Refus
     requestAgent: call.userAgent,
   };
   const messages = batch ? batch.batch : [call.body];
+  if (call.keyKind === "public" && messages.length > MAX_PUBLIC_BATCH_MESSAGES)
+    throw new AppError(
+      "PAYLOAD_TOO_LARGE",
+      `body.batch holds more than ${MAX_PUBLIC_BATCH_MESSAGES} messages: the limit of a public key's batch (a secret key's: ${MAX_BATCH_MESSAGES})`,
+    );
   const errors: MessageError[] = [];
   // A single call's body is limited to 32 KB by the route.
   const over = new Set(

@@ -1,6 +1,11 @@
-/** Row shapes of the Segment API's tables (migration 0310_segment_message_ids). */
+import type { Generated } from "kysely";
 
-/** PostgreSQL: a stored messageId. */
+/** Row shapes of the Segment API's tables (migrations 0310_segment_message_ids, 0311). */
+
+/**
+ * PostgreSQL: a stored messageId; `segment_message_ids` holds the secret keys' (servers'),
+ * `segment_public_message_ids` the public key's (pages'), so neither suppresses the other's.
+ */
 export interface SegmentMessageIdTable {
   project_id: string;
   message_id: string;
@@ -13,11 +18,14 @@ export interface SegmentMessageLogTable {
   received_at: number;
   project_id: string;
   message_ids: string;
+  /** 1: claimed in the public key's namespace (0311); 0 (the default): the secret keys' */
+  from_public: Generated<number>;
 }
 
 declare module "../../../platform/db/types.js" {
   interface Database {
     segment_message_ids: SegmentMessageIdTable;
+    segment_public_message_ids: SegmentMessageIdTable;
     segment_message_log: SegmentMessageLogTable;
   }
 }

@@ -37,8 +37,8 @@ const MIGRATOR_TABLES = new Set(["kysely_migration", "kysely_migration_lock"]);
 export const PROGRESS_TABLE = "lift_copy_progress";
 
 /**
- * Where the two dialects' schemas differ on purpose: the dialect branches of migrations 0301, 0302
- * and 0310. Any other difference means a migration this tool has not been taught about, and the
+ * Where the two dialects' schemas differ on purpose: the dialect branches of migrations 0301, 0302,
+ * 0310 and 0311. Any other difference means a migration this tool has not been taught about, and the
  * run is refused rather than guessed at.
  */
 const SQLITE_ONLY_TABLES: Record<string, string> = {
@@ -51,6 +51,8 @@ const SQLITE_ONLY_TABLES: Record<string, string> = {
 const POSTGRES_ONLY_TABLES: Record<string, string> = {
   segment_message_ids:
     "PostgreSQL's Segment messageIds (0310), filled from SQLite's log (a retry of a message sent before the move is still a duplicate)",
+  segment_public_message_ids:
+    "PostgreSQL's Segment messageIds of the public key's namespace (0311), filled from SQLite's log as segment_message_ids",
 };
 const SQLITE_ONLY_COLUMNS: Record<string, string> = {
   // PostgreSQL keys events, and pages through them, by the time-ordered id the row already has.

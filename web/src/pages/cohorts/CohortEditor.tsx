@@ -37,6 +37,7 @@ function EditorForm({ cohort }: { cohort?: Cohort }) {
   const [draft, setDraft] = useState<DraftCondition[]>(
     cohort ? toDraft(cohort.definition) : [newEventCondition()],
   );
+  const [trustBrowser, setTrustBrowser] = useState(cohort?.trustBrowserProperties ?? false);
   const definition = toDefinition(draft);
   const shown = useDeferredValue(definition);
   const preview = useQuery({
@@ -50,10 +51,14 @@ function EditorForm({ cohort }: { cohort?: Cohort }) {
         ? call(
             api.PATCH("/api/cohorts/{id}", {
               params: { path: { id: cohort.id } },
-              body: { name: name.trim(), definition: definition! },
+              body: { name: name.trim(), definition: definition!, trustBrowserProperties: trustBrowser },
             }),
           )
-        : call(api.POST("/api/cohorts", { body: { name: name.trim(), definition: definition! } })),
+        : call(
+            api.POST("/api/cohorts", {
+              body: { name: name.trim(), definition: definition!, trustBrowserProperties: trustBrowser },
+            }),
+          ),
     onSuccess: async () => {
       await client.invalidateQueries({ queryKey: cohortKeys.all });
       navigate("/cohorts");
@@ -91,6 +96,23 @@ function EditorForm({ cohort }: { cohort?: Cohort }) {
                   ? preview.error.message
                   : `${preview.data.count.toLocaleString()} ${preview.data.count === 1 ? "person" : "people"} now`}
           </p>
+          <div className="check-field">
+            <label>
+              <input
+                type="checkbox"
+                checked={trustBrowser}
+                onChange={(e) => setTrustBrowser(e.target.checked)}
+                aria-describedby="cohort-trust-hint"
+              />{" "}
+              Flags count lead properties written from the browser
+            </label>
+            <small id="cohort-trust-hint" className="muted">
+              For flag targeting, a lead property counts only when your servers set it (a secret key, a
+              connector, an incoming webhook). Properties written from the browser with the public key, which
+              anyone can send, count as missing unless this is ticked. The count above and reports use every
+              property.
+            </small>
+          </div>
           {save.isError && <ErrorState error={save.error} />}
           <button type="submit" className="button" disabled={definition === null || save.isPending}>
             {cohort ? "Save cohort" : "Create cohort"}

@@ -17,6 +17,7 @@ export function CohortField({
   const cohorts = useCohorts();
   const settings = useFlagSettings();
   const list = cohorts.data ?? [];
+  const chosen = list.find((c) => c.id === value);
   return (
     <div className="field">
       <label htmlFor={id}>Cohort</label>
@@ -39,7 +40,10 @@ export function CohortField({
         Evaluated by Lift's server only (remote evaluation, the evaluate endpoint)
         {settings.data?.remoteEvalOnly === false
           ? ": this project also serves local evaluation, where “is in cohort” matches no one and “is not in cohort” everyone. Turn on remote evaluation only under SDK connection."
-          : "."}
+          : "."}{" "}
+        {chosen?.trustBrowserProperties
+          ? "This cohort counts lead properties written from the browser too (anyone can send those)."
+          : "Its lead-property conditions count only properties your servers set; properties written from the browser are ignored unless the cohort trusts them (the cohort's editor)."}
       </small>
     </div>
   );
