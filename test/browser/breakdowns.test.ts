@@ -56,11 +56,13 @@ describe("breakdowns area in Chromium", () => {
     const table = page.getByRole("region", { name: "Breakdown by channel", exact: true });
     const search = table.getByRole("row").filter({ hasText: "Organic search" });
     await search.waitFor();
+    // visitors, conversions, who first came with it (and of them converted), the rate, revenue
     expect(await search.getByRole("cell").allTextContents()).toEqual([
       "Organic search",
       "2",
       "0",
-      "0.00",
+      "2 (0 converted)",
+      "0.0%",
       "0.00",
     ]);
 
@@ -73,7 +75,7 @@ describe("breakdowns area in Chromium", () => {
     expect(rows.slice(1).map((r) => r.split(/\d/)[0])).toEqual(["desktop", "mobile"]);
     expect(
       await devices.getByRole("row").filter({ hasText: "mobile" }).getByRole("cell").allTextContents(),
-    ).toEqual(["mobile", "1", "1", "1.00", "30.00"]);
+    ).toEqual(["mobile", "1", "1", "1 (1 converted)", "100.0%", "30.00"]);
 
     // The dimension survives a reload (a link to it works).
     await page.reload();

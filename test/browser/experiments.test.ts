@@ -10,6 +10,7 @@ import {
   startDashboard,
   USER_AGENT,
 } from "./dashboard-harness.js";
+import { formatConfidence } from "../../src/modules/experiments/confidence-format.js";
 import { until } from "./harness.js";
 
 let d: Dashboard;
@@ -116,6 +117,34 @@ describe("experiments area in Chromium", () => {
     await checkPage(page, "experiments");
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it("creates an experiment a feature flag runs: no page URL asked, none stored", async () => {
+    const a = await d.t.tenant();
+    const { page, problems } = await d.open();
+    await page.goto(`${d.base}/experiments/new`);
+    await signIn(page, a.admin.email);
+    await page.getByRole("heading", { name: "New experiment" }).waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("Checkout copy");
+    await page.getByLabel("Runs by").selectOption("flag");
+    expect(await page.getByLabel("Page URL").count()).toBe(0);
+    expect(await page.getByLabel("CSS for variant").count()).toBe(0);
+    await page.getByTestId("flag-runner-note").waitFor();
+    await checkPage(page, "experiment-editor-flag");
+    await page.getByRole("button", { name: "Create experiment" }).click();
+    await page.getByRole("heading", { name: "Checkout copy", level: 1 }).waitFor();
+    await page.getByText("Run by a feature flag").waitFor();
+    const id = new URL(page.url()).pathname.split("/").pop()!;
+    expect((await a.get(`/api/experiments/${id}`)).body).toMatchObject({ runner: "flag", targetUrl: null });
+    // Editing keeps it a flag's experiment: still no page URL to fill in.
+    await page.getByRole("link", { name: "Edit" }).click();
+    await page.getByRole("heading", { name: "Edit Checkout copy" }).waitFor();
+    expect(await page.getByLabel("Runs by").isDisabled()).toBe(true);
+    expect(await page.getByLabel("Page URL").count()).toBe(0);
+    await page.getByLabel("Name", { exact: true }).fill("Checkout copy v2");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("heading", { name: "Checkout copy v2", level: 1 }).waitFor();
+    expect(problems).toEqual([]);
+  }, 60_000);
 
   it("warns about a sample ratio mismatch and charts a bandit's traffic share", async () => {
     const a = await d.t.tenant();
@@ -236,7 +265,8 @@ describe("experiments area in Chromium", () => {
     const res = await fetch(`${d.base}/api/events`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ projectKey: a.publicKey, events }),
+      // the secret key: a server's batch may hold all of them (a public key's holds 100)
+      body: JSON.stringify({ projectKey: a.apiKey, events }),
     });
     expect(res.status).toBe(200);
     expect((await res.json()).received).toBe(events.length);
@@ -259,6 +289,20 @@ describe("experiments area in Chromium", () => {
     const b = table.getByRole("row").filter({ has: page.getByRole("cell", { name: "b", exact: true }) });
     const control = table.getByRole("row").filter({ hasText: "control (control)" });
     expect(await b.getByTestId("sequential-decided").textContent()).toBe("yes, blocked");
+    // One confidence figure: the banner says what the table and the tile show, and a test
+    // 99.9…% sure does not read 100%.
+    const figure = formatConfidence(counted.results.verdict.confidence);
+    expect(counted.results.verdict.confidence).toBeLessThan(1);
+    expect(await page.getByTestId("verdict-text").textContent()).toBe(
+      `b wins with ${figure} confidence; a failing guardrail keeps it from completing.`,
+    );
+    expect(await b.getByTestId("sequential-confidence").textContent()).toBe(figure);
+    expect(
+      await page
+        .locator(".tile", { hasText: "Confidence (95% decides)" })
+        .locator(".tile-value")
+        .textContent(),
+    ).toBe(figure);
     // The sequential figures sit beside the fixed-horizon ones, its interval under its chance.
     for (const group of ["Fixed-horizon (one look)", "Sequential (any look)"])
       expect(await table.getByRole("columnheader", { name: group }).count()).toBe(1);

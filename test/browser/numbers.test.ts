@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Dashboard, sendEvent, settled, signIn, startDashboard } from "./dashboard-harness.js";
+import { formatConfidence } from "../../src/modules/experiments/confidence-format.js";
 import { until } from "./harness.js";
 import { checkThemes } from "./theme-check.js";
 
@@ -168,7 +169,7 @@ describe("an experiment's verdict", () => {
       /^No winner yet — blue-headline is ahead, not yet significant; about [\d,]+ more visitors per variant if the rates hold\.$/,
     );
     // One confidence figure: the sequential test's, in the tile and the table.
-    const confidence = `${(e.results.verdict.confidence * 100).toFixed(0)}%`;
+    const confidence = formatConfidence(e.results.verdict.confidence);
     expect(
       await tile(page, /^Confidence/)
         .locator(".tile-value")

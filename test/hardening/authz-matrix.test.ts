@@ -151,6 +151,7 @@ const TABLE: Row[] = [
   r("GET /api/leads/:id", "project", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   r("POST /api/identity/stitch", "public", "/api/identity/stitch", { body: () => ({}) }),
   r("GET /api/analytics/summary", "project", "/api/analytics/summary"),
+  r("GET /api/analytics/goals", "project", "/api/analytics/goals"),
   r("GET /api/analytics/timeseries", "project", "/api/analytics/timeseries"),
   r("GET /api/analytics/breakdown", "project", "/api/analytics/breakdown?by=device"),
   r("GET /api/analytics/retention", "project", "/api/analytics/retention"),

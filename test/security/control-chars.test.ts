@@ -174,3 +174,29 @@ describe("control characters in query strings and paths", () => {
     expect(leads.status).toBe(200);
   });
 });
+
+describe("ids a URL will name later", () => {
+  it("a visitor's or lead's id with a control character is refused at ingest and identity, so none is stored that could not be erased", async () => {
+    const basic = { authorization: `Basic ${Buffer.from(`${a.apiKey}:`).toString("base64")}` };
+    const sends = [
+      a.post(
+        "/api/events",
+        { projectKey: a.publicKey, visitorId: "v\t1", type: "pageview", url: "https://shop.example/" },
+        { as: "none", headers: { "user-agent": BROWSER_UA } },
+      ),
+      a.post(
+        "/api/events",
+        { projectKey: a.apiKey, userId: "lead\u0001", events: [{ type: "purchase" }] },
+        { as: "none" },
+      ),
+      a.post("/v1/track", { anonymousId: "anon\n", event: "x" }, { as: "none", headers: basic }),
+      a.post("/v1/identify", { userId: "u\u007f", anonymousId: "anon" }, { as: "none", headers: basic }),
+      a.post("/api/identity", { visitorId: "v\u001f", leadId: "L" }),
+      a.post("/api/identity", { visitorId: "v", leadId: "L\t" }),
+    ];
+    for (const res of await Promise.all(sends)) {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(JSON.stringify(res.body)).toMatch(/control characters/);
+    }
+  });
+});

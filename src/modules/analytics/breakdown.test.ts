@@ -94,10 +94,22 @@ const rowsOf = async (a: Tenant, query: string): Promise<Record<string, Omit<Row
   expect(res.status).toBe(200);
   return Object.fromEntries(res.body.rows.map(({ key, ...r }) => [key, r]));
 };
-const r = (visitors: number, conversions: number, revenue: number) => ({
+/**
+ * A row: the traffic (visitors), conversions and revenue, and the rate's basis — the visitors whose
+ * person's first touch had the value (by default the row's visitors) and those of them who converted.
+ */
+const r = (
+  visitors: number,
+  conversions: number,
+  revenue: number,
+  [firstTouchVisitors, convertedVisitors]: [number, number] = [visitors, 0],
+) => ({
   visitors,
   conversions,
-  conversionRate: visitors > 0 ? conversions / visitors : 0,
+  firstTouchVisitors,
+  convertedVisitors,
+  conversionRate:
+    firstTouchVisitors > 0 ? Math.round((convertedVisitors / firstTouchVisitors) * 1e6) / 1e6 : 0,
   revenue,
 });
 
@@ -111,41 +123,42 @@ describe("GET /api/analytics/breakdown", () => {
   it("counts visitors by their session's values and conversions by the first touch's (hand-computed)", async () => {
     expect(await rowsOf(a, "by=device")).toEqual({
       desktop: r(2, 0, 0),
-      mobile: r(1, 1, 40),
+      mobile: r(1, 1, 40, [1, 1]),
       "(none)": r(0, 1, 25),
     });
     expect(await rowsOf(a, "by=landing_page")).toEqual({
-      [`${SHOP}/pricing`]: r(2, 1, 40),
+      [`${SHOP}/pricing`]: r(2, 1, 40, [2, 1]),
       [`${SHOP}/`]: r(1, 0, 0),
       "(none)": r(0, 1, 25),
     });
-    expect(await rowsOf(a, "by=campaign")).toEqual({ "(none)": r(2, 1, 25), spring: r(1, 1, 40) });
+    expect(await rowsOf(a, "by=campaign")).toEqual({ "(none)": r(2, 1, 25), spring: r(1, 1, 40, [1, 1]) });
     expect(await rowsOf(a, "by=source")).toEqual({
-      newsletter: r(1, 1, 40),
+      newsletter: r(1, 1, 40, [1, 1]),
       google: r(1, 0, 0),
       "hacker news": r(1, 0, 0),
       "(none)": r(0, 1, 25),
     });
     expect(await rowsOf(a, "by=referrer_domain")).toEqual({
-      "(none)": r(1, 2, 65),
+      "(none)": r(1, 2, 65, [1, 1]),
       "google.com": r(1, 0, 0),
       "news.ycombinator.com": r(1, 0, 0),
     });
-    // Every sender of a type counts, the server's synthetic visitor `lead:L1` included.
+    // Every sender of a type counts, the server's synthetic visitor `lead:L1` included; a type's
+    // rate is its senders who converted (the phone, and L1 by its revenue) over its senders.
     expect(await rowsOf(a, "by=event_type")).toEqual({
-      pageview: r(3, 0, 0),
-      purchase: r(1, 1, 40),
-      $revenue: r(1, 1, 25),
+      pageview: r(3, 0, 0, [3, 1]),
+      purchase: r(1, 1, 40, [1, 1]),
+      $revenue: r(1, 1, 25, [1, 1]),
     });
     const browsers = await rowsOf(a, "by=browser");
     expect(browsers).toEqual({
-      [parseUserAgent(IPHONE).browser!]: r(1, 1, 40),
+      [parseUserAgent(IPHONE).browser!]: r(1, 1, 40, [1, 1]),
       Chrome: r(1, 0, 0),
       Firefox: r(1, 0, 0),
       "(none)": r(0, 1, 25),
     });
     const os = await rowsOf(a, "by=os");
-    expect(os.iOS).toEqual(r(1, 1, 40));
+    expect(os.iOS).toEqual(r(1, 1, 40, [1, 1]));
     expect(os.Windows).toEqual(r(1, 0, 0));
     expect(os[parseUserAgent(MAC_FIREFOX).os!]).toEqual(r(1, 0, 0));
   });
@@ -159,7 +172,7 @@ describe("GET /api/analytics/breakdown", () => {
       expect(channels[c.channel]).toMatchObject({ visitors: c.visitors, conversions: c.conversions });
     }
     expect(channels).toEqual({
-      email: r(1, 1, 40),
+      email: r(1, 1, 40, [1, 1]),
       organic_search: r(1, 0, 0),
       organic_social: r(1, 0, 0),
       unattributed: r(0, 1, 25),
@@ -228,7 +241,11 @@ describe("breakdown rollups from committed events", () => {
         sessionStarted: false,
       }),
     ]);
-    expect(await rowsOf(a, "by=landing_page")).toEqual({ [`${SHOP}/later`]: r(1, 0, 0) });
+    // Visitor v's only session started before the restart: its first touch has no landing page.
+    expect(await rowsOf(a, "by=landing_page")).toEqual({
+      [`${SHOP}/later`]: r(1, 0, 0),
+      "(none)": r(0, 0, 0, [1, 0]),
+    });
     expect(await rowsOf(a, "by=event_type")).toEqual({ pageview: r(2, 0, 0) });
   });
 
@@ -289,7 +306,7 @@ describe("breakdown rollups from committed events", () => {
       committed(s, { visitorId: "d", sessionId: "sd", timestamp: at, userAgent: WINDOWS_CHROME }),
     ]);
     const day = new Date(at).toISOString().slice(0, 10);
-    const expected = { mobile: r(1, 1, 12.5), desktop: r(1, 0, 0) };
+    const expected = { mobile: r(1, 1, 12.5, [1, 1]), desktop: r(1, 0, 0) };
     const keyed = (rows: Row[]) => Object.fromEntries(rows.map(({ key, ...x }) => [key, x]));
     const oneDay = await a.get<{ rows: Row[] }>(`/api/analytics/breakdown?by=device&from=${day}&to=${day}`);
     expect(keyed(oneDay.body.rows)).toEqual(expected);
@@ -297,8 +314,8 @@ describe("breakdown rollups from committed events", () => {
     expect(keyed(thirty.body.rows)).toEqual(expected);
     const types = await a.get<{ rows: Row[] }>("/api/analytics/breakdown?by=event_type&period=90d");
     expect(types.body.rows).toEqual([
-      { key: "pageview", ...r(2, 0, 0) },
-      { key: "purchase", ...r(1, 1, 12.5) },
+      { key: "pageview", ...r(2, 0, 0, [2, 1]) },
+      { key: "purchase", ...r(1, 1, 12.5, [1, 1]) },
     ]);
   });
 });

@@ -1,21 +1,40 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
+import {
+  type BasisRow,
+  type GoalRef,
+  convertersIn,
+  goalConversionsByFirstTouch,
+  goalConversionsByType,
+  periodVisitorIds,
+  populationRates,
+  rateOf,
+  visitorsWhoSent,
+} from "./conversion-model.js";
 import type { BreakdownDimension } from "./dimensions.js";
-import { VisitorSketch } from "./hll.js";
+import { VisitorSketch, type VisitorsEstimate, visitorsEstimate } from "./hll.js";
 import type { Period } from "./period.js";
-import { ALL_CHANNELS } from "./rollup-store.js";
+import { ALL_CHANNELS, DAY_MS } from "./rollup-store.js";
 import { sketchesFor, weekCover } from "./sketches.js";
 import "./tables.js";
 
 export interface BreakdownRow {
   key: string;
   visitors: number;
+  /** present when `visitors` is an estimate */
+  visitorsEstimate?: VisitorsEstimate;
   conversions: number;
+  /** the period's visitors whose person's first touch had this value */
+  firstTouchVisitors: number;
+  /** those of them who converted */
+  convertedVisitors: number;
+  /** convertedVisitors ÷ firstTouchVisitors */
   conversionRate: number;
   revenue: number;
 }
 
 export interface Breakdown {
+  goal: GoalRef | null;
   by: BreakdownDimension;
   rows: BreakdownRow[];
   period: { from: string; to: string };
@@ -38,12 +57,14 @@ export async function analyticsBreakdown(
   by: BreakdownDimension,
   period: Period,
   limit: number,
+  goal: GoalRef | null = null,
 ): Promise<Breakdown> {
+  const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
   const keys = new Map<string, Accumulator>();
   const at = (key: string): Accumulator => {
     let a = keys.get(key);
     if (!a) {
-      a = { sketch: new VisitorSketch(), conversions: 0, revenue: 0 };
+      a = { sketch: VisitorSketch.union(), conversions: 0, revenue: 0 };
       keys.set(key, a);
     }
     return a;
@@ -103,21 +124,70 @@ export async function analyticsBreakdown(
       for (const r of daily) add(r);
     }
   }
+  if (goal) {
+    // One goal's conversions: from the conversions' own table, under the person's first touch.
+    for (const a of keys.values()) {
+      a.conversions = 0;
+      a.revenue = 0;
+    }
+    const counted =
+      by === "event_type"
+        ? await goalConversionsByType(db, project, range, goal)
+        : await goalConversionsByFirstTouch(db, project, range, goal, by);
+    for (const [key, c] of counted) {
+      const a = at(key);
+      a.conversions += c.conversions;
+      a.revenue += c.revenue;
+    }
+  }
+  const basis = await rateBasis(db, project, range, goal, by, keys);
+  for (const key of basis.keys()) at(key);
   const rows = [...keys]
     .map(([key, a]) => {
       const visitors = a.sketch.count();
+      const b = basis.get(key) ?? { visitors: 0, converted: 0 };
       return {
         key,
         visitors,
+        ...visitorsEstimate(a.sketch),
         conversions: a.conversions,
-        conversionRate: visitors > 0 ? a.conversions / visitors : 0,
+        firstTouchVisitors: b.visitors,
+        convertedVisitors: b.converted,
+        conversionRate: rateOf(b.converted, b.visitors),
         revenue: Math.round(a.revenue * 1e6) / 1e6,
       };
     })
-    .filter((r) => r.visitors > 0 || r.conversions > 0 || r.revenue !== 0)
+    .filter((r) => r.visitors > 0 || r.conversions > 0 || r.revenue !== 0 || r.firstTouchVisitors > 0)
     .sort((a, b) => b.visitors - a.visitors || b.conversions - a.conversions || compare(a.key, b.key))
     .slice(0, limit);
-  return { by, rows, period: { from: period.from, to: period.to } };
+  return { goal, by, rows, period: { from: period.from, to: period.to } };
+}
+
+/**
+ * Each row's rate basis: for a session's value, the period's visitors whose person's first touch
+ * had it and those of them who converted; for an event type, the visitors who sent one in the
+ * period (analytics_activity) and those of them who converted.
+ */
+async function rateBasis(
+  db: DbOrTrx,
+  project: ProjectRef,
+  range: { from: number; to: number },
+  goal: GoalRef | null,
+  by: BreakdownDimension,
+  keys: Map<string, Accumulator>,
+): Promise<Map<string, BasisRow>> {
+  const converters = await convertersIn(db, project, range, goal);
+  if (by !== "event_type") {
+    const population = await periodVisitorIds(db, project, range);
+    return (await populationRates(db, project, population, converters, [by])).by.get(by)!;
+  }
+  const out = new Map<string, BasisRow>();
+  for (const type of keys.keys()) {
+    const population = await visitorsWhoSent(db, project, range, type);
+    const r = await populationRates(db, project, population, converters);
+    out.set(type, { visitors: population.length, converted: r.converted });
+  }
+  return out;
 }
 
 function addCounters(

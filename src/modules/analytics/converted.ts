@@ -25,7 +25,7 @@ export function periodVisitors(
   rows: { channel: string; visitors_sketch: string }[],
   only?: Set<string>,
 ): VisitorSketch {
-  const all = new VisitorSketch();
+  const all = VisitorSketch.union();
   for (const r of rows)
     if (only ? r.channel !== ALL_CHANNELS && only.has(r.channel) : r.channel === ALL_CHANNELS)
       all.mergeText(r.visitors_sketch);
@@ -111,7 +111,10 @@ export function currencyOf(codes: Iterable<string | null>): RevenueCurrency {
 /** Per-person and per-event rates over `visitors`; the per-person one cannot pass 1. */
 export function rates(visitors: number, converted: number, conversions: number) {
   return {
-    conversionRate: visitors > 0 ? Math.min(1, converted / visitors) : 0,
-    conversionsPerVisitor: visitors > 0 ? conversions / visitors : 0,
+    conversionRate: visitors > 0 ? round6(Math.min(1, converted / visitors)) : 0,
+    conversionsPerVisitor: visitors > 0 ? round6(conversions / visitors) : 0,
   };
 }
+
+/** Rates and amounts go out with six decimals, as everywhere in the analytics answers. */
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6 + 0;

@@ -95,6 +95,15 @@ export async function creditConversions(
     const next = creditsFor(touches.get(c.person_key) ?? [], { ts: Number(c.ts), channel: c.channel });
     const text = JSON.stringify(next);
     if (text === c.credits) continue;
+    if (persist) {
+      // A row deleted meanwhile (a recount or an erasure took its credits back out) moves nothing.
+      const res = await trx
+        .updateTable("analytics_conversions")
+        .set({ credits: text })
+        .where("event_id", "=", c.event_id)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) continue;
+    }
     const day = dayOf(Number(c.ts));
     const prev = c.credits ? (JSON.parse(c.credits) as Credits) : {};
     for (const [model, chs] of Object.entries(prev))
@@ -102,12 +111,6 @@ export async function creditConversions(
     for (const [model, chs] of Object.entries(next))
       for (const [ch, credit] of Object.entries(chs)) add(day, model, ch, credit, c, 1);
     c.credits = text;
-    if (!persist) continue;
-    await trx
-      .updateTable("analytics_conversions")
-      .set({ credits: text })
-      .where("event_id", "=", c.event_id)
-      .execute();
   }
   await addAttributionCredits(trx, projectId, deltas.values());
 }

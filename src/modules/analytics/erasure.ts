@@ -126,9 +126,9 @@ export async function eraseAnalyticsOf(
 /**
  * Subtracts conversions from the rollups they were added to: the daily row of their first-touch
  * channel, each breakdown under the person's first session (as when recorded), their type, and the
- * attribution credits stored with them.
+ * attribution credits stored with them. Also a recount's, for conversions no goal holds any more.
  */
-async function takeBackConversions(
+export async function takeBackConversions(
   trx: Trx,
   projectId: string,
   rows: ConversionTable[],

@@ -18,7 +18,16 @@ import type { AttributionModel } from "./models.js";
 import { leadsOfVisitors, personKey } from "./people.js";
 import type { Period } from "./period.js";
 import { DAY_MS } from "./rollup-store.js";
-import { countConverted, currencyOf, rates } from "./converted.js";
+import {
+  type BasisRow,
+  type GoalRef,
+  type TouchKey,
+  goalEventIds,
+  populationRates,
+  rateOf,
+} from "./conversion-model.js";
+import { currencyOf, rates } from "./converted.js";
+import { hasLevel } from "./filter.js";
 import { type AnalyticsSummary, topChannelsOf } from "./summary.js";
 import { type Interval, type Timeseries, totalsOf } from "./timeseries.js";
 import { weekOf, weekStart } from "./sketches.js";
@@ -52,9 +61,15 @@ async function gather(
   f: ResolvedFilter,
   range: Range,
   onVisit: (v: Visit) => void,
-  opts: { dims?: boolean; byType?: boolean } = {},
+  opts: { dims?: boolean; byType?: boolean; goal?: GoalRef | null; serverToo?: boolean } = {},
 ): Promise<{ conversions: ConversionFact[]; visitors: Set<string> }> {
-  const candidates = await conversionsIn(db, project, range);
+  const candidates = await ofGoal(
+    db,
+    project,
+    range,
+    opts.goal ?? null,
+    await conversionsIn(db, project, range),
+  );
   const fromEvents = visitsFromEvents(f, opts.byType);
   const matched = new Set<string>();
   const conversionIds = fromEvents ? new Set(candidates.map((c) => c.eventId)) : undefined;
@@ -70,6 +85,23 @@ async function gather(
   });
   return { conversions, visitors };
 }
+
+/** The conversions of one goal among `list` (any goal: all of them). */
+async function ofGoal(
+  db: DbOrTrx,
+  project: ProjectRef,
+  range: Range,
+  goal: GoalRef | null,
+  list: ConversionFact[],
+): Promise<ConversionFact[]> {
+  if (!goal) return list;
+  const hits = await goalEventIds(db, project, range, goal);
+  return list.filter((c) => hits.has(c.eventId));
+}
+
+/** People (person keys) among conversions who converted: counted ones, not anonymous. */
+const convertersOf = (list: ConversionFact[]) =>
+  new Set(list.filter((c) => c.counted > 0 && c.personKey !== "v:").map((c) => c.personKey));
 
 /** Creation times (epoch ms) of the leads among the people seen, those created in the range. */
 async function leadsCreated(
@@ -95,50 +127,61 @@ async function leadsCreated(
   return [...times.values()].filter((t) => t >= range.from && t < range.to);
 }
 
+/**
+ * The summary over what the filter selects. Its people are the visitors of the selected visits —
+ * with event conditions, everyone who sent a matching event, servers' events included, so
+ * "event is purchase" counts the buyers. Rates as everywhere (conversion-model.ts).
+ */
 export async function filteredSummary(
   db: DbOrTrx,
   project: ProjectRef,
   period: Period,
   f: ResolvedFilter,
+  goal: GoalRef | null = null,
 ): Promise<AnalyticsSummary> {
   const range = rangeOf(period);
   const channels = new Groups();
-  const all = new Set<string>();
-  const { conversions, visitors } = await gather(db, project, f, range, (v) => {
-    all.add(v.visitorId);
-    channels.at(v.channel).visitors.add(v.visitorId);
-  });
+  const { conversions, visitors } = await gather(
+    db,
+    project,
+    f,
+    range,
+    (v) => {
+      if (!v.server) channels.at(v.channel).visitors.add(v.visitorId);
+    },
+    { goal, serverToo: hasLevel(f.conds, "event") },
+  );
   let counted = 0;
   let revenue = 0;
-  const byChannel = new Map<string, ConversionFact[]>();
   for (const c of conversions) {
     counted += c.counted;
     revenue += c.revenue;
     channels.at(c.channel).conversions += c.counted;
-    const list = byChannel.get(c.channel);
-    if (list) list.push(c);
-    else byChannel.set(c.channel, [c]);
   }
   const leads = (await leadsCreated(db, project, f, visitors, conversions, range)).length;
-  const converted = countConverted(conversions);
+  const people = await populationRates(db, project, visitors, convertersOf(conversions), ["channel"]);
+  const basis = people.by.get("channel")!;
+  for (const channel of basis.keys()) channels.at(channel);
   const topChannels = topChannelsOf(
     [...channels.map].map(([channel, g]) => {
-      const people = countConverted(byChannel.get(channel) ?? []);
+      const b = basis.get(channel) ?? { visitors: 0, converted: 0 };
       return {
         channel,
         visitors: g.visitors.size,
         conversions: g.conversions,
-        convertedVisitors: people,
-        conversionRate: rates(g.visitors.size, people, g.conversions).conversionRate,
+        firstTouchVisitors: b.visitors,
+        convertedVisitors: b.converted,
+        conversionRate: rateOf(b.converted, b.visitors),
       };
     }),
   );
   return {
-    visitors: all.size,
+    goal,
+    visitors: visitors.size,
     leads,
     conversions: counted,
-    convertedVisitors: converted,
-    ...rates(all.size, converted, counted),
+    convertedVisitors: people.converted,
+    ...rates(visitors.size, people.converted, counted),
     revenue: round6(revenue),
     ...currencyOf(conversions.map((c) => c.currency)),
     topChannels,
@@ -152,6 +195,7 @@ export async function filteredTimeseries(
   period: Period,
   interval: Interval,
   f: ResolvedFilter,
+  goal: GoalRef | null = null,
 ): Promise<Timeseries> {
   const range = rangeOf(period);
   // Buckets by their first day inside the period (weeks cut at the period's edges).
@@ -160,9 +204,16 @@ export async function filteredTimeseries(
     return interval === "day" ? day : Math.max(weekStart(weekOf(day)), period.fromDay);
   };
   const groups = new Groups();
-  const { conversions, visitors } = await gather(db, project, f, range, (v) => {
-    groups.at(String(bucketOf(v.ts))).visitors.add(v.visitorId);
-  });
+  const { conversions, visitors } = await gather(
+    db,
+    project,
+    f,
+    range,
+    (v) => {
+      groups.at(String(bucketOf(v.ts))).visitors.add(v.visitorId);
+    },
+    { goal, serverToo: hasLevel(f.conds, "event") },
+  );
   for (const c of conversions) {
     const g = groups.at(String(bucketOf(c.ts)));
     g.conversions += c.counted;
@@ -184,11 +235,13 @@ export async function filteredTimeseries(
     day = interval === "day" ? day + 1 : Math.min(weekStart(weekOf(day)) + 7, period.toDay + 1);
   }
   // The period's visitors are the distinct ones of all buckets (gather's), as in the summary.
+  const people = await populationRates(db, project, visitors, convertersOf(conversions));
   return {
+    goal,
     interval,
     period: { from: period.from, to: period.to },
     points,
-    totals: totalsOf(points, visitors.size, countConverted(conversions)),
+    totals: totalsOf(points, visitors.size, people.converted),
   };
 }
 
@@ -199,6 +252,7 @@ export async function filteredBreakdown(
   period: Period,
   limit: number,
   f: ResolvedFilter,
+  goal: GoalRef | null = null,
 ): Promise<Breakdown> {
   const range = rangeOf(period);
   const groups = new Groups();
@@ -206,7 +260,7 @@ export async function filteredBreakdown(
   const dims = by !== "channel" && !byType;
   const keyOfVisit = (v: Visit) =>
     byType ? v.type! : by === "channel" ? v.channel : (v.dims?.[by] ?? NONE_KEY);
-  const { conversions } = await gather(
+  const { conversions, visitors } = await gather(
     db,
     project,
     f,
@@ -214,7 +268,7 @@ export async function filteredBreakdown(
     (v) => {
       groups.at(keyOfVisit(v)).visitors.add(v.visitorId);
     },
-    { dims, byType },
+    { dims, byType, goal },
   );
   for (const c of conversions) {
     const key = byType ? c.type : by === "channel" ? c.channel : (c.dims?.[by] ?? NONE_KEY);
@@ -222,15 +276,31 @@ export async function filteredBreakdown(
     g.conversions += c.counted;
     g.revenue += c.revenue;
   }
+  const converters = convertersOf(conversions);
+  // The rate's basis: the person's first touch for a session's value; the row's own visitors for a type.
+  const basis = byType
+    ? new Map<string, BasisRow>()
+    : (await populationRates(db, project, visitors, converters, [by as TouchKey])).by.get(by as TouchKey)!;
+  if (byType)
+    for (const [key, g] of groups.map) {
+      const r = await populationRates(db, project, g.visitors, converters);
+      basis.set(key, { visitors: g.visitors.size, converted: r.converted });
+    }
+  for (const key of basis.keys()) groups.at(key);
   const rows: BreakdownRow[] = [...groups.map]
-    .map(([key, g]) => ({
-      key,
-      visitors: g.visitors.size,
-      conversions: g.conversions,
-      conversionRate: g.visitors.size > 0 ? g.conversions / g.visitors.size : 0,
-      revenue: round6(g.revenue),
-    }))
-    .filter((r) => r.visitors > 0 || r.conversions > 0 || r.revenue !== 0)
+    .map(([key, g]) => {
+      const b = basis.get(key) ?? { visitors: 0, converted: 0 };
+      return {
+        key,
+        visitors: g.visitors.size,
+        conversions: g.conversions,
+        firstTouchVisitors: b.visitors,
+        convertedVisitors: b.converted,
+        conversionRate: rateOf(b.converted, b.visitors),
+        revenue: round6(g.revenue),
+      };
+    })
+    .filter((r) => r.visitors > 0 || r.conversions > 0 || r.revenue !== 0 || r.firstTouchVisitors > 0)
     .sort(
       (a, b) =>
         b.visitors - a.visitors ||
@@ -238,7 +308,7 @@ export async function filteredBreakdown(
         (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
     )
     .slice(0, limit);
-  return { by, rows, period: { from: period.from, to: period.to } };
+  return { goal, by, rows, period: { from: period.from, to: period.to } };
 }
 
 /** Attribution over the conversions the filter selects: their stored credits for the model. */
@@ -248,9 +318,11 @@ export async function filteredAttribution(
   model: AttributionModel,
   period: Period,
   f: ResolvedFilter,
+  goal: GoalRef | null = null,
 ): Promise<AttributionSummary> {
   const range = rangeOf(period);
-  const list = await matchingConversions(db, project, f, range, await conversionsIn(db, project, range));
+  const candidates = await ofGoal(db, project, range, goal, await conversionsIn(db, project, range));
+  const list = await matchingConversions(db, project, f, range, candidates);
   const channels = new Map<string, { credited: number; revenue: number }>();
   for (const c of list) {
     const credits = c.credits
@@ -264,6 +336,7 @@ export async function filteredAttribution(
     }
   }
   return {
+    goal,
     model,
     channels: [...channels]
       .map(([channel, a]) => ({

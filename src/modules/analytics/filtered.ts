@@ -43,6 +43,8 @@ export interface Range {
 
 export interface Visit {
   visitorId: string;
+  /** a server event's visitor (with `serverToo`): one of the people, but no visit of a channel */
+  server?: boolean;
   ts: number;
   channel: string;
   sessionId: string;
@@ -73,6 +75,8 @@ export async function* matchingVisits(
     conversionIds?: Set<string>;
     matched?: Set<string>;
     pageRows?: number;
+    /** event conditions: server events that meet them count their visitor too ("people who did X") */
+    serverToo?: boolean;
   } = {},
 ): AsyncGenerator<Visit[]> {
   if (!visitsFromEvents(f, opts.byType)) {
@@ -106,9 +110,11 @@ export async function* matchingVisits(
     const out: Visit[] = [];
     for (const r of page) {
       if (opts.conversionIds?.has(r.id)) opts.matched?.add(r.id);
-      if (Number(r.is_server) === 1 || r.visitor_id === "" || Number(r.s_ok) !== 1) continue;
+      const server = Number(r.is_server) === 1;
+      if ((server && !opts.serverToo) || r.visitor_id === "" || Number(r.s_ok) !== 1) continue;
       if (f.people && !f.people.visitor(r.visitor_id)) continue;
       out.push({
+        server,
         visitorId: r.visitor_id,
         ts: Number(r.ts),
         channel: r.channel,

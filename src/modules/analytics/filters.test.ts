@@ -35,7 +35,14 @@ describe("the report filter on the summary (hand-computed, filter-fixture.ts)", 
     const s = await summary([{ key: "device", op: "is", value: "mobile" }]);
     expect(figures(s)).toEqual({ visitors: 1, conversions: 1, leads: 0 });
     expect(s.topChannels).toEqual([
-      { channel: "email", visitors: 1, conversions: 1, convertedVisitors: 1, conversionRate: 1 },
+      {
+        channel: "email",
+        visitors: 1,
+        conversions: 1,
+        firstTouchVisitors: 1,
+        convertedVisitors: 1,
+        conversionRate: 1,
+      },
     ]);
     // is_not keeps the others; L1's server revenue has no session at all, so "(none)" is its value.
     expect(figures(await summary([{ key: "device", op: "is_not", value: "mobile" }]))).toEqual({
@@ -66,8 +73,9 @@ describe("the report filter on the summary (hand-computed, filter-fixture.ts)", 
       conversions: 1,
       leads: 0,
     });
+    // An event condition's people are everyone who sent one, a server's included: L1 paid.
     expect(figures(await summary([{ key: "event", op: "is", value: "$revenue" }]))).toEqual({
-      visitors: 0,
+      visitors: 1,
       conversions: 1,
       leads: 1,
     });
@@ -77,7 +85,14 @@ describe("the report filter on the summary (hand-computed, filter-fixture.ts)", 
     const s = await summary([{ key: "lead.plan", op: "is", value: "free" }]);
     expect(figures(s)).toEqual({ visitors: 1, conversions: 0, leads: 1 });
     expect(s.topChannels).toEqual([
-      { channel: "organic_social", visitors: 1, conversions: 0, convertedVisitors: 0, conversionRate: 0 },
+      {
+        channel: "organic_social",
+        visitors: 1,
+        conversions: 0,
+        firstTouchVisitors: 1,
+        convertedVisitors: 0,
+        conversionRate: 0,
+      },
     ]);
   });
 
@@ -165,8 +180,25 @@ describe("the same filter on every report", () => {
     ]);
     const byType = await a.get(`/api/analytics/breakdown?period=7d&by=event_type&${q(mobile)}`);
     expect(byType.body.rows).toEqual([
-      { key: "purchase", visitors: 1, conversions: 1, conversionRate: 1, revenue: 40 },
-      { key: "pageview", visitors: 1, conversions: 0, conversionRate: 0, revenue: 0 },
+      // a type's rate: its senders (the phone) who converted (the phone, by its purchase)
+      {
+        key: "purchase",
+        visitors: 1,
+        conversions: 1,
+        firstTouchVisitors: 1,
+        convertedVisitors: 1,
+        conversionRate: 1,
+        revenue: 40,
+      },
+      {
+        key: "pageview",
+        visitors: 1,
+        conversions: 0,
+        firstTouchVisitors: 1,
+        convertedVisitors: 1,
+        conversionRate: 1,
+        revenue: 0,
+      },
     ]);
   });
 

@@ -1,4 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { sql } from "kysely";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { compileGlob } from "../../platform/glob.js";
 import { stepEventPages } from "../events/service.js";
@@ -6,7 +7,7 @@ import { NONE_KEY, type FunnelBreakdown } from "./dimensions.js";
 import { leadsOfVisitors, personKey } from "./people.js";
 import type { Period } from "./period.js";
 import { DAY_MS } from "./rollup-store.js";
-import { eventRowWhere } from "./filter.js";
+import { eventSql, hasLevel, sessionSql } from "./filter.js";
 import type { ResolvedFilter } from "./filtered.js";
 
 export interface FunnelStep {
@@ -31,7 +32,7 @@ export interface FunnelStepResult {
 export interface StepHit {
   ts: number;
   mask: number;
-  /** the event's session (only read for a breakdown) */
+  /** the event's session (read for a breakdown or a session filter) */
   session?: string;
 }
 
@@ -134,7 +135,11 @@ export async function analyticsFunnel(
   windowDays: number,
   period: Period,
   breakdownBy?: FunnelBreakdown,
-  /** the report filter: every step's event meets its event and session conditions, and its person the person ones */
+  /**
+   * the report filter by scope: every step's event meets the event conditions; people enter by a
+   * first-step event whose session meets the session conditions (later steps count whatever their
+   * origin, servers' events included); the person meets the person conditions
+   */
   filter?: ResolvedFilter,
 ): Promise<FunnelAnswer> {
   const windowMs = windowDays * DAY_MS;
@@ -143,9 +148,10 @@ export async function analyticsFunnel(
   const match = stepMatcher(steps);
   const byVisitor = new Map<string, StepHit[]>();
   const filters = steps.map((s) => ({ type: s.eventType, urlPattern: s.urlPattern }));
+  const bySession = filter !== undefined && hasLevel(filter.conds, "session");
   for await (const page of stepEventPages(db, project, { from: entryFrom, to: entryTo + windowMs }, filters, {
-    withSession: breakdownBy !== undefined,
-    where: filter ? (eventRowWhere(filter.conds, filter.postgres) ?? undefined) : undefined,
+    withSession: breakdownBy !== undefined || bySession,
+    where: filter ? (eventSql(filter.conds, filter.postgres) ?? undefined) : undefined,
   })) {
     for (const e of page) {
       const mask = match(e.type, e.url, e.data);
@@ -156,9 +162,14 @@ export async function analyticsFunnel(
         list = [];
         byVisitor.set(e.visitor_id, list);
       }
-      list.push(breakdownBy ? { ts: Number(e.ts), mask, session: e.session_id } : { ts: Number(e.ts), mask });
+      list.push(
+        breakdownBy || bySession
+          ? { ts: Number(e.ts), mask, session: e.session_id }
+          : { ts: Number(e.ts), mask },
+      );
     }
   }
+  if (bySession) await keepEntriesIn(db, project, byVisitor, filter!);
   // A lead's visitors are one person (analytics' own visitor → lead map).
   const leads = await leadsOfVisitors(db, project.id, [...byVisitor.keys()]);
   const byPerson = new Map<string, StepHit[]>();
@@ -216,6 +227,40 @@ export interface FunnelAnswer {
 /** A funnel broken down shows the groups with the most entrants. */
 const BREAKDOWN_GROUPS = 20;
 const CHUNK = 400;
+
+/**
+ * A session filter selects people by the session they entered in: a first-step event outside a
+ * session that meets it (or with none: a server's event) cannot be an entry, though it may still
+ * serve a later step.
+ */
+async function keepEntriesIn(
+  db: DbOrTrx,
+  project: ProjectRef,
+  byVisitor: Map<string, StepHit[]>,
+  filter: ResolvedFilter,
+): Promise<void> {
+  const candidates = new Set<string>();
+  for (const hits of byVisitor.values())
+    for (const h of hits) if (h.mask & 1 && h.session) candidates.add(h.session);
+  const ok = new Set<string>();
+  const condition = sessionSql(filter.conds, filter.postgres)!;
+  const ids = [...candidates];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const { rows } = await sql<{ session_id: string }>`select t.session_id from analytics_touchpoints t
+      where t.project_id = ${project.id} and t.session_id in (${sql.join(ids.slice(i, i + CHUNK))}) and ${condition}`.execute(
+      db,
+    );
+    for (const r of rows) ok.add(r.session_id);
+  }
+  for (const [visitor, hits] of byVisitor) {
+    const kept = hits.filter((h) => {
+      if (h.mask & 1 && !(h.session && ok.has(h.session))) h.mask &= ~1;
+      return h.mask !== 0;
+    });
+    if (kept.length > 0) byVisitor.set(visitor, kept);
+    else byVisitor.delete(visitor);
+  }
+}
 
 /** Each session's value of `dimension`, from its touchpoint (missing for server events: none). */
 async function sessionValues(

@@ -1,7 +1,8 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Db } from "../../platform/db/index.js";
 import { listConversionGoals } from "../goals/service.js";
-import { convertedPeople, rates } from "./converted.js";
+import { convertersIn, periodVisitorIds, populationRates } from "./conversion-model.js";
+import { rates } from "./converted.js";
 import { countUnion } from "./hll.js";
 import { SIGNUP_EVENT_TYPES, SIGNUP_KEY } from "./processor.js";
 import { ALL_CHANNELS, dayOf } from "./rollup-store.js";
@@ -86,10 +87,17 @@ export async function goalMetric(
     case "revenue":
       return (await conversions(db, project, range)).revenue;
     case "conversion_rate": {
-      // Per person, as the summary's conversionRate: people who converted ÷ visitors.
+      // As the summary's conversionRate: the visitors who converted ÷ the visitors.
       const v = await visitors(db, project, range);
-      const people = await convertedPeople(db, project.id, { from: range.from, to: range.to + 1 });
-      return rates(v, people.total, 0).conversionRate;
+      const within = { from: range.from, to: range.to + 1 };
+      const population = await periodVisitorIds(db, project, within);
+      const people = await populationRates(
+        db,
+        project,
+        population,
+        await convertersIn(db, project, within, null),
+      );
+      return rates(v, people.converted, 0).conversionRate;
     }
   }
   if (SIGNUP_EVENT_TYPES.has(m) || m === "signups") return hits(db, project, SIGNUP_KEY, range);

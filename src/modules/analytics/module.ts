@@ -1,6 +1,7 @@
 import type { LiftModule } from "../../platform/module.js";
 import { registerGoalMetricProvider } from "../goals/service.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
+import { analyticsJobs } from "./jobs.js";
 import { createAnalyticsProcessor } from "./processor.js";
 import { analyticsRoutes } from "./routes.js";
 import { annotationRoutes } from "./routes-annotations.js";
@@ -14,6 +15,8 @@ export const analyticsModule: LiftModule = {
     // Reads identity's visitor → lead links (a batch's userId) to key touchpoints and conversions.
     app.eventBus.register("analytics", createAnalyticsProcessor(app.dbHandle), ["identity"]);
     registerGoalMetricProvider(app.deps, goalMetric, ANALYTICS_GOAL_METRICS);
+    // Recounts of conversion goals from stored events: the goals module queues them.
+    for (const job of analyticsJobs(app.deps)) app.jobs.define(job);
     await app.register(analyticsRoutes);
     await app.register(cohortRoutes);
     await app.register(exploreRoutes);

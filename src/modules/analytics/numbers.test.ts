@@ -17,7 +17,7 @@ import { DAY, type Scope, commitEvents, committed } from "./testing.js";
  *
  *  visitors 6 (A B C D E E2); per day 2,2,1,2,1,1,0 = 9 — the days' sum is not the week's visitors
  *  conversions 6 (A×2, C, E, E2, the anonymous one; the refund is not one)
- *  people who converted 3 (A, C, the lead E+E2): per person 3/6 = 50%; per event 6/6 = 1
+ *  visitors who converted 4 (A, C, and the lead's E and E2): 4/6 of the visitors; per event 6/6 = 1
  *  revenue 100 + 50 − 20 + 80 + 30 = 240 EUR
  */
 const D0 = Date.UTC(2025, 2, 3) + 9 * 3_600_000;
@@ -101,8 +101,8 @@ describe("the week's numbers (hand-computed)", () => {
     expect(s).toMatchObject({
       visitors: 6,
       conversions: 6,
-      convertedVisitors: 3,
-      conversionRate: 0.5,
+      convertedVisitors: 4,
+      conversionRate: 0.666667,
       conversionsPerVisitor: 1,
       revenue: 240,
       revenueCurrency: "EUR",
@@ -113,25 +113,26 @@ describe("the week's numbers (hand-computed)", () => {
     const channels = Object.fromEntries(
       s.topChannels.map((c: Record<string, number>) => [
         c.channel,
-        [c.visitors, c.conversions, c.convertedVisitors],
+        [c.visitors, c.conversions, c.firstTouchVisitors, c.convertedVisitors],
       ]),
     );
-    // conversions under the person's first touch: A organic_search (2), C paid_search, the lead referral (2)
+    // conversions under the person's first touch: A organic_search (2), C paid_search, the lead referral (2);
+    // the rate's basis is the first touch too: A first came from search (not email), B and D direct
     expect(channels).toEqual({
-      organic_search: [1, 2, 1],
-      email: [1, 0, 0],
-      direct: [2, 0, 0],
-      paid_search: [1, 1, 1],
-      referral: [2, 2, 1],
-      unattributed: [0, 1, 0],
+      organic_search: [1, 2, 1, 1],
+      email: [1, 0, 0, 0],
+      direct: [2, 0, 2, 0],
+      paid_search: [1, 1, 1, 1],
+      referral: [2, 2, 2, 2],
+      unattributed: [0, 1, 0, 0],
     });
-    expect(s.topChannels.find((c: { channel: string }) => c.channel === "referral").conversionRate).toBe(0.5);
+    expect(s.topChannels.find((c: { channel: string }) => c.channel === "referral").conversionRate).toBe(1);
   });
 
   it("timeseries: the period's visitors are the summary's, not the sum of the days", async () => {
     const ts = await get(a, "/api/analytics/timeseries", { ...WEEK, interval: "day" });
     expect(ts.points.map((p: { visitors: number }) => p.visitors)).toEqual([2, 2, 1, 2, 1, 1, 0]);
-    expect(ts.totals).toEqual({ visitors: 6, convertedVisitors: 3, leads: 0, conversions: 6, revenue: 240 });
+    expect(ts.totals).toEqual({ visitors: 6, convertedVisitors: 4, leads: 0, conversions: 6, revenue: 240 });
     const weekly = await get(a, "/api/analytics/timeseries", { ...WEEK, interval: "week" });
     expect(weekly.points).toHaveLength(1);
     expect(weekly.points[0].visitors).toBe(6);
@@ -165,14 +166,14 @@ describe("the week's numbers (hand-computed)", () => {
     const ft = await get(a, "/api/analytics/timeseries", { ...WEEK, filter: fast });
     expect(ft.totals).toMatchObject({ visitors: 1, convertedVisitors: 1, conversions: 2 });
     // not direct (raw data): visits of A, C, E, E2; conversions whose person's first touch is not
-    // direct — all six (the anonymous one has no session at all); people 3
+    // direct — all six (the anonymous one has no session at all); all four visitors converted
     const raw = JSON.stringify([{ key: "channel", op: "is_not", value: "direct" }]);
     const r = await get(a, "/api/analytics/summary", { ...WEEK, filter: raw });
     expect(r).toMatchObject({
       visitors: 4,
       conversions: 6,
-      convertedVisitors: 3,
-      conversionRate: 0.75,
+      convertedVisitors: 4,
+      conversionRate: 1,
       conversionsPerVisitor: 1.5,
       revenue: 240,
       revenueCurrency: "EUR",
@@ -180,7 +181,7 @@ describe("the week's numbers (hand-computed)", () => {
     const rt = await get(a, "/api/analytics/timeseries", { ...WEEK, filter: raw });
     // per day A; A; C; E, E2; –; E2 → 6 visits in days, 4 visitors
     expect(rt.points.map((p: { visitors: number }) => p.visitors)).toEqual([1, 1, 1, 2, 0, 1, 0]);
-    expect(rt.totals).toEqual({ visitors: 4, convertedVisitors: 3, leads: 0, conversions: 6, revenue: 240 });
+    expect(rt.totals).toEqual({ visitors: 4, convertedVisitors: 4, leads: 0, conversions: 6, revenue: 240 });
   });
 
   it("the goal metric conversion_rate is per person too", async () => {
@@ -192,7 +193,7 @@ describe("the week's numbers (hand-computed)", () => {
     });
     expect(res.status).toBe(201);
     // the goal counts up to now: the week is all there is
-    expect(res.body.current).toBe(0.5);
+    expect(res.body.current).toBe(0.666667);
   });
 });
 

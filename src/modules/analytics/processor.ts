@@ -12,13 +12,18 @@ import {
 import { applyAnalyticsDeltas } from "./apply-deltas.js";
 import { BreakdownDeltas } from "./breakdown-store.js";
 import { creditConversions } from "./credit-store.js";
+import {
+  type FoundConversion,
+  NO_DIMENSIONS,
+  conversionRows,
+  countConversions,
+} from "./conversion-record.js";
 import { NONE_KEY, SESSION_DIMENSIONS, type SessionDimensions, sessionDimensions } from "./dimensions.js";
 import { visitorHash } from "./hll.js";
-import { type SessionTouch, leadsOfVisitors, personKey, sessionsOf, visitorsOfPeople } from "./people.js";
+import { personKey } from "./people.js";
 import { statement } from "./raw.js";
 import { ActivityLog } from "./activity.js";
 import { ALL_CHANNELS, RollupDeltas } from "./rollup-store.js";
-import type { ConversionTable } from "./tables.js";
 import "./tables.js";
 
 const CHUNK = 400;
@@ -34,9 +39,6 @@ const INSERT_TOUCHPOINT = `insert into analytics_touchpoints (project_id, sessio
   .join(
     ", ",
   )}) on conflict (project_id, session_id) do update set ts = min(analytics_touchpoints.ts, excluded.ts), ${SESSION_DIMENSIONS.map((d) => `${d} = excluded.${d}`).join(", ")} where ${DIMENSIONS_MISSING}`;
-const NO_DIMENSIONS: SessionDimensions = Object.freeze(
-  Object.fromEntries(SESSION_DIMENSIONS.map((d) => [d, null])) as SessionDimensions,
-);
 export const SIGNUP_EVENT_TYPES = new Set(["signup", "sign_up"]);
 export const SIGNUP_KEY = "$signup";
 
@@ -223,19 +225,6 @@ async function recordTouchpoints(
   }
 }
 
-function revenueOf(e: CommittedEvent): number {
-  const v = e.data?.revenue;
-  const n = typeof v === "string" ? Number(v) : v;
-  return typeof n === "number" && Number.isFinite(n) ? n : 0;
-}
-
-const CURRENCY = /^[A-Za-z]{3}$/;
-/** The ISO 4217 code the event's revenue is in (`data.currency`), upper-cased; null when it names none. */
-function currencyOf(e: CommittedEvent): string | null {
-  const c = e.data?.currency;
-  return typeof c === "string" && CURRENCY.test(c) ? c.toUpperCase() : null;
-}
-
 /** Returns whether anything goal-relevant was recorded. */
 async function recordConversions(
   trx: Trx,
@@ -245,7 +234,7 @@ async function recordConversions(
   deltas: RollupDeltas,
   breakdowns: BreakdownDeltas,
 ): Promise<boolean> {
-  const found: { e: CommittedEvent; goalId: string | null; isRevenue: boolean }[] = [];
+  const found: FoundConversion[] = [];
   const hits: { project_id: string; goal_key: string; event_id: string; ts: number }[] = [];
   for (const e of list) {
     const isRevenue = e.type === "$revenue";
@@ -267,36 +256,7 @@ async function recordConversions(
   }
   if (found.length === 0) return hits.length > 0;
 
-  const links = await leadsOfVisitors(trx, project.id, [...new Set(found.map((f) => f.e.visitorId))]);
-  const rows: ConversionTable[] = found.map(({ e, goalId, isRevenue }) => {
-    const revenue = revenueOf(e);
-    return {
-      event_id: e.id,
-      project_id: project.id,
-      visitor_id: e.visitorId,
-      person_key: personKey(e.visitorId, links.get(e.visitorId)),
-      lead_id: links.get(e.visitorId) ?? null,
-      goal_id: goalId,
-      type: e.type,
-      revenue,
-      counted: isRevenue && revenue < 0 ? 0 : 1,
-      channel: e.channel,
-      ts: e.timestamp,
-      credits: null,
-      currency: currencyOf(e),
-    };
-  });
-  // A conversion is rolled up under its person's first-touch channel, so a late conversion of a
-  // lead that first came from search is not credited to direct.
-  // Breakdowns by a session's values count it under those of the same first-touch session.
-  const touches = await touchesOfPeople(trx, project.id, [...new Set(rows.map((r) => r.person_key))]);
-  const firstDims = new Map<ConversionTable, SessionDimensions>();
-  for (const r of rows) {
-    let first: SessionTouch | undefined;
-    for (const t of touches.get(r.person_key) ?? []) if (!first || t.ts < first.ts) first = t;
-    if (first) r.channel = first.channel;
-    firstDims.set(r, first?.dims ?? NO_DIMENSIONS);
-  }
+  const { rows, firstDims, touches } = await conversionRows(trx, project, found);
   await creditConversions(trx, project.id, rows, false, touches);
   for (let i = 0; i < rows.length; i += CHUNK) {
     await trx
@@ -305,36 +265,6 @@ async function recordConversions(
       .onConflict((oc) => oc.column("event_id").doNothing())
       .execute();
   }
-  for (const r of rows) {
-    const d = deltas.get(project.id, r.ts, r.channel);
-    d.conversions += r.counted;
-    d.revenue += r.revenue;
-    const dims = firstDims.get(r)!;
-    for (const dim of SESSION_DIMENSIONS) {
-      const b = breakdowns.get(project.id, dim, r.ts, dims[dim] ?? NONE_KEY);
-      b.conversions += r.counted;
-      b.revenue += r.revenue;
-    }
-    const byType = breakdowns.get(project.id, "event_type", r.ts, r.type);
-    byType.conversions += r.counted;
-    byType.revenue += r.revenue;
-  }
+  countConversions(project.id, rows, firstDims, deltas, breakdowns);
   return true;
-}
-
-/** Every session of each person (all its visitors), any time: first touch and lookback both. */
-async function touchesOfPeople(
-  trx: Trx,
-  projectId: string,
-  keys: string[],
-): Promise<Map<string, SessionTouch[]>> {
-  const people = await visitorsOfPeople(trx, projectId, keys);
-  const sessions = await sessionsOf(trx, projectId, [...new Set([...people.values()].flat())]);
-  const out = new Map<string, SessionTouch[]>();
-  for (const [key, members] of people)
-    out.set(
-      key,
-      members.flatMap((v) => sessions.get(v) ?? []),
-    );
-  return out;
 }

@@ -8,6 +8,7 @@ import type { FunnelStep } from "./funnel.js";
 import type { AttributionModel } from "./models.js";
 import { type PathsQuery, analyticsPaths } from "./paths.js";
 import type { Period } from "./period.js";
+import { goalsTable } from "./goals-table.js";
 import {
   attributionReport,
   breakdownReport,
@@ -29,21 +30,29 @@ interface Filtered {
   period: Period;
   conds: Condition[];
 }
+/** A view counting conversions: of one goal, or any (`goal` absent or "any"). */
+interface Counted extends Filtered {
+  goal?: string;
+}
 
-export const summaryTask = defineReadTask("analytics.summary", ({ db }, project, q: Filtered) =>
-  summaryReport(db, project, q.period, q.conds),
+export const summaryTask = defineReadTask("analytics.summary", ({ db }, project, q: Counted) =>
+  summaryReport(db, project, q.period, q.conds, q.goal),
+);
+
+export const goalsTableTask = defineReadTask("analytics.goals", ({ db }, project, q: Filtered) =>
+  goalsTable(db, project, q.period, q.conds),
 );
 
 export const timeseriesTask = defineReadTask(
   "analytics.timeseries",
-  ({ db }, project, q: Filtered & { interval: Interval }) =>
-    timeseriesReport(db, project, q.period, q.interval, q.conds),
+  ({ db }, project, q: Counted & { interval: Interval }) =>
+    timeseriesReport(db, project, q.period, q.interval, q.conds, q.goal),
 );
 
 export const breakdownTask = defineReadTask(
   "analytics.breakdown",
-  ({ db }, project, q: Filtered & { by: BreakdownDimension; limit: number }) =>
-    breakdownReport(db, project, q.by, q.period, q.limit, q.conds),
+  ({ db }, project, q: Counted & { by: BreakdownDimension; limit: number }) =>
+    breakdownReport(db, project, q.by, q.period, q.limit, q.conds, q.goal),
 );
 
 export const funnelTask = defineReadTask(
@@ -66,8 +75,8 @@ export const retentionTask = defineReadTask(
 
 export const attributionTask = defineReadTask(
   "analytics.attribution",
-  ({ db }, project, q: Filtered & { model: AttributionModel }) =>
-    attributionReport(db, project, q.model, q.period, q.conds),
+  ({ db }, project, q: Counted & { model: AttributionModel }) =>
+    attributionReport(db, project, q.model, q.period, q.conds, q.goal),
 );
 
 export const pathsTask = defineReadTask(
@@ -93,6 +102,7 @@ export const cohortMemberPageTask = defineReadTask(
 
 export const analyticsReadTasks = [
   summaryTask,
+  goalsTableTask,
   timeseriesTask,
   breakdownTask,
   funnelTask,

@@ -2,6 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
 import type { RawBuilder } from "kysely";
 import { attributionSummary } from "./attribution.js";
+import { resolveGoal } from "./conversion-model.js";
 import { analyticsBreakdown } from "./breakdown.js";
 import type { BreakdownDimension, FunnelBreakdown } from "./dimensions.js";
 import { type Condition, NONE_VALUE, eventRowWhere, hasLevel } from "./filter.js";
@@ -36,11 +37,18 @@ export function rollupChannels(conds: Condition[]): Set<string> | null {
   return new Set(c.values);
 }
 
-export async function summaryReport(db: DbOrTrx, project: ProjectRef, period: Period, conds: Condition[]) {
-  if (conds.length === 0) return analyticsSummary(db, project, period);
+export async function summaryReport(
+  db: DbOrTrx,
+  project: ProjectRef,
+  period: Period,
+  conds: Condition[],
+  goalParam?: string,
+) {
+  const goal = await resolveGoal(db, project, goalParam);
+  if (conds.length === 0) return analyticsSummary(db, project, period, undefined, goal);
   const only = rollupChannels(conds);
-  if (only) return analyticsSummary(db, project, period, only);
-  return filteredSummary(db, project, period, await resolveFilter(db, project, conds));
+  if (only) return analyticsSummary(db, project, period, only, goal);
+  return filteredSummary(db, project, period, await resolveFilter(db, project, conds), goal);
 }
 
 export async function timeseriesReport(
@@ -49,11 +57,13 @@ export async function timeseriesReport(
   period: Period,
   interval: Interval,
   conds: Condition[],
+  goalParam?: string,
 ) {
-  if (conds.length === 0) return analyticsTimeseries(db, project, period, interval);
+  const goal = await resolveGoal(db, project, goalParam);
+  if (conds.length === 0) return analyticsTimeseries(db, project, period, interval, undefined, goal);
   const only = rollupChannels(conds);
-  if (only) return analyticsTimeseries(db, project, period, interval, only);
-  return filteredTimeseries(db, project, period, interval, await resolveFilter(db, project, conds));
+  if (only) return analyticsTimeseries(db, project, period, interval, only, goal);
+  return filteredTimeseries(db, project, period, interval, await resolveFilter(db, project, conds), goal);
 }
 
 export async function breakdownReport(
@@ -63,14 +73,11 @@ export async function breakdownReport(
   period: Period,
   limit: number,
   conds: Condition[],
+  goalParam?: string,
 ) {
-  if (conds.length === 0) return analyticsBreakdown(db, project, by, period, limit);
-  const only = rollupChannels(conds);
-  if (only && by === "channel") {
-    const all = await analyticsBreakdown(db, project, by, period, 1000);
-    return { ...all, rows: all.rows.filter((r) => only.has(r.key)).slice(0, limit) };
-  }
-  return filteredBreakdown(db, project, by, period, limit, await resolveFilter(db, project, conds));
+  const goal = await resolveGoal(db, project, goalParam);
+  if (conds.length === 0) return analyticsBreakdown(db, project, by, period, limit, goal);
+  return filteredBreakdown(db, project, by, period, limit, await resolveFilter(db, project, conds), goal);
 }
 
 export async function attributionReport(
@@ -79,9 +86,11 @@ export async function attributionReport(
   model: AttributionModel,
   period: Period,
   conds: Condition[],
+  goalParam?: string,
 ) {
-  if (conds.length === 0) return attributionSummary(db, project, model, period);
-  return filteredAttribution(db, project, model, period, await resolveFilter(db, project, conds));
+  const goal = await resolveGoal(db, project, goalParam);
+  if (conds.length === 0) return attributionSummary(db, project, model, period, goal);
+  return filteredAttribution(db, project, model, period, await resolveFilter(db, project, conds), goal);
 }
 
 export async function funnelReport(

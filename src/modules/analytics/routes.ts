@@ -5,6 +5,7 @@ import {
   attributionTask,
   breakdownTask,
   funnelTask,
+  goalsTableTask,
   retentionTask,
   summaryTask,
   timeseriesTask,
@@ -17,6 +18,8 @@ import {
   BreakdownQuery,
   Funnel,
   FunnelBody,
+  GoalsQuery,
+  GoalsTable,
   Retention,
   RetentionQuery,
   SummaryQuery,
@@ -44,6 +47,27 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       app.deps.reads.run(summaryTask, projectOf(req), {
         period: resolvePeriod(req.query),
         conds: parseFilterParam(req.query.filter),
+        goal: req.query.goal,
+      }),
+  );
+
+  app.get(
+    "/api/analytics/goals",
+    {
+      schema: {
+        operationId: "getAnalyticsGoals",
+        summary:
+          "Each conversion goal's converted visitors and rate over the period's visitors, side by side",
+        querystring: GoalsQuery,
+        response: { 200: GoalsTable },
+        tags,
+      },
+      preHandler: app.requireProject("read"),
+    },
+    async (req) =>
+      app.deps.reads.run(goalsTableTask, projectOf(req), {
+        period: resolvePeriod(req.query),
+        conds: parseFilterParam(req.query.filter),
       }),
   );
 
@@ -63,6 +87,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         period: resolvePeriod(req.query),
         interval: req.query.interval ?? "day",
         conds: parseFilterParam(req.query.filter),
+        goal: req.query.goal,
       }),
   );
 
@@ -84,6 +109,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         period: resolvePeriod(req.query),
         limit: req.query.limit ?? 10,
         conds: parseFilterParam(req.query.filter),
+        goal: req.query.goal,
       }),
   );
 
@@ -150,6 +176,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         model: req.query.model ?? "position_based",
         period: resolvePeriod({ period: req.query.period ?? "30d" }),
         conds: parseFilterParam(req.query.filter),
+        goal: req.query.goal,
       }),
   );
 };

@@ -1,5 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { BREAKDOWN_DIMENSIONS, FUNNEL_BREAKDOWNS } from "./dimensions.js";
+import { VisitorsEstimate } from "./estimate-schema.js";
 import { ATTRIBUTION_MODELS } from "./models.js";
 
 // ---------------------------------------------------------------- filters (issue 34)
@@ -27,7 +28,7 @@ export const FilterCondition = Type.Object(
       "x-error":
         "must be channel, source, campaign, landing_page, referrer_domain, device, browser, os, country, page, event, cohort, event.<property> or lead.<property>",
       description:
-        "what the condition looks at: a session's value (channel … os), the event (event = its type, page = its URL, country = data.$country, event.<property> = its data), the person (lead.<property>, cohort = a cohort id)",
+        "what the condition looks at, by scope — session: a visit's values (channel, source, campaign, landing_page, referrer_domain, device, browser, os; in a funnel, the session people entered in); event: the event (event = its type, page = its URL, country = data.$country, event.<property> = its data; on the overview, everyone who sent one, servers' events included); person: lead.<property>, cohort (a cohort id)",
     }),
     op: Type.Union(
       FILTER_OPS.map((o) => Type.Literal(o)),
@@ -64,6 +65,21 @@ export const FilterParam = Type.Optional(
   }),
 );
 
+/** Which conversions a view counts: one conversion goal, or any (docs: "One conversion model"). */
+export const GoalParam = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description:
+      'the id of the conversion goal whose events count as conversions, or "any" (the default): an event matching any conversion goal, or a `$revenue` event',
+  }),
+);
+
+/** The goal a view counted, as its answer names it. */
+export const GoalAnswer = Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], {
+  description: "the conversion goal counted; null: any conversion goal",
+});
+
 export const SummaryQuery = Type.Object({
   period: Type.Optional(
     Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")]),
@@ -71,17 +87,20 @@ export const SummaryQuery = Type.Object({
   from: Type.Optional(Type.String({ maxLength: 40 })),
   to: Type.Optional(Type.String({ maxLength: 40 })),
   filter: FilterParam,
+  goal: GoalParam,
 });
 export type SummaryQueryT = Static<typeof SummaryQuery>;
 
 const CONVERTED_VISITORS =
-  "people who converted in the period: a counted conversion (refunds are not), a lead's visitors counting once; anonymous server events are nobody's";
+  "the period's visitors whose person converted in the period (a counted conversion of the goal; refunds are not); people who converted without a visit in the period are conversions, never converted visitors";
 
 export const AnalyticsSummary = Type.Object({
+  goal: GoalAnswer,
   visitors: Type.Number({
     description:
       "distinct visitors in the period (bots excluded): a visitor seen on several days counts once; the time series' `totals.visitors` is the same number",
   }),
+  visitorsEstimate: VisitorsEstimate,
   leads: Type.Number({ description: "leads created in the period" }),
   conversions: Type.Number({
     description:
@@ -90,7 +109,7 @@ export const AnalyticsSummary = Type.Object({
   convertedVisitors: Type.Number({ description: CONVERTED_VISITORS }),
   conversionRate: Type.Number({
     description:
-      "per person: convertedVisitors ÷ visitors (fraction, at most 1; 0 without visitors). Before issue 34 this was conversions ÷ visitors, now `conversionsPerVisitor`",
+      "convertedVisitors ÷ visitors: the share of the period's visitors who converted (fraction, at most 1; 0 without visitors)",
   }),
   conversionsPerVisitor: Type.Number({
     description: "per event: conversions ÷ visitors (can exceed 1; 0 without visitors)",
@@ -111,9 +130,18 @@ export const AnalyticsSummary = Type.Object({
     Type.Object({
       channel: Type.String(),
       visitors: Type.Number(),
+      visitorsEstimate: VisitorsEstimate,
       conversions: Type.Number({ description: "conversion events credited to the channel (first touch)" }),
-      convertedVisitors: Type.Number({ description: "people whose conversion was credited to the channel" }),
-      conversionRate: Type.Number({ description: "per person: convertedVisitors ÷ visitors, at most 1" }),
+      firstTouchVisitors: Type.Number({
+        description: "the period's visitors whose person's first touch was this channel",
+      }),
+      convertedVisitors: Type.Number({
+        description: "those of `firstTouchVisitors` who converted in the period",
+      }),
+      conversionRate: Type.Number({
+        description:
+          "convertedVisitors ÷ firstTouchVisitors: both sides on the first-touch basis (`visitors` is the traffic the channel brought, any session)",
+      }),
     }),
     { description: "at most 10, by visitors, then conversions" },
   ),
@@ -124,9 +152,11 @@ export const AttributionQuery = Type.Object({
   model: Type.Optional(Type.Union(ATTRIBUTION_MODELS.map((m) => Type.Literal(m)))),
   period: Type.Optional(Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d")])),
   filter: FilterParam,
+  goal: GoalParam,
 });
 
 export const AttributionSummary = Type.Object({
+  goal: GoalAnswer,
   model: Type.String(),
   channels: Type.Array(
     Type.Object({ channel: Type.String(), creditedConversions: Type.Number(), revenue: Type.Number() }),
@@ -142,11 +172,13 @@ export type TimeseriesQueryT = Static<typeof TimeseriesQuery>;
 export const TimeseriesPoint = Type.Object({
   date: Type.String({ description: "first day of the bucket inside the period (YYYY-MM-DD)" }),
   visitors: Type.Number({ description: "distinct visitors in the bucket (bots excluded)" }),
+  visitorsEstimate: VisitorsEstimate,
   leads: Type.Number(),
   conversions: Type.Number(),
   revenue: Type.Number(),
 });
 export const Timeseries = Type.Object({
+  goal: GoalAnswer,
   interval: Type.Union([Type.Literal("day"), Type.Literal("week")]),
   period: Type.Object({ from: Type.String(), to: Type.String() }),
   points: Type.Array(TimeseriesPoint),
@@ -156,6 +188,7 @@ export const Timeseries = Type.Object({
         description:
           "distinct visitors over the whole period: the summary's `visitors`, not the sum of the points (a visitor seen on two days is one visitor)",
       }),
+      visitorsEstimate: VisitorsEstimate,
       convertedVisitors: Type.Number({ description: CONVERTED_VISITORS }),
       leads: Type.Number(),
       conversions: Type.Number(),
@@ -163,6 +196,34 @@ export const Timeseries = Type.Object({
     },
     { description: "the period as a whole" },
   ),
+});
+
+/** The per-goal table: each conversion goal's rate over the same visitors (as Plausible's goal list). */
+export const GoalsQuery = Type.Object({
+  period: SummaryQuery.properties.period,
+  from: SummaryQuery.properties.from,
+  to: SummaryQuery.properties.to,
+  filter: FilterParam,
+});
+export const GoalsTable = Type.Object({
+  visitors: Type.Number({
+    description: "the period's visitors (the summary's): every goal's rate is over them",
+  }),
+  visitorsEstimate: VisitorsEstimate,
+  goals: Type.Array(
+    Type.Object({
+      goalId: Type.String(),
+      name: Type.String(),
+      conversions: Type.Number({ description: "events matching the goal in the period" }),
+      convertedVisitors: Type.Number({
+        description: "the period's visitors whose person matched the goal in it",
+      }),
+      conversionRate: Type.Number({ description: "convertedVisitors ÷ visitors" }),
+      revenue: Type.Number({ description: "revenue of the goal's events (`data.revenue`)" }),
+    }),
+    { description: "every conversion goal of the project, most converted visitors first" },
+  ),
+  period: Type.Object({ from: Type.String(), to: Type.String() }),
 });
 
 export const BreakdownQuery = Type.Object({
@@ -179,6 +240,7 @@ export const BreakdownQuery = Type.Object({
 export type BreakdownQueryT = Static<typeof BreakdownQuery>;
 
 export const Breakdown = Type.Object({
+  goal: GoalAnswer,
   by: Type.String(),
   period: Type.Object({ from: Type.String(), to: Type.String() }),
   rows: Type.Array(
@@ -187,10 +249,18 @@ export const Breakdown = Type.Object({
       visitors: Type.Number({
         description: "distinct visitors whose sessions had this value (bots excluded)",
       }),
+      visitorsEstimate: VisitorsEstimate,
       conversions: Type.Number({ description: "conversions of people whose first touch had this value" }),
+      firstTouchVisitors: Type.Number({
+        description:
+          "the period's visitors whose person's first touch had this value (for event_type: the row's visitors)",
+      }),
+      convertedVisitors: Type.Number({
+        description: "those of `firstTouchVisitors` who converted in the period",
+      }),
       conversionRate: Type.Number({
         description:
-          "per event: conversions ÷ visitors of the row (a person converting twice counts twice; the per-person rate is the summary's `conversionRate`)",
+          "convertedVisitors ÷ firstTouchVisitors: both sides on the first-touch basis (for event_type: the row's visitors who converted ÷ the row's visitors)",
       }),
       revenue: Type.Number(),
     }),

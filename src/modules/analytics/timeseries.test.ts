@@ -89,6 +89,7 @@ describe("GET /api/analytics/timeseries", () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
+      goal: null,
       interval: "week",
       period: { from: "2025-03-01", to: "2025-03-14" },
       points: [

@@ -1,7 +1,14 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { convertedPeople, periodVisitors } from "./converted.js";
-import { VisitorSketch } from "./hll.js";
+import {
+  type GoalRef,
+  convertersIn,
+  goalConversionsByDay,
+  periodVisitorIds,
+  populationRates,
+} from "./conversion-model.js";
+import { periodVisitors } from "./converted.js";
+import { VisitorSketch, type VisitorsEstimate, visitorsEstimate } from "./hll.js";
 import type { Period } from "./period.js";
 import { ALL_CHANNELS, DAY_MS } from "./rollup-store.js";
 import { sketchesFor, weekOf, weekStart } from "./sketches.js";
@@ -12,6 +19,8 @@ export type Interval = "day" | "week";
 export interface TimeseriesPoint {
   date: string;
   visitors: number;
+  /** present when `visitors` is an estimate */
+  visitorsEstimate?: VisitorsEstimate;
   leads: number;
   conversions: number;
   revenue: number;
@@ -20,6 +29,8 @@ export interface TimeseriesPoint {
 /** The whole period: distinct visitors and people over it (not sums of buckets), counters summed. */
 export interface TimeseriesTotals {
   visitors: number;
+  /** present when `visitors` is an estimate */
+  visitorsEstimate?: VisitorsEstimate;
   convertedVisitors: number;
   leads: number;
   conversions: number;
@@ -27,6 +38,7 @@ export interface TimeseriesTotals {
 }
 
 export interface Timeseries {
+  goal: GoalRef | null;
   interval: Interval;
   period: { from: string; to: string };
   points: TimeseriesPoint[];
@@ -77,8 +89,11 @@ export async function analyticsTimeseries(
   interval: Interval,
   /** a filter on channels alone (rollup path): only these channels, visitors their union */
   only?: Set<string>,
+  goal: GoalRef | null = null,
 ): Promise<Timeseries> {
   const channels = only ? [...only] : null;
+  const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
+  const ofGoal = goal ? await goalConversionsByDay(db, project, range, goal, only) : null;
   const counters = await db
     .selectFrom("analytics_daily")
     .select((eb) => [
@@ -123,12 +138,13 @@ export async function analyticsTimeseries(
     let revenue = 0;
     for (let day = b.from; day <= b.to; day++) {
       const c = byDay.get(day);
-      if (!c) continue;
-      leads += Number(c.leads);
-      conversions += Number(c.conversions);
-      revenue += Number(c.revenue);
+      if (c) leads += Number(c.leads);
+      const counted = ofGoal ? ofGoal.get(day) : c;
+      if (!counted) continue;
+      conversions += Number(counted.conversions);
+      revenue += Number(counted.revenue);
     }
-    const sketch = new VisitorSketch();
+    const sketch = VisitorSketch.union();
     if (dailySketches) {
       for (const text of dailySketches.get(b.from) ?? []) sketch.mergeText(text);
     } else {
@@ -139,6 +155,7 @@ export async function analyticsTimeseries(
     points.push({
       date: isoDay(b.from),
       visitors: sketch.count(),
+      ...visitorsEstimate(sketch),
       leads,
       conversions,
       revenue: round6(revenue),
@@ -153,12 +170,19 @@ export async function analyticsTimeseries(
     period.toDay,
     channels ? undefined : ALL_CHANNELS,
   );
-  const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
-  const converted = await convertedPeople(db, project.id, range, only);
+  const population = await periodVisitorIds(db, project, range, only);
+  const converted = await populationRates(
+    db,
+    project,
+    population,
+    await convertersIn(db, project, range, goal),
+  );
+  const visitors = periodVisitors(all, only);
   return {
+    goal,
     interval,
     period: { from: period.from, to: period.to },
     points,
-    totals: totalsOf(points, periodVisitors(all, only).count(), converted.total),
+    totals: { ...totalsOf(points, visitors.count(), converted.converted), ...visitorsEstimate(visitors) },
   };
 }

@@ -12,6 +12,9 @@ import { validateSendBody } from "./validate.js";
  */
 export const LIFT_SENDER = "lift";
 
+const OUTBOX_ONLY =
+  "no mail server is configured (SMTP_URL): the message was written to the server's outbox, not sent";
+
 /**
  * Sends a template to one recipient, strict (a variable the template uses and the mail lacks
  * refuses the send rather than mailing a broken link). Links are not rewritten for click tracking
@@ -31,5 +34,9 @@ export const sendLiftEmail: LiftMailer = async (deps, workspaceId, mail) => {
     | { send_id: string; status: string }
     | { error: { code: string; message: string } };
   if ("error" in answer) return { sendId: null, status: answer.error.code, error: answer.error.message };
+  // Without SMTP_URL the message only reaches DATA_DIR/outbox: nobody receives it, so Lift's own
+  // mail must not read "sent" (an invitation then says so and hands its link over instead).
+  if (!deps.config.smtpUrl && (answer.status === "sent" || answer.status === "queued"))
+    return { sendId: answer.send_id, status: "outbox", error: OUTBOX_ONLY };
   return { sendId: answer.send_id, status: answer.status, error: null };
 };

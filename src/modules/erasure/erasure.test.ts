@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { VisitorSketch, visitorHash } from "../analytics/hll.js";
+import { STORED_EXACT, VisitorSketch, visitorHash } from "../analytics/hll.js";
 import { BROWSER_UA } from "../analytics/testing.js";
 
 let t: TestApp;
@@ -212,14 +212,20 @@ describe("erasure during ingest", () => {
 describe("erasure with dense sketches", () => {
   it("rebuilds a day's sketch to exactly what the remaining visitors give", async () => {
     const a = await t.tenant();
-    const ids = Array.from({ length: 700 }, (_, i) => `v${i}`);
+    // Past the exact set a stored row keeps (STORED_EXACT visitors): the row is a dense sketch.
+    const ids = Array.from({ length: STORED_EXACT + 200 }, (_, i) => `v${i}`);
     const ts = new Date(Date.now() - HOUR).toISOString();
-    for (let i = 0; i < ids.length; i += 50)
-      await Promise.all(
-        ids
-          .slice(i, i + 50)
-          .map((visitorId) => track(a, { type: "pageview", visitorId, url: `${SHOP}/`, timestamp: ts })),
-      );
+    const basic = { authorization: `Basic ${Buffer.from(`${a.apiKey}:`).toString("base64")}` };
+    for (let i = 0; i < ids.length; i += 1000) {
+      const batch = ids.slice(i, i + 1000).map((anonymousId) => ({
+        type: "page",
+        anonymousId,
+        properties: { url: `${SHOP}/` },
+        context: { userAgent: BROWSER_UA },
+        timestamp: ts,
+      }));
+      expect((await a.post("/v1/batch", { batch }, { as: "none", headers: basic })).status).toBe(200);
+    }
     const sketchOf = (list: string[]) => {
       const s = new VisitorSketch();
       for (const v of list) s.add(visitorHash(v));
@@ -240,6 +246,7 @@ describe("erasure with dense sketches", () => {
           .executeTakeFirstOrThrow()
       ).visitors_sketch;
     expect(await stored()).toBe(sketchOf(ids));
+    expect(VisitorSketch.parse(await stored()).isExact).toBe(false);
     expect((await a.del(`/api/identity?visitorId=${gone}`)).status).toBe(200);
     expect(await stored()).toBe(sketchOf(ids.filter((v) => v !== gone)));
   });

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { NoPayload, jobKind } from "../../platform/jobs/index.js";
+import { NO_CONTROL_CHARS } from "../../platform/control-chars.js";
 import { X_ERROR } from "../../platform/validation.js";
 
 // ---- POST /api/events: these schemas are both the OpenAPI contract and the check (validate.ts) ----
@@ -17,6 +18,15 @@ function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [...[type].flat(), "null"] });
 }
 const Text = (description?: string) => Type.String({ minLength: 1, maxLength: MAX_TEXT, description });
+/** A visitor's or lead's id: named later in URLs (a journey, an erasure), so no control characters. */
+const Id = (description?: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: MAX_TEXT,
+    pattern: NO_CONTROL_CHARS,
+    [X_ERROR]: `must be 1–${MAX_TEXT} characters without control characters`,
+    description,
+  });
 const Url = (description: string) =>
   Type.String({
     maxLength: MAX_URL,
@@ -53,14 +63,14 @@ const EventFields = {
   ),
 };
 export const SnippetEvent = Type.Object(
-  { projectKey: ProjectKey, visitorId: Text(), ...EventFields },
+  { projectKey: ProjectKey, visitorId: Id(), ...EventFields },
   {
     description:
       "One event from a web page (the snippet). Counted as a visit unless the request's User-Agent is a crawler's or a headless browser's.",
   },
 );
 export const BatchEvent = Type.Object({
-  visitorId: Type.Optional(Nullable(Text("defaults to the batch's visitorId"))),
+  visitorId: Type.Optional(Nullable(Id("defaults to the batch's visitorId"))),
   ...EventFields,
   context: Type.Optional(
     Nullable(
@@ -80,8 +90,8 @@ export const BatchEvent = Type.Object({
 });
 const batchFields = {
   projectKey: ProjectKey,
-  userId: Type.Optional(Text("lead id applied to every event; the lead is created when new")),
-  visitorId: Type.Optional(Text("default visitorId for events without one")),
+  userId: Type.Optional(Id("lead id applied to every event; the lead is created when new")),
+  visitorId: Type.Optional(Id("default visitorId for events without one")),
 };
 const batchDescription =
   "Server (SDK) events: never sessions or touchpoints, never judged by the request's User-Agent. Without visitorId and userId an event is anonymous. Invalid events are reported in errors; the valid ones are stored.";
@@ -109,8 +119,8 @@ export type BatchEnvelopeBody = Static<typeof BatchEnvelope>;
 /** Events other modules ingest (webhooks in, connectors): visitorId or leadId; url optional. */
 export const ServerEvent = Type.Object({
   type: Text(),
-  visitorId: Type.Optional(Text()),
-  leadId: Type.Optional(Text()),
+  visitorId: Type.Optional(Id()),
+  leadId: Type.Optional(Id()),
   url: Type.Optional(Url("page or resource the event concerns")),
   data: EventFields.data,
   timestamp: EventFields.timestamp,

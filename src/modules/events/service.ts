@@ -151,5 +151,8 @@ export {
   visitorEventPages,
 } from "./pages.js";
 
+/** A resumable scan of stored events by type, a page per call (recounts from history). */
+export { type ScanPage, type ScannedEvent, eventTypeScanPage, lockStoredEvents } from "./scan.js";
+
 /** The export of stored events (analytics serves it, with the report filter). */
 export { type ExportFormat, exportChunks, exportRange } from "./export.js";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ProjectRef, PrincipalResolver } from "../../platform/auth/principal.js";
 import type { Db } from "../../platform/db/index.js";
 import type { ActiveExperimentT } from "./schema.js";
+import { NO_PAGE } from "./runner.js";
 import { parseVariants, parseWeights } from "./view.js";
 import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../platform/cache.js";
@@ -13,6 +14,8 @@ export async function listActiveExperiments(db: Db, projectId: string): Promise<
     .selectAll()
     .where("project_id", "=", projectId)
     .where("status", "=", "running")
+    // A flag's experiment has no page: the snippet has nothing to show it on.
+    .where("target_url", "!=", NO_PAGE)
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .execute();

@@ -2,6 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { resolveMetrics } from "./metrics.js";
+import { checkTargetUrlEdit } from "./runner.js";
 import type { PatchExperiment } from "./schema.js";
 import type { ExperimentTable } from "./tables.js";
 
@@ -18,6 +19,7 @@ export async function editExperiment(
   patch: PatchExperiment,
   now: string,
 ): Promise<ExperimentTable> {
+  checkTargetUrlEdit(row, patch);
   const next: ExperimentTable = {
     ...row,
     ...(await resolveMetrics(trx, project, patch, row)),

@@ -3,6 +3,8 @@ import { NoPayload, jobKind } from "../../platform/jobs/index.js";
 
 export const EXPERIMENT_STATUSES = ["draft", "running", "paused", "completed"] as const;
 export const EXPERIMENT_MODES = ["ab", "multivariate", "bandit"] as const;
+/** What shows the variants: the browser snippet on the pages of targetUrl, or a feature flag's experiment rule. */
+export const EXPERIMENT_RUNNERS = ["snippet", "flag"] as const;
 const lit = <T extends string>(values: readonly T[], opts: { description?: string } = {}) =>
   Type.Union(
     values.map((v) => Type.Literal(v)),
@@ -11,6 +13,10 @@ const lit = <T extends string>(values: readonly T[], opts: { description?: strin
 
 export const StatusSchema = lit(EXPERIMENT_STATUSES);
 export const ModeSchema = lit(EXPERIMENT_MODES);
+export const RunnerSchema = lit(EXPERIMENT_RUNNERS, {
+  description:
+    "what shows the variants: snippet (default) = the browser snippet, on the pages matching targetUrl; flag = a feature flag's experiment rule, in your code (no targetUrl)",
+});
 
 export const Variant = Type.Object(
   {
@@ -59,7 +65,15 @@ export type MetricsInputT = Static<typeof MetricsInput>;
 export const CreateExperimentBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    targetUrl: Type.String({ minLength: 1, maxLength: 2000 }),
+    targetUrl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description:
+          "the pages the snippet runs the experiment on; required unless runner is flag, refused then",
+      }),
+    ),
+    runner: Type.Optional(RunnerSchema),
     variants: Variants,
     trafficSplit: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     beliefId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
@@ -228,7 +242,10 @@ export const Experiment = Type.Object({
   id: Type.String(),
   name: Type.String(),
   status: StatusSchema,
-  targetUrl: Type.String(),
+  targetUrl: Type.Union([Type.String(), Type.Null()], {
+    description: "the pages the snippet runs it on; null when a feature flag runs it (runner flag)",
+  }),
+  runner: RunnerSchema,
   trafficSplit: Type.Number(),
   variants: Type.Array(Variant),
   results: Results,

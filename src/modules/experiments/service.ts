@@ -7,6 +7,7 @@ import { AppError, notFound, validation } from "../../platform/errors.js";
 import { getBelief } from "../beliefs/service.js";
 import { editExperiment } from "./edit.js";
 import { extraGoalsOf, resolveMetrics } from "./metrics.js";
+import { targetUrlOnCreate } from "./runner.js";
 import { transitionExperiment } from "./transition.js";
 import { loadCounts, parseVariants, parseWeights, toExperiment } from "./view.js";
 import type { CreateExperiment, ExperimentT, PatchExperiment, VariantT } from "./schema.js";
@@ -76,6 +77,7 @@ export async function createExperiment(
   input: CreateExperiment,
 ): Promise<ExperimentT> {
   checkVariantNames(input.variants);
+  const targetUrl = targetUrlOnCreate(input);
   await checkBelief(db, project, input.beliefId);
   const goals = await resolveMetrics(db, project, input);
   const t = creationTime();
@@ -86,7 +88,7 @@ export async function createExperiment(
     name: input.name,
     status: "draft",
     mode: input.mode ?? "ab",
-    target_url: input.targetUrl,
+    target_url: targetUrl,
     traffic_split: input.trafficSplit ?? 100,
     variants: JSON.stringify(input.variants),
     weights: JSON.stringify(equalWeights(input.variants.length)),

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { computeResults, type VariantCounts } from "./results.js";
 import { SEQUENTIAL_ALPHA, sequentialTest } from "./stats.js";
 import { committed, exposure, processEvents } from "./test-events.js";
+import { formatConfidence } from "./confidence-format.js";
 import { type VerdictInput, roughly, verdictOf, visitorsToDecide } from "./verdict.js";
 
 const arms = (...c: [number, number][]): VariantCounts[] =>
@@ -86,7 +87,7 @@ describe("the verdict", () => {
     const v = running(arms([5000, 500], [5000, 700]));
     expect(v.state).toBe("significant");
     expect(v.confidence).toBeGreaterThan(0.95);
-    expect(v.text).toBe(`v1 wins with ${Math.round(v.confidence * 100)}% confidence.`);
+    expect(v.text).toBe(`v1 wins with ${formatConfidence(v.confidence)} confidence.`);
     // below the minimum sample it says what is left
     const early = running(arms([5000, 500], [5000, 700]), { minSample: 6000 });
     expect(early.moreVisitorsPerVariant).toBe(1000);
@@ -105,12 +106,35 @@ describe("the verdict", () => {
   it("completed and bandit experiments", () => {
     const done = running(arms([5000, 500], [5000, 700]), { status: "completed", winner: "v1" });
     expect(done).toMatchObject({ state: "won", leader: "v1" });
-    expect(done.text).toMatch(/^v1 won with \d+% confidence \(sequential test\)\.$/);
+    expect(done.text).toMatch(/^v1 won with \d+\.\d% confidence \(sequential test\)\.$/);
     expect(
       running(arms([10, 1], [10, 1]), { status: "completed", winner: null, method: "manual" }).text,
     ).toBe("Completed without a winner.");
     const bandit = running(arms([300, 30], [300, 60]), { mode: "bandit", probabilityBest: [0.1, 0.9] });
     expect(bandit).toMatchObject({ state: "bandit", leader: "v1", confidence: 0.9 });
+  });
+});
+
+describe("one confidence figure", () => {
+  it("has one decimal and reads 100% only when it is exactly 1", () => {
+    expect(formatConfidence(0.998)).toBe("99.8%");
+    expect(formatConfidence(0.9995)).toBe("99.9%");
+    expect(formatConfidence(1 - 1e-12)).toBe("99.9%");
+    expect(formatConfidence(1)).toBe("100.0%");
+    expect(formatConfidence(0.95)).toBe("95.0%");
+    expect(formatConfidence(0.12345)).toBe("12.3%");
+    expect(formatConfidence(0)).toBe("0.0%");
+  });
+
+  it("the banner of a decided experiment says the figure its table shows (not 100%)", () => {
+    const v = running(arms([5000, 500], [5000, 700]));
+    expect(v.confidence).toBeGreaterThan(0.9995);
+    expect(v.confidence).toBeLessThan(1);
+    expect(v.text).toBe("v1 wins with 99.9% confidence.");
+    const done = running(arms([5000, 500], [5000, 700]), { status: "completed", winner: "v1" });
+    expect(done.text).toBe("v1 won with 99.9% confidence (sequential test).");
+    const bandit = running(arms([300, 30], [300, 60]), { mode: "bandit", probabilityBest: [0.0004, 0.9996] });
+    expect(bandit.text).toMatch(/\(99\.9%\)/);
   });
 });
 

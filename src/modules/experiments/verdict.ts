@@ -1,3 +1,4 @@
+import { formatConfidence as pct } from "./confidence-format.js";
 import type { DecisionMethod } from "./decision.js";
 import type { ExperimentResults, VariantResult } from "./results.js";
 import { SEQUENTIAL_ALPHA, sequentialRho2 } from "./stats.js";
@@ -44,7 +45,6 @@ export interface VerdictInput {
 /** More than this many visitors per variant is "not detectable in practice". */
 const MAX_VISITORS = 1_000_000;
 
-const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** "about 1,300": two significant figures, rounded up (a need is never understated). */
 export function roughly(n: number): string {
   if (n < 100) return String(Math.ceil(n));

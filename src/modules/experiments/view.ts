@@ -2,6 +2,7 @@ import type { DbOrTrx } from "../../platform/db/index.js";
 import { banditProbabilityBest, type DecisionMethod } from "./decision.js";
 import { extraGoalsOf, parseMetrics } from "./metrics.js";
 import { computeResults, type GoalCounts, type VariantCounts } from "./results.js";
+import { runnerOf, targetUrlOf } from "./runner.js";
 import type { ExperimentT, VariantT } from "./schema.js";
 import type { ExperimentTable } from "./tables.js";
 import { verdictOf } from "./verdict.js";
@@ -142,7 +143,8 @@ export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): Ex
     id: row.id,
     name: row.name,
     status: row.status,
-    targetUrl: row.target_url,
+    targetUrl: targetUrlOf(row),
+    runner: runnerOf(row),
     trafficSplit: Number(row.traffic_split),
     variants: parseVariants(row),
     results: {

@@ -1,4 +1,3 @@
-import ipaddr from "ipaddr.js";
 import type { FlagStreamSettings } from "../../config.js";
 import { openFilesLimit } from "../../platform/open-files.js";
 import { STREAM_DEFAULTS, type StreamOptions } from "./streams.js";
@@ -27,18 +26,5 @@ export function streamOptions(
   };
 }
 
-/**
- * Whose streams count together: an IPv4 address (also as `::ffff:a.b.c.d`), or an IPv6 client's
- * /64, the smallest block an ISP assigns (one host can use every address in it).
- */
-export function addressGroup(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
-  const parsed = ipaddr.parse(ip);
-  if (parsed.kind() === "ipv4") return parsed.toString();
-  const v6 = parsed as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  return `${v6.parts
-    .slice(0, 4)
-    .map((p) => p.toString(16))
-    .join(":")}::/64`;
-}
+/** Whose streams count together: as every per-address limit counts (platform/client-address.ts). */
+export { addressGroup } from "../../platform/client-address.js";

@@ -4,13 +4,14 @@ import { newId } from "../../platform/crypto.js";
 import { type Db, type DbOrTrx, withTransaction } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { AppError, notFound } from "../../platform/errors.js";
+import { queueConversionRecompute, recomputesOf, toRecompute } from "./recompute-state.js";
 import type { ConversionGoalT, CreateConversionGoal, PatchConversionGoal } from "./schema.js";
-import type { ConversionGoalTable } from "./tables.js";
+import type { ConversionGoalRecomputeTable, ConversionGoalTable } from "./tables.js";
 import "./tables.js";
 
 /** Conversion goals: which events count as conversions (re-exported by service.ts, the module's surface). */
 
-function toConversionGoal(r: ConversionGoalTable): ConversionGoalT {
+function toConversionGoal(r: ConversionGoalTable, recompute?: ConversionGoalRecomputeTable): ConversionGoalT {
   return {
     id: r.id,
     name: r.name,
@@ -18,13 +19,32 @@ function toConversionGoal(r: ConversionGoalTable): ConversionGoalT {
     urlPattern: r.url_pattern,
     conditions: r.conditions ? JSON.parse(r.conditions) : null,
     createdAt: r.created_at,
+    recompute: toRecompute(recompute),
   };
+}
+
+const SIGNUP_NAMES = new Set(["signup", "sign_up"]);
+/** Analytics counts a goal of this name in the `signups` metric too (its hits under `$signup`). */
+const isSignupName = (name: string) => SIGNUP_NAMES.has(name.toLowerCase());
+
+/**
+ * Whether a change alters which stored events the goal counts: what it matches, or a name that
+ * enters or leaves the `signups` metric.
+ */
+function changesMatching(row: ConversionGoalTable, next: ConversionGoalTable): boolean {
+  return (
+    row.event_type !== next.event_type ||
+    row.url_pattern !== next.url_pattern ||
+    row.conditions !== next.conditions ||
+    isSignupName(row.name) !== isSignupName(next.name)
+  );
 }
 
 /**
  * Conversion goals are read by the event processors: each change bumps the project's configuration
  * version first in its transaction (platform/config-version.ts), so every event committed after it
- * sees it, on every process.
+ * sees it, on every process. The events stored before it are recounted by a job queued in the same
+ * transaction (recompute-state.ts).
  */
 export async function createConversionGoal(
   db: Db,
@@ -40,7 +60,7 @@ export async function createConversionGoal(
     conditions: input.conditions ? JSON.stringify(input.conditions) : null,
     created_at: creationTime(),
   };
-  await withTransaction(db, async (trx) => {
+  const recompute = await withTransaction(db, async (trx) => {
     await bumpConfigVersion(trx, project.id);
     const taken = await trx
       .selectFrom("conversion_goals")
@@ -50,13 +70,15 @@ export async function createConversionGoal(
       .executeTakeFirst();
     if (taken) throw new AppError("CONFLICT", `a conversion goal named ${input.name} already exists`);
     await trx.insertInto("conversion_goals").values(row).execute();
+    return queueConversionRecompute(trx, project, row.id, false);
   });
-  return toConversionGoal(row);
+  return toConversionGoal(row, recompute);
 }
 
 /**
- * Changes a conversion goal; events committed after this commit are matched by the new definition.
- * A rename carries the project's goals that track it by name along.
+ * Changes a conversion goal; events committed after this commit are matched by the new definition,
+ * and a change of what it matches (or `recompute: true`) recounts the stored ones. A rename carries
+ * the project's goals that track it by name along.
  */
 export async function patchConversionGoal(
   db: Db,
@@ -109,7 +131,11 @@ export async function patchConversionGoal(
       })
       .where("id", "=", row.id)
       .execute();
-    return toConversionGoal(next);
+    const recount = patch.recompute === true || changesMatching(row, next);
+    const recompute = recount
+      ? await queueConversionRecompute(trx, project, row.id, false)
+      : (await recomputesOf(trx, project)).get(row.id);
+    return toConversionGoal(next, recompute);
   });
 }
 
@@ -122,7 +148,9 @@ export async function listConversionGoals(db: DbOrTrx, project: ProjectRef): Pro
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .execute();
-  return rows.map(toConversionGoal);
+  if (rows.length === 0) return [];
+  const recomputes = await recomputesOf(db, project);
+  return rows.map((r) => toConversionGoal(r, recomputes.get(r.id)));
 }
 
 /**
@@ -144,6 +172,8 @@ export async function deleteConversionGoal(db: Db, project: ProjectRef, id: stri
       .where("project_id", "=", project.id)
       .executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) throw notFound("conversion goal", id);
+    // Its hits and the conversions no other goal holds are taken out of the stored events' counts.
+    await queueConversionRecompute(trx, project, id, true);
     return { id, deleted: true };
   });
 }

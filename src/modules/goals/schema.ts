@@ -94,6 +94,27 @@ export const Condition = Type.Union([
 ]);
 export type ConditionT = Static<typeof Condition>;
 
+export const RECOMPUTE_STATES = ["queued", "running", "done"] as const;
+/** How far the recount of a goal's conversions from stored events got. */
+export const ConversionRecompute = Type.Object(
+  {
+    state: Type.Union(RECOMPUTE_STATES.map((s) => Type.Literal(s))),
+    processed: Type.Integer({ description: "stored events of the goal's event types read so far" }),
+    progress: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "share of the stored events scanned (0–1)",
+    }),
+    startedAt: Type.Union([Type.String(), Type.Null()]),
+    finishedAt: Type.Union([Type.String(), Type.Null()]),
+  },
+  {
+    description:
+      "the recount of this goal's conversions from stored events, run by a job after the goal is created or its eventType, urlPattern or conditions change; null for a goal never recounted (it counts the events received since its creation)",
+  },
+);
+export type ConversionRecomputeT = Static<typeof ConversionRecompute>;
+
 export const ConversionGoal = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -101,6 +122,7 @@ export const ConversionGoal = Type.Object({
   urlPattern: Type.Union([Type.String(), Type.Null()]),
   conditions: Type.Union([Type.Record(Type.String(), Condition), Type.Null()]),
   createdAt: Type.String(),
+  recompute: Type.Union([ConversionRecompute, Type.Null()]),
 });
 export type ConversionGoalT = Static<typeof ConversionGoal>;
 
@@ -129,6 +151,12 @@ export const PatchConversionGoalBody = Type.Object(
         Type.Null(),
       ]),
     ),
+    recompute: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: recount the goal's conversions from stored events even though what it matches did not change (a goal created before its history was imported)",
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 2 },
 );
@@ -139,5 +167,20 @@ export const RECOMPUTE_JOB = jobKind(
   "goals.recompute",
   Type.Object({ projectId: Type.String(), workspaceId: Type.String() }),
 );
+/**
+ * A conversion goal's recount from stored events (its hits, conversions and the counters that
+ * depend on them). The goals module enqueues it when a goal is created, changes what it matches or
+ * is deleted; the analytics module, which owns those tables, runs it.
+ */
+export const CONVERSION_RECOMPUTE_JOB = jobKind(
+  "goals.conversion-recompute",
+  Type.Object({
+    projectId: Type.String(),
+    workspaceId: Type.String(),
+    goalId: Type.String(),
+    revision: Type.Integer(),
+  }),
+);
+export type ConversionRecomputeJob = Static<typeof CONVERSION_RECOMPUTE_JOB.payload>;
 /** Pace changes with time even when no event arrives: every project's goals are refreshed hourly. */
 export const REFRESH_ALL_JOB = jobKind("goals.refresh-all", NoPayload);

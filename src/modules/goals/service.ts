@@ -23,6 +23,14 @@ export {
 } from "./conversion-goals.js";
 export { matchesConversionGoal } from "./matching.js";
 export type { ConversionGoalT } from "./schema.js";
+/** A conversion goal's recount from stored events: queued here, run by the analytics module. */
+export { CONVERSION_RECOMPUTE_JOB, type ConversionRecomputeJob } from "./schema.js";
+export {
+  type RecomputeTask,
+  dropRecompute,
+  recomputeTask,
+  saveRecomputeProgress,
+} from "./recompute-state.js";
 
 /** Enqueues a recompute of the project's goals (deduplicated while one is pending). */
 export async function scheduleGoalRecompute(db: DbOrTrx, project: ProjectRef): Promise<void> {

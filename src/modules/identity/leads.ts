@@ -6,6 +6,7 @@ import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { recordLeadCreated } from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";
+import { type Dating, backdateLead, isoAt } from "./dating.js";
 import { nextMarks } from "./property-marks.js";
 import type { IdentityLeadTable } from "./tables.js";
 import "./tables.js";
@@ -151,9 +152,11 @@ export async function upsertLead(
   project: ProjectRef,
   input: LeadInput,
   firstTouch: FirstTouch | null,
+  dating?: Dating,
 ): Promise<{ lead: Lead; created: boolean }> {
   const email = normalizeEmail(input.email);
   const now = new Date().toISOString();
+  const createdAt = dating ? isoAt(dating.at) : now;
   const inserted = await trx
     .insertInto("identity_leads")
     .values({
@@ -169,7 +172,7 @@ export async function upsertLead(
       attr_source: firstTouch?.source ?? null,
       landing_page: firstTouch?.landingPage ?? null,
       counted_channel: firstTouch?.channel ?? UNATTRIBUTED_CHANNEL,
-      created_at: now,
+      created_at: createdAt,
       updated_at: now,
     })
     .onConflict((oc) => oc.columns(["project_id", "email"]).doNothing())
@@ -178,15 +181,21 @@ export async function upsertLead(
   if (inserted) {
     const lead = toLead(inserted);
     await emitServiceEvent(trx, project, "lead.created", lead);
-    await recordLeadCreated(trx, project, { channel: inserted.channel, createdAt: Date.parse(now) });
+    await recordLeadCreated(trx, project, { channel: inserted.channel, createdAt: Date.parse(createdAt) });
     return { lead, created: true };
   }
-  const row = await trx
-    .selectFrom("identity_leads")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .where("email", "=", email)
-    .executeTakeFirstOrThrow();
+  const byEmail = () =>
+    trx
+      .selectFrom("identity_leads")
+      .selectAll()
+      .where("project_id", "=", project.id)
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
+  let row = await byEmail();
+  if (dating?.moveEarlier && row.created_at > createdAt) {
+    await backdateLead(trx, project, row.id, dating.at);
+    row = await byEmail();
+  }
   const changed: string[] = [];
   const patch: Partial<IdentityLeadTable> = {};
   if (input.name !== undefined && input.name !== row.name) {
@@ -256,15 +265,18 @@ export async function adoptFirstTouch(
 /**
  * The lead with the caller's id, created when Lift has never seen it (as PostHog's identify and
  * Segment's userId create the person): no email, no first touch until a visitor joins. Idempotent,
- * also under concurrent calls (the primary key decides); lead.created fires once.
+ * also under concurrent calls (the primary key decides); lead.created fires once. With `dating`,
+ * created then, or an existing lead moved earlier to then (dating.ts).
  */
 export async function ensureLeadById(
   trx: Trx,
   project: ProjectRef,
   id: string,
   source: string,
+  dating?: Dating,
 ): Promise<{ created: boolean }> {
   const now = new Date().toISOString();
+  const createdAt = dating ? isoAt(dating.at) : now;
   const inserted = await trx
     .insertInto("identity_leads")
     .values({
@@ -280,15 +292,18 @@ export async function ensureLeadById(
       attr_source: null,
       landing_page: null,
       counted_channel: UNATTRIBUTED_CHANNEL,
-      created_at: now,
+      created_at: createdAt,
       updated_at: now,
     })
     .onConflict((oc) => oc.columns(["project_id", "id"]).doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (!inserted) return { created: false };
+  if (!inserted) {
+    if (dating?.moveEarlier) await backdateLead(trx, project, id, dating.at);
+    return { created: false };
+  }
   await emitServiceEvent(trx, project, "lead.created", toLead(inserted));
-  await recordLeadCreated(trx, project, { channel: null, createdAt: Date.parse(now) });
+  await recordLeadCreated(trx, project, { channel: null, createdAt: Date.parse(createdAt) });
   return { created: true };
 }
 

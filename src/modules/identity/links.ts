@@ -20,6 +20,7 @@ import {
   upsertLead,
 } from "./leads.js";
 import { firstTouchForVisitors } from "../events/service.js";
+import { type Dating, backdateLead, backdateLink, isoAt, timestampOf } from "./dating.js";
 import { mergeVisitorProperties, updateLeadProperties } from "./profile.js";
 import "./tables.js";
 import { ensureVisitor, findVisitor } from "./visitors.js";
@@ -54,7 +55,7 @@ const conflict = (visitorId: string) =>
  * lead is a no-op. A lead id Lift has never seen is created (the caller's id for its person, as
  * PostHog's identify and Segment's userId). The visitor's history joins the lead's journey and
  * attribution. `onConflict: "skip"` is for batch userIds, where a refusal must not fail the events
- * commit.
+ * commit. With `dating`, the lead and the link are dated then, or moved earlier (dating.ts).
  */
 export async function linkVisitor(
   trx: Trx,
@@ -63,23 +64,23 @@ export async function linkVisitor(
   leadId: string,
   source: string,
   onConflict: "throw" | "skip" = "throw",
+  dating?: Dating,
 ): Promise<LinkResult | null> {
-  await ensureLeadById(trx, project, leadId, source);
+  await ensureLeadById(trx, project, leadId, source, dating);
   const visitor = await ensureVisitor(trx, project, visitorId);
   if (visitor.lead_id === leadId) {
-    return {
-      visitorId,
-      leadId,
-      source: visitor.link_source ?? source,
-      linkedAt: visitor.linked_at!,
-      linked: false,
-    };
+    let linkedAt = visitor.linked_at!;
+    if (dating?.moveEarlier && linkedAt > isoAt(dating.at)) {
+      await backdateLink(trx, project, visitorId, dating.at);
+      linkedAt = isoAt(dating.at);
+    }
+    return { visitorId, leadId, source: visitor.link_source ?? source, linkedAt, linked: false };
   }
   if (visitor.lead_id !== null) {
     if (onConflict === "skip") return null;
     throw conflict(visitorId);
   }
-  const linkedAt = new Date().toISOString();
+  const linkedAt = isoAt(dating?.at ?? Date.now());
   const res = await trx
     .updateTable("identity_visitors")
     .set({ lead_id: leadId, link_source: source, linked_at: linkedAt })
@@ -131,9 +132,10 @@ export async function stitchVisitor(
   trx: Trx,
   project: ProjectRef,
   input: { visitorId: string; email: string },
-  opts: { ifEmailTaken?: "conflict" | "skip" } = {},
+  opts: { ifEmailTaken?: "conflict" | "skip"; dating?: Dating } = {},
 ): Promise<StitchResult | null> {
   const email = normalizeEmail(input.email);
+  const { dating } = opts;
   const visitor = await ensureVisitor(trx, project, input.visitorId);
   if (visitor.lead_id !== null) {
     const current = await findLead(trx, project, visitor.lead_id);
@@ -144,14 +146,26 @@ export async function stitchVisitor(
         if (opts.ifEmailTaken === "skip") return null;
         throw conflict(input.visitorId);
       }
+      if (dating?.moveEarlier) {
+        await backdateLead(trx, project, current.id, dating.at);
+        await backdateLink(trx, project, input.visitorId, dating.at);
+      }
       return { visitorId: input.visitorId, leadId: current.id, email, created: false, linked: false };
     }
     if (current && current.email !== email) throw conflict(input.visitorId);
   }
   const touch = await visitorFirstTouch(trx, project, input.visitorId);
-  const { lead, created } = await upsertLead(trx, project, { email, source: "stitch" }, touch);
-  const link = await linkVisitor(trx, project, input.visitorId, lead.id, "stitch");
+  const { lead, created } = await upsertLead(trx, project, { email, source: "stitch" }, touch, dating);
+  const link = await linkVisitor(trx, project, input.visitorId, lead.id, "stitch", "throw", dating);
   return { visitorId: input.visitorId, leadId: lead.id, email, created, linked: link?.linked ?? false };
+}
+
+export interface StitchInput {
+  visitorId: string;
+  email: string;
+  traits?: Record<string, unknown>;
+  /** when the person became known (ISO 8601) */
+  timestamp?: string;
 }
 
 /** The public stitch's answer to a page: the same whether or not the email belongs to a lead. */
@@ -171,12 +185,18 @@ export interface PageStitchAnswer {
 export async function stitchFromCaller(
   db: DbOrTrx,
   project: ProjectRef,
-  input: { visitorId: string; email: string; traits?: Record<string, unknown> },
+  input: StitchInput,
   caller: "page" | "server",
 ): Promise<StitchResult | PageStitchAnswer> {
+  const page = caller === "page";
+  const at = timestampOf(input.timestamp, "body.timestamp");
+  // A page's timestamp dates only what its stitch creates (dating.ts).
+  const dating = at === undefined ? undefined : { at, moveEarlier: !page };
   return withTransaction(db, async (trx) => {
-    const page = caller === "page";
-    const stitched = await stitchVisitor(trx, project, input, { ifEmailTaken: page ? "skip" : "conflict" });
+    const stitched = await stitchVisitor(trx, project, input, {
+      ifEmailTaken: page ? "skip" : "conflict",
+      dating,
+    });
     if (stitched && input.traits) {
       const change = page ? { setOnce: input.traits, source: "browser" as const } : { set: input.traits };
       await updateLeadProperties(trx, project, stitched.leadId, change);
@@ -194,10 +214,12 @@ export async function stitchFromCaller(
 export async function stitchFromSender(
   deps: ServiceDeps,
   project: ProjectRef,
-  input: { visitorId: string; email: string; traits?: Record<string, unknown> },
+  input: StitchInput,
   sender: IngestSender,
 ): Promise<StitchResult | PageStitchAnswer> {
   const page = !isSecretKey(sender.key);
+  // A bad timestamp is refused before the stitch draws on the sender's budget.
+  timestampOf(input.timestamp, "body.timestamp");
   if (
     page &&
     countsNewLeads(deps, sender) &&
@@ -207,14 +229,26 @@ export async function stitchFromSender(
   return stitchFromCaller(deps.db, project, input, page ? "page" : "server");
 }
 
-/** POST /api/identity: a server links a visitor to a lead by its id; traits overwrite the lead's properties. */
+/**
+ * POST /api/identity: a server links a visitor to a lead by its id; traits overwrite the lead's
+ * properties; a timestamp dates the lead and the link (or moves them earlier).
+ */
 export async function linkWithTraits(
   db: DbOrTrx,
   project: ProjectRef,
-  input: { visitorId: string; leadId: string; source?: string; traits?: Record<string, unknown> },
+  input: {
+    visitorId: string;
+    leadId: string;
+    source?: string;
+    traits?: Record<string, unknown>;
+    timestamp?: string;
+  },
 ): Promise<LinkResult> {
+  const at = timestampOf(input.timestamp, "body.timestamp");
+  const dating = at === undefined ? undefined : { at, moveEarlier: true };
   return withTransaction(db, async (trx) => {
-    const link = (await linkVisitor(trx, project, input.visitorId, input.leadId, input.source ?? "api"))!;
+    const source = input.source ?? "api";
+    const link = (await linkVisitor(trx, project, input.visitorId, input.leadId, source, "throw", dating))!;
     if (input.traits) await updateLeadProperties(trx, project, input.leadId, { set: input.traits });
     return link;
   });

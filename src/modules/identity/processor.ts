@@ -1,12 +1,14 @@
 import type { Trx } from "../../platform/db/index.js";
 import type { CommittedEvent } from "../../platform/event-bus.js";
+import type { Dating } from "./dating.js";
 import { linkVisitor } from "./links.js";
 import { processGroupEvents } from "./groups.js";
 import { applyEventProperties } from "./profile.js";
 import "./tables.js";
 
 /**
- * Identity's event processor: batch userIds and server events' lead ids (event.leadId), then
+ * Identity's event processor: batch userIds and server events' lead ids (event.leadId), dated by
+ * their events' times, then
  * `$set` / `$set_once` in events' data and group calls' traits (after the links, so a batch's own
  * userId counts). A visitor's first/last seen and
  * first touch are the events module's per-visitor state (`firstTouchForVisitors`), read when a
@@ -15,23 +17,33 @@ import "./tables.js";
 export async function processIdentityEvents(trx: Trx, events: CommittedEvent[]): Promise<void> {
   const links = new Map<
     string,
-    { projectId: string; workspaceId: string; visitorId: string; leadId: string }
+    { projectId: string; workspaceId: string; visitorId: string; leadId: string; dating: Dating }
   >();
+  const now = Date.now();
   for (const e of events) {
     if (!e.leadId) continue;
     const key = `${e.projectId}\u0000${e.visitorId}\u0000${e.leadId}`;
-    if (!links.has(key))
+    const link = links.get(key);
+    // Dated by the earliest of its events (never past now); a server's events may move an
+    // existing lead or link earlier, a page's only date what they create (dating.ts).
+    const at = Math.min(e.timestamp, now);
+    if (!link)
       links.set(key, {
         projectId: e.projectId,
         workspaceId: e.workspaceId,
         visitorId: e.visitorId,
         leadId: e.leadId,
+        dating: { at, moveEarlier: !e.fromPublicKey },
       });
+    else {
+      link.dating.at = Math.min(link.dating.at, at);
+      if (!e.fromPublicKey) link.dating.moveEarlier = true;
+    }
   }
   for (const l of links.values()) {
     const project = { id: l.projectId, workspaceId: l.workspaceId };
     // An unknown userId becomes a lead under that id; a visitor already linked elsewhere stays put.
-    await linkVisitor(trx, project, l.visitorId, l.leadId, "userId", "skip");
+    await linkVisitor(trx, project, l.visitorId, l.leadId, "userId", "skip", l.dating);
   }
   await applyEventProperties(trx, events);
   await processGroupEvents(trx, events);

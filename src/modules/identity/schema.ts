@@ -1,6 +1,17 @@
+import { NO_CONTROL_CHARS } from "../../platform/control-chars.js";
+import { X_ERROR } from "../../platform/validation.js";
 import { Type } from "@sinclair/typebox";
 
-const VisitorId = Type.String({ minLength: 1, maxLength: 200 });
+/** Ids are named later in URLs (a journey, an erasure): no control characters. */
+const Id = (description?: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: NO_CONTROL_CHARS,
+    [X_ERROR]: "must be 1–200 characters without control characters",
+    description,
+  });
+const VisitorId = Id();
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const JourneyQuery = Type.Object({ visitorId: VisitorId });
@@ -28,13 +39,22 @@ export const Journey = Type.Object({
   attribution: Attribution,
 });
 
+/** When the person became known, for history brought from another tool (identity/dating.ts). */
+const KnownAt = Type.String({
+  minLength: 1,
+  maxLength: 40,
+  description:
+    "when the person became known (ISO 8601 date-time, from 2000 to now + 1 day; default now): a new lead and link are dated then; an earlier time than the stored one moves the lead's creation and the link earlier (a page's public key dates only what its stitch creates)",
+});
+
 export const LinkBody = Type.Object(
   {
     visitorId: VisitorId,
     // as long as a batch userId, which creates leads under its id too
-    leadId: Type.String({ minLength: 1, maxLength: 200 }),
+    leadId: Id(),
     source: Type.Optional(Type.String({ maxLength: 200 })),
     traits: Type.Optional(Traits),
+    timestamp: Type.Optional(KnownAt),
   },
   { additionalProperties: false },
 );
@@ -52,6 +72,7 @@ export const StitchBody = Type.Object({
   email: Type.String({ minLength: 3, maxLength: 320 }),
   projectKey: Type.String({ minLength: 1, maxLength: 200 }),
   traits: Type.Optional(Traits),
+  timestamp: Type.Optional(KnownAt),
 });
 
 export const StitchResult = Type.Union([

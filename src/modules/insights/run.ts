@@ -54,17 +54,18 @@ export async function runInsight(
   where = "settings",
 ): Promise<InsightResultT> {
   const filter = parseFilter((settings as { filter?: unknown }).filter, `${where}.filter`);
+  const goal = (settings as { goal?: string }).goal;
   const period = periodOf(kind, settings as PeriodFields, where);
   switch (kind) {
     case "summary":
-      return { kind, result: await summaryReport(db, project, period, filter) };
+      return { kind, result: await summaryReport(db, project, period, filter, goal) };
     case "timeseries": {
       const s = settings as SettingsOf<"timeseries">;
-      return { kind, result: await timeseriesReport(db, project, period, s.interval ?? "day", filter) };
+      return { kind, result: await timeseriesReport(db, project, period, s.interval ?? "day", filter, goal) };
     }
     case "breakdown": {
       const s = settings as SettingsOf<"breakdown">;
-      return { kind, result: await breakdownReport(db, project, s.by, period, s.limit ?? 10, filter) };
+      return { kind, result: await breakdownReport(db, project, s.by, period, s.limit ?? 10, filter, goal) };
     }
     case "funnel": {
       const s = settings as SettingsOf<"funnel">;
@@ -96,7 +97,7 @@ export async function runInsight(
       const s = settings as SettingsOf<"attribution">;
       return {
         kind,
-        result: await attributionReport(db, project, s.model ?? "position_based", period, filter),
+        result: await attributionReport(db, project, s.model ?? "position_based", period, filter, goal),
       };
     }
     case "paths": {

@@ -12,7 +12,10 @@ export interface LiftMail {
 export interface LiftSendOutcome {
   /** the send record, as the send log lists it (null when refused before a record existed) */
   sendId: string | null;
-  /** sent, queued (a delivery job keeps trying), or the refusal's code: suppressed, send_failed … */
+  /**
+   * sent, queued (a delivery job keeps trying), outbox (no mail server: written to
+   * DATA_DIR/outbox, received by nobody), or the refusal's code: suppressed, send_failed …
+   */
   status: string;
   error: string | null;
 }

@@ -109,7 +109,10 @@ export const Invite = Type.Object({
   delivery: Type.Object(
     {
       sendId: Type.Union([Type.String(), Type.Null()]),
-      status: Type.String({ description: "sent, queued (retrying), or why it was refused (suppressed …)" }),
+      status: Type.String({
+        description:
+          "sent, queued (retrying), outbox (no mail server is configured: written to the server's outbox, not sent — hand the link over), or why it was refused (suppressed …)",
+      }),
       error: Type.Union([Type.String(), Type.Null()]),
     },
     { description: "the invitation mail, sent through Lift's transactional email (template invite)" },
@@ -121,7 +124,8 @@ export const Invite = Type.Object({
 export const CreatedInvite = Type.Object({
   ...Invite.properties,
   acceptUrl: Type.String({
-    description: "the link the mail carries (shown once, to hand over if the mail does not arrive)",
+    description:
+      "the link the mail carries, in this answer only, to the inviting admin: to hand over when the mail was not sent (no mail server) or does not arrive. Lift keeps only its hash",
   }),
 });
 export const InviteTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });

@@ -34,7 +34,7 @@ export function Chart(props: ChartProps) {
       </Suspense>
       <figcaption className="legend">
         {props.series.map((s) => (
-          <span key={s.label} className="legend-item">
+          <span key={s.label} className="legend-item" title={s.totalNote}>
             <span
               className={s.dashed ? "swatch dashed" : "swatch"}
               style={{ background: s.dashed ? undefined : s.color, borderColor: s.color }}

@@ -12,6 +12,7 @@ export function ConditionBuilder({
   onChange,
   kinds,
   ops,
+  multi,
   first = { key: "channel", op: "is", value: "" },
   addLabel = "Add a condition",
 }: {
@@ -19,6 +20,8 @@ export function ConditionBuilder({
   onChange: (next: Condition[]) => void;
   kinds?: KeyKind[];
   ops?: FilterOp[];
+  /** several values as chips for is / is not (the report filter; the API takes an array there) */
+  multi?: boolean;
   first?: Condition;
   addLabel?: string;
 }) {
@@ -32,6 +35,7 @@ export function ConditionBuilder({
           condition={c}
           kinds={kinds}
           ops={ops}
+          multi={multi}
           onChange={(next) => onChange(conditions.map((x, k) => (k === i ? next : x)))}
           onRemove={() => onChange(conditions.filter((_, k) => k !== i))}
         />

@@ -1,3 +1,4 @@
+import { ChipsField } from "./ChipsField";
 import { SelectField } from "./Field";
 import {
   ATTRIBUTES,
@@ -8,9 +9,14 @@ import {
   kindOf,
   needsValue,
   opsFor,
+  valuesOf,
+  withoutPending,
 } from "./filter";
 import { usePropertySuggestions, useValueSuggestions } from "./pickers";
 import { SuggestField } from "./SuggestField";
+
+const isMulti = (op: FilterOp) => op === "is" || op === "is_not";
+const MULTI_LABELS: Partial<Record<FilterOp, string>> = { is: "is any of", is_not: "is none of" };
 
 const attributeOf = (key: string) =>
   key.startsWith("event.") ? "event." : key.startsWith("lead.") ? "lead." : key;
@@ -26,6 +32,7 @@ export function ConditionRow({
   condition,
   kinds,
   ops: allowed,
+  multi = false,
   onChange,
   onRemove,
 }: {
@@ -34,6 +41,8 @@ export function ConditionRow({
   kinds?: KeyKind[];
   /** the operators offered (default: those that fit the attribute) */
   ops?: FilterOp[];
+  /** "is any of" / "is none of" with several values as chips (where the API takes an array) */
+  multi?: boolean;
   onChange: (next: Condition) => void;
   onRemove: () => void;
 }) {
@@ -48,12 +57,13 @@ export function ConditionRow({
       : Array.isArray(condition.value)
         ? condition.value.join(",")
         : String(condition.value);
+  const chips = multi && kind !== "cohort" && isMulti(condition.op);
   const properties = usePropertySuggestions(kind === "leadProperty" ? "lead" : "event", property);
   const values = useValueSuggestions(
     property || kind === "session" || kind === "event" || kind === "page" || kind === "cohort"
       ? condition.key
       : "",
-    value,
+    chips ? (condition.pending ?? "") : value,
   );
   const ops = opsFor(kind).filter((o) => !allowed || allowed.includes(o));
   const options = ATTRIBUTES.filter((a) => !kinds || kinds.includes(a.kind));
@@ -95,12 +105,35 @@ export function ConditionRow({
         value={condition.op}
         onChange={(e) => {
           const op = e.target.value as FilterOp;
-          onChange(needsValue(op) ? { ...condition, op } : { key: condition.key, op });
+          // Several values mean "any of" only for is / is not: another operator keeps the first.
+          const c = withoutPending(condition);
+          const v = Array.isArray(c.value) && !isMulti(op) ? (c.value[0] ?? "") : c.value;
+          onChange(needsValue(op) ? { ...c, op, value: v } : { key: c.key, op });
         }}
-        options={ops.map((o) => ({ value: o, label: OP_LABELS[o] }))}
+        options={ops.map((o) => ({ value: o, label: (multi && MULTI_LABELS[o]) || OP_LABELS[o] }))}
       />
       {needsValue(condition.op) &&
-        (kind === "cohort" ? (
+        (chips ? (
+          <ChipsField
+            label={`Condition ${n}: value`}
+            listLabel={`Values of condition ${n}`}
+            values={valuesOf(condition.value)}
+            text={condition.pending ?? ""}
+            onChange={({ values: vs, text }) =>
+              onChange({
+                ...condition,
+                value: vs.length === 1 ? vs[0] : vs.length ? vs : "",
+                pending: text || undefined,
+              })
+            }
+            suggestions={values}
+            hint={
+              condition.op === "is"
+                ? "Enter or a comma adds a value; any of them matches."
+                : "Enter or a comma adds a value; none of them may match."
+            }
+          />
+        ) : kind === "cohort" ? (
           <SelectField
             label={`Condition ${n}: cohort`}
             value={value}

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { csvFileName, downloadText, toCsv } from "./csv";
+import { csvFileName, downloadText, tableCsv, toCsv } from "./csv";
 import { type Column, TableRows } from "./TableRows";
 
 export type { Column } from "./TableRows";
@@ -31,16 +31,10 @@ function useOverflow(box: React.RefObject<HTMLElement | null>) {
   return state;
 }
 
-/** The table's text as shown, without the columns marked noCsv: header row, then the rows. */
-function tableText(table: HTMLTableElement): string[][] {
-  return [...table.rows].map((row) =>
-    [...row.cells].filter((c) => c.dataset.csv !== "skip").map((c) => (c.textContent ?? "").trim()),
-  );
-}
-
 /**
  * A table that scrolls sideways inside its own box on narrow screens (never the page), with a cue
- * when it does, and a CSV download of the rows shown (cells neutralised as the API's exports are).
+ * when it does, and a CSV download of the rows shown: each column's raw value (numbers as the API
+ * gave them) or else the cell's text, neutralised as the API's exports are.
  * The box is focusable so keyboard users can scroll it too.
  */
 export function DataTable<T>({
@@ -59,9 +53,11 @@ export function DataTable<T>({
   const box = useRef<HTMLElement>(null);
   const table = useRef<HTMLTableElement>(null);
   const overflow = useOverflow(box);
-  const skip = (c: Column<T>) => (c.noCsv ? "skip" : undefined);
   const download = () => {
-    if (table.current) downloadText(toCsv(tableText(table.current)), csvFileName(caption));
+    const body = table.current?.tBodies[0];
+    if (!body) return;
+    const text = (i: number, j: number) => body.rows[i]?.cells[j]?.textContent ?? "";
+    downloadText(toCsv(tableCsv(columns, rows, text)), csvFileName(caption));
   };
   const scroller = (
     // A labelled section is a region; it takes focus so keyboard users can scroll it.
@@ -77,7 +73,7 @@ export function DataTable<T>({
         <thead>
           <tr>
             {columns.map((c) => (
-              <th key={c.header} scope="col" className={c.numeric ? "num" : undefined} data-csv={skip(c)}>
+              <th key={c.header} scope="col" className={c.numeric ? "num" : undefined}>
                 {c.header}
               </th>
             ))}

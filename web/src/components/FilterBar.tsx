@@ -1,11 +1,13 @@
 import { valueLabel } from "./channels";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { ConditionBuilder } from "./ConditionBuilder";
-import { type Condition, describeCondition, needsValue, useFilter } from "./filter";
+import { type Condition, describeCondition, needsValue, useFilter, withoutPending } from "./filter";
 import { useValueSuggestions } from "./pickers";
 
 const complete = (c: Condition) =>
-  !c.key.endsWith(".") && (!needsValue(c.op) || (c.value !== undefined && String(c.value).trim() !== ""));
+  !c.key.endsWith(".") &&
+  (!needsValue(c.op) ||
+    (Array.isArray(c.value) ? c.value.length > 0 : c.value !== undefined && String(c.value).trim() !== ""));
 
 /**
  * The filter every report page shares: the active conditions as removable chips, and an editor.
@@ -18,7 +20,7 @@ export function FilterBar() {
   const names = new Map(cohorts.map((c) => [c.value, c.label ?? c.value]));
   const apply = (e: FormEvent) => {
     e.preventDefault();
-    filter.set((draft ?? []).filter(complete));
+    filter.set((draft ?? []).map(withoutPending).filter(complete));
     setDraft(null);
   };
   return (
@@ -55,7 +57,7 @@ export function FilterBar() {
         </button>
       ) : (
         <form className="filter-editor" onSubmit={apply} aria-label="Edit the filter">
-          <ConditionBuilder conditions={draft} onChange={setDraft} />
+          <ConditionBuilder conditions={draft} onChange={setDraft} multi />
           <div className="form-row">
             <button type="submit" className="button small">
               Apply filter

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { type ChangeKind, changeOf } from "./change";
+import { Approx, type Estimate } from "./estimate";
 
 /** One headline number with its change against the previous period of the same length. */
 export function StatTile({
@@ -9,6 +10,7 @@ export function StatTile({
   format = (n) => n.toLocaleString(),
   kind = "count",
   detail,
+  estimate,
 }: {
   label: string;
   value: number;
@@ -18,12 +20,16 @@ export function StatTile({
   kind?: ChangeKind;
   /** a line under the number: what it counts */
   detail?: ReactNode;
+  /** the API's `visitorsEstimate`: the number is shown as an estimate, "≈" and its bound */
+  estimate?: Estimate;
 }) {
   const change = changeOf(value, previous, kind, format);
   return (
     <div className="tile">
       <div className="tile-label">{label}</div>
-      <div className="tile-value">{format(value)}</div>
+      <div className="tile-value">
+        <Approx estimate={estimate}>{format(value)}</Approx>
+      </div>
       {detail && <div className="tile-detail muted">{detail}</div>}
       {change && (
         <div className={`tile-change ${change.tone}`}>

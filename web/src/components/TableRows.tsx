@@ -1,6 +1,8 @@
 import type { ReactNode } from "react";
+import type { CsvColumn } from "./csv";
 
-export interface Column<T> {
+/** What a table body needs of a column (DataTable's, and the experiments' grouped table's). */
+export interface CellColumn<T> {
   header: string;
   cell: (row: T) => ReactNode;
   /** Right-aligned numbers. */
@@ -10,11 +12,19 @@ export interface Column<T> {
 }
 
 /**
+ * A DataTable column. A numeric one must say its raw value for the CSV download (`csv`): the
+ * cell's text is for reading ("3,252.00", "12.3%", "–") and a spreadsheet would take it as text.
+ */
+export type Column<T> = CellColumn<T> &
+  CsvColumn<T> &
+  ({ numeric?: false } | { numeric: true; csv: NonNullable<CsvColumn<T>["csv"]> });
+
+/**
  * A table's body, shared by DataTable and the experiments' grouped table: one cell per column,
- * numbers right-aligned, a `noCsv` column marked so the download skips it. `colKey` names a
+ * numbers right-aligned (the CSV download reads the columns, not these cells). `colKey` names a
  * column where headers repeat (the same header under two groups).
  */
-export function TableRows<T, C extends Column<T>>({
+export function TableRows<T, C extends CellColumn<T>>({
   rows,
   rowKey,
   columns,
@@ -33,11 +43,7 @@ export function TableRows<T, C extends Column<T>>({
       {rows.map((r) => (
         <tr key={rowKey(r)} data-testid={rowTestId}>
           {columns.map((c) => (
-            <td
-              key={colKey(c)}
-              className={c.numeric ? "num" : undefined}
-              data-csv={c.noCsv ? "skip" : undefined}
-            >
+            <td key={colKey(c)} className={c.numeric ? "num" : undefined}>
               {c.cell(r)}
             </td>
           ))}

@@ -7,12 +7,13 @@ import type { PeriodQuery } from "./period";
  */
 export const analyticsKeys = {
   all: ["analytics"] as const,
-  summary: (period: PeriodQuery, filter: string | undefined) =>
-    ["analytics", "summary", period, filter] as const,
-  timeseries: (period: PeriodQuery, filter: string | undefined) =>
-    ["analytics", "timeseries", period, filter] as const,
-  breakdown: (by: string, period: PeriodQuery, filter: string | undefined) =>
-    ["analytics", "breakdown", by, period, filter] as const,
+  summary: (period: PeriodQuery, filter: string | undefined, goal?: string) =>
+    ["analytics", "summary", period, filter, goal] as const,
+  timeseries: (period: PeriodQuery, filter: string | undefined, goal?: string) =>
+    ["analytics", "timeseries", period, filter, goal] as const,
+  breakdown: (by: string, period: PeriodQuery, filter: string | undefined, goal?: string) =>
+    ["analytics", "breakdown", by, period, filter, goal] as const,
+  goals: (period: PeriodQuery, filter: string | undefined) => ["analytics", "goals", period, filter] as const,
   retention: (
     period: PeriodQuery,
     q: { interval: string; startEvent: string; returnEvent: string },

@@ -9,6 +9,8 @@ export interface ChartSeries {
   dashed?: boolean;
   /** what the legend says for the series (default: the sum of its values) */
   total?: string;
+  /** a tooltip on the legend's entry (an estimated total's bound) */
+  totalNote?: string;
 }
 
 export interface ChartProps {

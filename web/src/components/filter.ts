@@ -16,7 +16,14 @@ export interface Condition {
   key: string;
   op: FilterOp;
   value?: string | string[] | number | boolean;
+  /**
+   * The editor's draft only, never sent: text typed in a several-values box and not yet a chip.
+   * Kept here rather than made a chip on blur, which would move the Apply button under the click.
+   */
+  pending?: string;
 }
+
+export { splitValues, valuesOf, withoutPending } from "./filter-values";
 
 export type KeyKind = "session" | "event" | "page" | "eventProperty" | "leadProperty" | "cohort";
 

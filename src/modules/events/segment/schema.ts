@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { NoPayload, jobKind } from "../../../platform/jobs/index.js";
+import { NO_CONTROL_CHARS } from "../../../platform/control-chars.js";
 import { X_ERROR } from "../../../platform/validation.js";
 
 // ---- Segment's tracking API (/v1/…): these schemas are the OpenAPI contract and the checks (map.ts) ----
@@ -28,7 +29,9 @@ const Id = (description: string) =>
   Type.Unsafe<string | number | null>({
     type: ["string", "number", "null"],
     maxLength: MAX_TEXT,
-    [X_ERROR]: `must be a string of at most ${MAX_TEXT} characters`,
+    // named later in URLs (a journey, an erasure): no control characters
+    pattern: NO_CONTROL_CHARS,
+    [X_ERROR]: `must be a string of at most ${MAX_TEXT} characters without control characters`,
     description,
   });
 const RequiredId = (description: string) =>
@@ -36,7 +39,8 @@ const RequiredId = (description: string) =>
     type: ["string", "number"],
     minLength: 1,
     maxLength: MAX_TEXT,
-    [X_ERROR]: `must be a non-empty string of at most ${MAX_TEXT} characters`,
+    pattern: NO_CONTROL_CHARS,
+    [X_ERROR]: `must be a non-empty string of at most ${MAX_TEXT} characters without control characters`,
     description,
   });
 const Time = (description: string) =>

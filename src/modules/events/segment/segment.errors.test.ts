@@ -62,7 +62,7 @@ describe("Segment API: invalid input is a 4xx in the spec's format, and nothing 
       [7, "batch[7].previousId is required"],
       [8, "batch[8].properties must be an object"],
       [9, "batch[9].context.page.url must be a string"],
-      [10, "batch[10].userId must be a string of at most 200 characters"],
+      [10, "batch[10].userId must be a string of at most 200 characters without control characters"],
       [11, "batch[11] must be an object"],
     ]);
     expect(await storedEvents(t, a)).toEqual([]);

@@ -8,6 +8,8 @@ import { useFilter } from "../../components/filter";
 import { channelLabel } from "../../components/channels";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SaveInsight, withFilter } from "../../components/SaveInsight";
+import { useGoal } from "../../components/goal";
+import { GoalPicker } from "../../components/GoalPicker";
 import { attributionKeys } from "./model";
 
 /** The models the API computes (GET /api/attribution/summary?model=…). */
@@ -47,12 +49,17 @@ export default function AttributionPage() {
       return out;
     });
   const { param: filter, conditions } = useFilter();
+  const [goal, setGoal] = useGoal();
   // One request per model: the same cached answers feed the detail table and the comparison.
   const results = useQueries({
     queries: MODELS.map((m) => ({
-      queryKey: attributionKeys.summary(m.value, period, filter),
+      queryKey: attributionKeys.summary(m.value, period, filter, goal),
       queryFn: () =>
-        call(api.GET("/api/attribution/summary", { params: { query: { model: m.value, period, filter } } })),
+        call(
+          api.GET("/api/attribution/summary", {
+            params: { query: { model: m.value, period, filter, goal } },
+          }),
+        ),
     })),
   });
   const chosen = results[MODELS.findIndex((m) => m.value === model)]!;
@@ -76,13 +83,15 @@ export default function AttributionPage() {
     ...MODELS.flatMap((m) => [
       {
         header: `${m.label}: conversions`,
-        numeric: true,
+        numeric: true as const,
         cell: (r: Row) => credit(r.byModel[m.value]?.creditedConversions ?? 0),
+        csv: (r: Row) => r.byModel[m.value]?.creditedConversions ?? 0,
       },
       {
         header: `${m.label}: revenue`,
-        numeric: true,
+        numeric: true as const,
         cell: (r: Row) => money(r.byModel[m.value]?.revenue ?? 0),
+        csv: (r: Row) => r.byModel[m.value]?.revenue ?? 0,
       },
     ]),
   ];
@@ -92,9 +101,10 @@ export default function AttributionPage() {
       <PageHeader title="Attribution">
         <SaveInsight
           kind="attribution"
-          settings={withFilter({ model, period }, conditions)}
+          settings={withFilter({ model, period, ...(goal ? { goal } : {}) }, conditions)}
           suggestedName={`Attribution: ${MODELS.find((m) => m.value === model)!.label}`}
         />
+        <GoalPicker value={goal} onChange={setGoal} />
       </PageHeader>
       <FilterBar />
       <div className="form-row">
@@ -128,8 +138,13 @@ export default function AttributionPage() {
             rowKey={(c) => c.channel}
             columns={[
               { header: "Channel", cell: (c) => channelLabel(c.channel) },
-              { header: "Credited conversions", numeric: true, cell: (c) => credit(c.creditedConversions) },
-              { header: "Revenue", numeric: true, cell: (c) => money(c.revenue) },
+              {
+                header: "Credited conversions",
+                numeric: true,
+                cell: (c) => credit(c.creditedConversions),
+                csv: (c) => c.creditedConversions,
+              },
+              { header: "Revenue", numeric: true, cell: (c) => money(c.revenue), csv: (c) => c.revenue },
             ]}
           />
         )}

@@ -1,6 +1,9 @@
+import { Approx, type Estimate } from "../../components/estimate";
+
 interface Row {
   key: string;
   visitors: number;
+  visitorsEstimate?: Estimate;
   conversions: number;
 }
 
@@ -23,7 +26,7 @@ export function BreakdownBars({ rows, label }: { rows: Row[]; label: string }) {
             <div className="funnel-label">
               <span className="break-all">{r.key}</span>
               <span className="funnel-figure">
-                {count(r.visitors, "visitor", "visitors")} ·{" "}
+                <Approx estimate={r.visitorsEstimate}>{count(r.visitors, "visitor", "visitors")}</Approx> ·{" "}
                 {count(r.conversions, "conversion", "conversions")}
               </span>
             </div>

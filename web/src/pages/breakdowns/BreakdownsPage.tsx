@@ -2,11 +2,14 @@ import { useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
 import { api, call } from "../../api/client";
 import { DataTable } from "../../components/DataTable";
+import { Count } from "../../components/estimate";
 import { FilterBar, FilterValue } from "../../components/FilterBar";
 import { useFilter } from "../../components/filter";
 import { DIMENSIONS, type Dimension } from "../../components/dimensions";
 import { SelectField } from "../../components/Field";
 import { PeriodPicker } from "../../components/PeriodPicker";
+import { useGoal } from "../../components/goal";
+import { GoalPicker } from "../../components/GoalPicker";
 import { usePeriod } from "../../components/period";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SaveInsight, withFilter } from "../../components/SaveInsight";
@@ -22,6 +25,7 @@ const money = (n: number) =>
 export default function BreakdownsPage() {
   const [params, setParams] = useSearchParams();
   const [period, setPeriod] = usePeriod();
+  const [goal, setGoal] = useGoal();
   const { param: filter, conditions } = useFilter();
   const by = (DIMENSIONS.find((d) => d.value === params.get("by"))?.value ?? "channel") as Dimension;
   const label = DIMENSIONS.find((d) => d.value === by)!.label;
@@ -32,10 +36,12 @@ export default function BreakdownsPage() {
       return out;
     });
   const breakdown = useQuery({
-    queryKey: analyticsKeys.breakdown(by, period, filter),
+    queryKey: analyticsKeys.breakdown(by, period, filter, goal),
     queryFn: () =>
       call(
-        api.GET("/api/analytics/breakdown", { params: { query: { ...period, by, limit: LIMIT, filter } } }),
+        api.GET("/api/analytics/breakdown", {
+          params: { query: { ...period, by, limit: LIMIT, filter, goal } },
+        }),
       ),
   });
 
@@ -44,9 +50,10 @@ export default function BreakdownsPage() {
       <PageHeader title="Breakdowns">
         <SaveInsight
           kind="breakdown"
-          settings={withFilter({ ...period, by, limit: LIMIT }, conditions)}
+          settings={withFilter({ ...period, by, limit: LIMIT, ...(goal ? { goal } : {}) }, conditions)}
           suggestedName={`Breakdown by ${label.toLowerCase()}`}
         />
+        <GoalPicker value={goal} onChange={setGoal} />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />
@@ -83,15 +90,37 @@ export default function BreakdownsPage() {
                   header: label,
                   cell: (r) => <FilterValue filterKey={by === "event_type" ? "event" : by} value={r.key} />,
                 },
-                { header: "Visitors", numeric: true, cell: (r) => r.visitors.toLocaleString() },
-                { header: "Conversions", numeric: true, cell: (r) => r.conversions.toLocaleString() },
-                // Per event (a visitor converting twice counts twice): the API's breakdown rate.
                 {
-                  header: "Conversions per visitor",
+                  header: "Visitors",
                   numeric: true,
-                  cell: (r) => (r.visitors > 0 ? r.conversionRate.toFixed(2) : "–"),
+                  cell: (r) => <Count n={r.visitors} estimate={r.visitorsEstimate} />,
+                  csv: (r) => r.visitors,
                 },
-                { header: "Revenue", numeric: true, cell: (r) => money(r.revenue) },
+                {
+                  header: "Conversions",
+                  numeric: true,
+                  cell: (r) => r.conversions.toLocaleString(),
+                  csv: (r) => r.conversions,
+                },
+                // The rate on one basis: visitors whose first touch had this value, and who of them converted.
+                {
+                  header: by === "event_type" ? "Of them converted" : "First came with it",
+                  numeric: true,
+                  cell: (r) =>
+                    by === "event_type"
+                      ? r.convertedVisitors.toLocaleString()
+                      : `${r.firstTouchVisitors.toLocaleString()} (${r.convertedVisitors.toLocaleString()} converted)`,
+                  csvHeader: by === "event_type" ? "Converted visitors" : "Visitors who first came with it",
+                  csv: (r) => (by === "event_type" ? r.convertedVisitors : r.firstTouchVisitors),
+                },
+                {
+                  header: "Conversion rate",
+                  numeric: true,
+                  cell: (r) => (r.firstTouchVisitors > 0 ? `${(r.conversionRate * 100).toFixed(1)}%` : "–"),
+                  csvHeader: "Conversion rate (fraction)",
+                  csv: (r) => (r.firstTouchVisitors > 0 ? r.conversionRate : null),
+                },
+                { header: "Revenue", numeric: true, cell: (r) => money(r.revenue), csv: (r) => r.revenue },
               ]}
             />
           </>

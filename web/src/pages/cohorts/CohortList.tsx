@@ -46,7 +46,15 @@ export function CohortList() {
               rowKey={(c) => c.id}
               columns={[
                 { header: "Name", cell: (c) => <Link to={c.id}>{c.name}</Link> },
-                { header: "People now", numeric: true, cell: (c) => <CountCell id={c.id} /> },
+                {
+                  header: "People now",
+                  numeric: true,
+                  cell: (c) => <CountCell id={c.id} />,
+                  // the count the row shows, once computed
+                  csv: (c) =>
+                    client.getQueryData<Awaited<ReturnType<typeof fetchCount>>>(cohortKeys.count(c.id))
+                      ?.count,
+                },
                 {
                   header: "Reports",
                   cell: (c) => (
@@ -59,6 +67,7 @@ export function CohortList() {
                 },
                 {
                   header: "Actions",
+                  noCsv: true,
                   cell: (c) => (
                     <button
                       type="button"

@@ -6,12 +6,21 @@ import { Field, SelectField } from "../../components/Field";
 import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { useConversionGoals } from "./goals";
 import { blankMetrics, type MetricsDraft, MetricsEditor, metricsBody, metricsFrom } from "./MetricsEditor";
-import { type Experiment, experimentKeys, fetchExperiment, MODES, type Mode } from "./model";
+import {
+  type Experiment,
+  experimentKeys,
+  fetchExperiment,
+  MODES,
+  type Mode,
+  RUNNERS,
+  type Runner,
+} from "./model";
 import { useBeliefs } from "../goals/model";
 import { type VariantDraft, VariantsEditor } from "./VariantsEditor";
 
 interface Draft {
   name: string;
+  runner: Runner;
   targetUrl: string;
   mode: Mode;
   trafficSplit: string;
@@ -22,6 +31,7 @@ interface Draft {
 
 const blank: Draft = {
   name: "",
+  runner: "snippet",
   targetUrl: "",
   mode: "ab",
   trafficSplit: "100",
@@ -35,12 +45,21 @@ const blank: Draft = {
 
 type Editable = Pick<
   Experiment,
-  "name" | "targetUrl" | "mode" | "trafficSplit" | "beliefId" | "variants" | "metrics" | "conversionGoalIds"
+  | "name"
+  | "runner"
+  | "targetUrl"
+  | "mode"
+  | "trafficSplit"
+  | "beliefId"
+  | "variants"
+  | "metrics"
+  | "conversionGoalIds"
 >;
 
 const fromExperiment = (e: Editable): Draft => ({
   name: e.name,
-  targetUrl: e.targetUrl,
+  runner: e.runner,
+  targetUrl: e.targetUrl ?? "",
   mode: e.mode,
   trafficSplit: String(e.trafficSplit),
   beliefId: e.beliefId ?? "",
@@ -48,8 +67,13 @@ const fromExperiment = (e: Editable): Draft => ({
   metrics: metricsFrom(e),
 });
 
-const toVariants = (vs: VariantDraft[]) =>
-  vs.map((v) => ({ name: v.name.trim(), ...(v.css ? { css: v.css } : {}), ...(v.js ? { js: v.js } : {}) }));
+/** The variants to send; a flag's experiment carries names only (the customer's code does the rest). */
+const toVariants = (vs: VariantDraft[], runner: Runner) =>
+  vs.map((v) => ({
+    name: v.name.trim(),
+    ...(runner === "snippet" && v.css ? { css: v.css } : {}),
+    ...(runner === "snippet" && v.js ? { js: v.js } : {}),
+  }));
 
 /** Creates an experiment (`/experiments/new`) or edits one (`/experiments/:id/edit`). */
 export function ExperimentEditor() {
@@ -73,7 +97,8 @@ export function ExperimentEditor() {
     mutationFn: async () => {
       const common = {
         name: draft.name,
-        targetUrl: draft.targetUrl,
+        // A flag's experiment has no page: the API refuses a targetUrl for it.
+        ...(draft.runner === "snippet" ? { targetUrl: draft.targetUrl } : {}),
         trafficSplit: Number(draft.trafficSplit),
         beliefId: draft.beliefId || null,
       };
@@ -82,8 +107,9 @@ export function ExperimentEditor() {
           api.POST("/api/experiments", {
             body: {
               ...common,
+              runner: draft.runner,
               mode: draft.mode,
-              variants: toVariants(draft.variants),
+              variants: toVariants(draft.variants, draft.runner),
               metrics: metricsBody(draft.metrics),
             },
           }),
@@ -91,14 +117,14 @@ export function ExperimentEditor() {
       const before = existing.data!;
       const metrics = metricsBody(draft.metrics, fromExperiment(before).metrics);
       const variantsChanged =
-        JSON.stringify(toVariants(draft.variants)) !==
-        JSON.stringify(toVariants(fromExperiment(before).variants));
+        JSON.stringify(toVariants(draft.variants, draft.runner)) !==
+        JSON.stringify(toVariants(fromExperiment(before).variants, draft.runner));
       return call(
         api.PATCH("/api/experiments", {
           body: {
             id,
             ...common,
-            ...(variantsChanged ? { variants: toVariants(draft.variants) } : {}),
+            ...(variantsChanged ? { variants: toVariants(draft.variants, draft.runner) } : {}),
             ...(metrics ? { metrics } : {}),
           },
         }),
@@ -136,16 +162,30 @@ export function ExperimentEditor() {
               maxLength={200}
               onChange={(e) => set({ name: e.target.value })}
             />
-            <Field
-              label="Page URL"
-              hint="The page the snippet runs this experiment on."
-              type="url"
-              placeholder="https://shop.example.com/pricing"
-              value={draft.targetUrl}
-              required
-              maxLength={2000}
-              onChange={(e) => set({ targetUrl: e.target.value })}
+            <SelectField
+              label="Runs by"
+              value={draft.runner}
+              disabled={Boolean(id)}
+              onChange={(e) => set({ runner: e.target.value as Runner })}
+              options={RUNNERS}
             />
+            {draft.runner === "snippet" ? (
+              <Field
+                label="Page URL"
+                hint="The page the snippet runs this experiment on."
+                type="url"
+                placeholder="https://shop.example.com/pricing"
+                value={draft.targetUrl}
+                required
+                maxLength={2000}
+                onChange={(e) => set({ targetUrl: e.target.value })}
+              />
+            ) : (
+              <p className="muted" data-testid="flag-runner-note">
+                No page URL: a feature flag's experiment rule shows the variants in your code (Flags → the
+                flag → an experiment rule with one value per variant).
+              </p>
+            )}
           </div>
           <div className="form-row">
             <SelectField
@@ -191,6 +231,7 @@ export function ExperimentEditor() {
             variants={draft.variants}
             onChange={(variants) => set({ variants })}
             locked={hasRun}
+            code={draft.runner === "snippet"}
           />
           <button type="submit" className="button" disabled={save.isPending}>
             {id ? "Save changes" : "Create experiment"}

@@ -2,7 +2,7 @@ import { Link, useSearchParams } from "react-router";
 import { DataTable } from "../../components/DataTable";
 import { SelectField } from "../../components/Field";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
-import { MODES, percent, STATUSES, type Status, useExperimentList } from "./model";
+import { formatConfidence, MODES, STATUSES, type Status, useExperimentList } from "./model";
 
 /** Every experiment of the project, filtered by status (kept in the URL, so it deep-links). */
 export function ExperimentList() {
@@ -60,18 +60,26 @@ export function ExperimentList() {
                 ),
               },
               { header: "Type", cell: (e) => modeLabel(e.mode) },
-              { header: "Exposures", numeric: true, cell: (e) => e.results.totalExposures.toLocaleString() },
+              {
+                header: "Exposures",
+                numeric: true,
+                cell: (e) => e.results.totalExposures.toLocaleString(),
+                csv: (e) => e.results.totalExposures,
+              },
               {
                 header: "Conversions",
                 numeric: true,
                 cell: (e) => e.results.totalConversions.toLocaleString(),
+                csv: (e) => e.results.totalConversions,
               },
               // The results page's one figure (the verdict's: the sequential test's, or a bandit's
               // probability best), not the single-look Bayesian `confidence` beside it (issue 34).
               {
                 header: "Confidence",
                 numeric: true,
-                cell: (e) => percent(e.results.verdict.confidence, 0),
+                cell: (e) => formatConfidence(e.results.verdict.confidence),
+                csvHeader: "Confidence (fraction)",
+                csv: (e) => e.results.verdict.confidence,
               },
             ]}
           />

@@ -8,7 +8,7 @@ import { BanditWeights } from "./BanditWeights";
 import { DecisionLine } from "./DecisionLine";
 import { useConversionGoals } from "./goals";
 import { BanditCard, GuardrailsCard, SecondaryCard } from "./MetricsCards";
-import { experimentKeys, fetchExperiment, MOVES, percent, type Status } from "./model";
+import { experimentKeys, fetchExperiment, formatConfidence, MOVES, type Status } from "./model";
 import { VariantTable } from "./VariantTable";
 import { Verdict, confidenceLabel } from "./Verdict";
 import { ShipWinner } from "../flags/ShipWinner";
@@ -75,7 +75,14 @@ export function ExperimentResults() {
       </PageHeader>
       {move.isError && <ErrorState title="Not changed" error={move.error} />}
       <p className="muted break-all">
-        On <code>{e.targetUrl}</code> · {e.trafficSplit}% of visitors · {e.mode} · primary goal{" "}
+        {e.targetUrl === null ? (
+          "Run by a feature flag"
+        ) : (
+          <>
+            On <code>{e.targetUrl}</code>
+          </>
+        )}{" "}
+        · {e.trafficSplit}% of visitors · {e.mode} · primary goal{" "}
         {e.conversionGoalIds?.length
           ? e.conversionGoalIds.map(nameOf).join(", ")
           : "any of the conversion goals"}
@@ -99,16 +106,18 @@ export function ExperimentResults() {
         <StatTile
           label={confidenceLabel(e)}
           value={r.verdict.confidence}
-          format={(n) => percent(n, 0)}
+          format={formatConfidence}
           detail={e.mode === "bandit" ? "of the leading arm" : "from the sequential test"}
         />
       </div>
       <Card title="Variants">
         {r.totalExposures === 0 && (
           <p className="muted">
-            {e.status === "draft"
-              ? "No exposures yet: start the experiment; visitors of its page will then be counted here."
-              : "No exposures yet: visitors of the page are counted here as the snippet shows them a variant."}
+            {e.runner === "flag"
+              ? "No exposures yet: users are counted here as a feature flag's experiment rule puts them in a variant (its SDK reports the exposure)."
+              : e.status === "draft"
+                ? "No exposures yet: start the experiment; visitors of its page will then be counted here."
+                : "No exposures yet: visitors of the page are counted here as the snippet shows them a variant."}
           </p>
         )}
         <VariantTable results={r} bandit={e.mode === "bandit"} />

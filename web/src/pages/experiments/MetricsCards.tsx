@@ -1,6 +1,13 @@
 import { DataTable } from "../../components/DataTable";
 import { Card } from "../../components/states";
-import { type Experiment, type GuardrailStatus, percent, pText, signedPercent } from "./model";
+import {
+  type Experiment,
+  formatConfidence,
+  type GuardrailStatus,
+  percent,
+  pText,
+  signedPercent,
+} from "./model";
 
 const BADGE: Record<GuardrailStatus, string> = {
   ok: "badge status-active",
@@ -80,14 +87,32 @@ export function SecondaryCard({
             rowKey={(v) => v.name}
             columns={[
               { header: "Variant", cell: (v) => (v.name === control ? `${v.name} (control)` : v.name) },
-              { header: "Conversions", numeric: true, cell: (v) => v.conversions.toLocaleString() },
-              { header: "Rate", numeric: true, cell: (v) => percent(v.conversionRate, 2) },
+              {
+                header: "Conversions",
+                numeric: true,
+                cell: (v) => v.conversions.toLocaleString(),
+                csv: (v) => v.conversions,
+              },
+              {
+                header: "Rate",
+                numeric: true,
+                cell: (v) => percent(v.conversionRate, 2),
+                csvHeader: "Rate (fraction)",
+                csv: (v) => v.conversionRate,
+              },
               {
                 header: "Uplift",
                 numeric: true,
                 cell: (v) => (v.name === control ? "—" : signedPercent(v.uplift)),
+                csvHeader: "Uplift (fraction)",
+                csv: (v) => (v.name === control ? null : v.uplift),
               },
-              { header: "p-value", numeric: true, cell: (v) => (v.name === control ? "—" : pText(v.pValue)) },
+              {
+                header: "p-value",
+                numeric: true,
+                cell: (v) => (v.name === control ? "—" : pText(v.pValue)),
+                csv: (v) => (v.name === control ? null : v.pValue),
+              },
             ]}
           />
         </div>
@@ -115,7 +140,9 @@ export function BanditCard({ experiment: e }: { experiment: Experiment }) {
           {
             header: "Probability of being best",
             numeric: true,
-            cell: (r) => <span data-testid="probability-best">{percent(r.p)}</span>,
+            cell: (r) => <span data-testid="probability-best">{formatConfidence(r.p)}</span>,
+            csvHeader: "Probability of being best (fraction)",
+            csv: (r) => r.p,
           },
         ]}
       />

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { type GroupedColumn, GroupedTable } from "./GroupedTable";
 import {
+  formatConfidence,
   interval,
   money,
   percent,
@@ -92,7 +93,11 @@ export function VariantTable({ results: r, bandit }: { results: Results; bandit:
             group: SEQUENTIAL,
             numeric: true,
             cell: challenger((v) => {
-              const confidence = v.sequential ? percent(1 - v.sequential.pValue) : "—";
+              const confidence = v.sequential ? (
+                <span data-testid="sequential-confidence">{formatConfidence(1 - v.sequential.pValue)}</span>
+              ) : (
+                "—"
+              );
               return v.sequential?.interval
                 ? withInterval(
                     confidence,

@@ -12,11 +12,14 @@ export function VariantsEditor({
   variants,
   onChange,
   locked,
+  code = true,
 }: {
   variants: VariantDraft[];
   onChange: (v: VariantDraft[]) => void;
   /** Variants cannot change once the experiment has run (the API refuses it). */
   locked: boolean;
+  /** CSS and JavaScript fields: the snippet's; a flag's experiment has names only. */
+  code?: boolean;
 }) {
   const set = (i: number, patch: Partial<VariantDraft>) =>
     onChange(variants.map((v, j) => (j === i ? { ...v, ...patch } : v)));
@@ -45,16 +48,20 @@ export function VariantsEditor({
               </button>
             )}
           </div>
-          <CodeArea
-            label={`CSS for ${v.name || `variant ${i + 1}`}`}
-            value={v.css}
-            onChange={(css) => set(i, { css })}
-          />
-          <CodeArea
-            label={`JavaScript for ${v.name || `variant ${i + 1}`}`}
-            value={v.js}
-            onChange={(js) => set(i, { js })}
-          />
+          {code && (
+            <>
+              <CodeArea
+                label={`CSS for ${v.name || `variant ${i + 1}`}`}
+                value={v.css}
+                onChange={(css) => set(i, { css })}
+              />
+              <CodeArea
+                label={`JavaScript for ${v.name || `variant ${i + 1}`}`}
+                value={v.js}
+                onChange={(js) => set(i, { js })}
+              />
+            </>
+          )}
         </div>
       ))}
       {variants.length < 20 && (

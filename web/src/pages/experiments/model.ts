@@ -1,5 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
+// The verdict's own formatter (a file without imports): the banner's text and the page's figures
+// read the same number the same way.
+import { formatConfidence } from "../../../../src/modules/experiments/confidence-format.js";
+
+export { formatConfidence };
 
 export const fetchExperiment = (id: string) =>
   call(api.GET("/api/experiments/{id}", { params: { path: { id } } }));
@@ -7,8 +12,14 @@ export const fetchExperiment = (id: string) =>
 export type Experiment = Awaited<ReturnType<typeof fetchExperiment>>;
 export type Status = Experiment["status"];
 export type Mode = Experiment["mode"];
+export type Runner = Experiment["runner"];
 
 export const STATUSES: Status[] = ["draft", "running", "paused", "completed"];
+/** Who shows the variants: fixed at creation (a flag's experiment has no page URL). */
+export const RUNNERS: { value: Runner; label: string }[] = [
+  { value: "snippet", label: "The snippet, on a page" },
+  { value: "flag", label: "A feature flag, in your code" },
+];
 export const MODES: { value: Mode; label: string }[] = [
   { value: "ab", label: "A/B test" },
   { value: "multivariate", label: "Multivariate" },

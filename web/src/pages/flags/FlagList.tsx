@@ -103,7 +103,7 @@ export function FlagList() {
               },
               { header: "Type", cell: (f) => f.valueType },
               { header: "Default", cell: (f) => <code>{shortValue(f.defaultValue)}</code> },
-              { header: "Rules", numeric: true, cell: (f) => f.rules.length },
+              { header: "Rules", numeric: true, cell: (f) => f.rules.length, csv: (f) => f.rules.length },
               {
                 header: "Tags",
                 cell: (f) => (

@@ -109,13 +109,32 @@ export default function FunnelsPage() {
               rowKey={(s) => String(s.index)}
               columns={[
                 { header: "Step", cell: (s) => `${s.index + 1}. ${s.label}` },
-                { header: "People", numeric: true, cell: (s) => s.count.toLocaleString() },
-                { header: "From previous", numeric: true, cell: (s) => percent(s.conversionFromPrevious) },
-                { header: "From start", numeric: true, cell: (s) => percent(s.conversionFromStart) },
+                {
+                  header: "People",
+                  numeric: true,
+                  cell: (s) => s.count.toLocaleString(),
+                  csv: (s) => s.count,
+                },
+                {
+                  header: "From previous",
+                  numeric: true,
+                  cell: (s) => percent(s.conversionFromPrevious),
+                  csvHeader: "From previous (fraction)",
+                  csv: (s) => s.conversionFromPrevious,
+                },
+                {
+                  header: "From start",
+                  numeric: true,
+                  cell: (s) => percent(s.conversionFromStart),
+                  csvHeader: "From start (fraction)",
+                  csv: (s) => s.conversionFromStart,
+                },
                 {
                   header: "Median time from previous",
                   numeric: true,
                   cell: (s) => duration(s.medianSecondsFromPrevious),
+                  csvHeader: "Median seconds from previous",
+                  csv: (s) => s.medianSecondsFromPrevious,
                 },
               ]}
             />

@@ -66,10 +66,19 @@ export function BeliefPage() {
             rows={b.evidence.map((e, i) => ({ ...e, key: `${i}` }))}
             rowKey={(e) => e.key}
             columns={[
-              { header: "When", cell: (e) => new Date(e.timestamp).toLocaleString() },
+              {
+                header: "When",
+                cell: (e) => new Date(e.timestamp).toLocaleString(),
+                csv: (e) => e.timestamp,
+              },
               { header: "Kind", cell: (e) => (e.experimentId ? `${e.type} (${e.experimentId})` : e.type) },
-              { header: "Delta", numeric: true, cell: (e) => `${e.delta > 0 ? "+" : ""}${e.delta}` },
-              { header: "Sample", numeric: true, cell: (e) => e.sampleSize ?? "—" },
+              {
+                header: "Delta",
+                numeric: true,
+                cell: (e) => `${e.delta > 0 ? "+" : ""}${e.delta}`,
+                csv: (e) => e.delta,
+              },
+              { header: "Sample", numeric: true, cell: (e) => e.sampleSize ?? "—", csv: (e) => e.sampleSize },
               {
                 header: "Confidence",
                 cell: (e) => `${confidenceText(e.confidenceBefore)} → ${confidenceText(e.confidenceAfter)}`,

@@ -45,8 +45,19 @@ export function BeliefsSection() {
           rowKey={(b) => b.id}
           columns={[
             { header: "Belief", cell: (b) => <Link to={`/goals/beliefs/${b.id}`}>{b.statement}</Link> },
-            { header: "Confidence", numeric: true, cell: (b) => confidenceText(b.confidence) },
-            { header: "Evidence", numeric: true, cell: (b) => b.evidence.length },
+            {
+              header: "Confidence",
+              numeric: true,
+              cell: (b) => confidenceText(b.confidence),
+              csvHeader: "Confidence (fraction)",
+              csv: (b) => b.confidence,
+            },
+            {
+              header: "Evidence",
+              numeric: true,
+              cell: (b) => b.evidence.length,
+              csv: (b) => b.evidence.length,
+            },
             { header: "Tags", cell: (b) => b.tags.join(", ") || "—" },
           ]}
         />

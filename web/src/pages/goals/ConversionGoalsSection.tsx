@@ -6,6 +6,7 @@ import { DataTable } from "../../components/DataTable";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 import { type ConversionGoalInput, ConversionGoalForm, emptyConversionGoal } from "./ConversionGoalForm";
 import { conversionGoalKeys, useConversionGoalList } from "./model";
+import { RecomputeStatus } from "./RecomputeStatus";
 
 /** What counts as a conversion: the project's conversion goals, and a form to add one. */
 export function ConversionGoalsSection() {
@@ -53,9 +54,14 @@ export function ConversionGoalsSection() {
               cell: (c) =>
                 c.conditions ? <code className="break-all">{JSON.stringify(c.conditions)}</code> : "none",
             },
+            { header: "History", cell: (c) => <RecomputeStatus goal={c} /> },
           ]}
         />
       )}
+      <p className="small muted">
+        A new goal, or a change of what it matches, is counted over the events already stored too: the History
+        column shows how far that recount got.
+      </p>
       <ConversionGoalForm
         key={formKey}
         initial={emptyConversionGoal}

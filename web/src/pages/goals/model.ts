@@ -20,8 +20,18 @@ export const beliefKeys = {
 
 export const useGoals = () =>
   useQuery({ queryKey: goalKeys.list, queryFn: () => call(api.GET("/api/goals")) });
+export type ConversionGoal =
+  paths["/api/conversion-goals"]["get"]["responses"]["200"]["content"]["application/json"][number];
+/** While a goal's history is being recounted, the list asks again every few seconds to show its progress. */
+const RECOUNT_POLL_MS = 2000;
+const recounting = (list: ConversionGoal[] | undefined) =>
+  (list ?? []).some((g) => g.recompute !== null && g.recompute.state !== "done");
 export const useConversionGoalList = () =>
-  useQuery({ queryKey: conversionGoalKeys.list, queryFn: () => call(api.GET("/api/conversion-goals")) });
+  useQuery({
+    queryKey: conversionGoalKeys.list,
+    queryFn: () => call(api.GET("/api/conversion-goals")),
+    refetchInterval: (q) => (recounting(q.state.data) ? RECOUNT_POLL_MS : false),
+  });
 export const useBeliefs = () =>
   useQuery({ queryKey: beliefKeys.list, queryFn: () => call(api.GET("/api/beliefs")) });
 export const useBelief = (id: string) =>

@@ -118,9 +118,24 @@ function MetricsView({ m }: { m: Metrics }) {
             columns={[
               { header: web ? "Channel" : "Campaign", cell: (c) => c.name },
               web
-                ? { header: "Sessions", cell: (c) => (c.sessions ?? 0).toLocaleString(), numeric: true }
-                : { header: "Spend", cell: (c) => (c.spend ?? 0).toLocaleString(), numeric: true },
-              { header: "Conversions", cell: (c) => c.conversions.toLocaleString(), numeric: true },
+                ? {
+                    header: "Sessions",
+                    cell: (c) => (c.sessions ?? 0).toLocaleString(),
+                    numeric: true,
+                    csv: (c) => c.sessions ?? 0,
+                  }
+                : {
+                    header: "Spend",
+                    cell: (c) => (c.spend ?? 0).toLocaleString(),
+                    numeric: true,
+                    csv: (c) => c.spend ?? 0,
+                  },
+              {
+                header: "Conversions",
+                cell: (c) => c.conversions.toLocaleString(),
+                numeric: true,
+                csv: (c) => c.conversions,
+              },
             ]}
           />
         ))}

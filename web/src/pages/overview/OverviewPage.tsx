@@ -6,10 +6,14 @@ import { useFilter } from "../../components/filter";
 import { currencyNote, moneyFormat } from "../../components/money";
 import { PeriodPicker } from "../../components/PeriodPicker";
 import { StatTile } from "../../components/StatTile";
+import { countText } from "../../components/estimate";
 import { previousPeriod, usePeriod } from "../../components/period";
 import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { SaveInsight, withFilter } from "../../components/SaveInsight";
+import { CONVERSION_MODEL, useGoal } from "../../components/goal";
+import { GoalPicker } from "../../components/GoalPicker";
 import { FirstRun, useHasEvents } from "./FirstRun";
+import { GoalsTable } from "./GoalsTable";
 import { TopChannels } from "./TopChannels";
 import { TrendChart } from "./TrendChart";
 import { analyticsKeys } from "../../components/analyticsKeys";
@@ -32,24 +36,35 @@ export default function OverviewPage() {
  */
 function Overview() {
   const [period, setPeriod] = usePeriod();
+  const [goal, setGoal] = useGoal();
   const { param: filter, conditions } = useFilter();
   const summary = useQuery({
-    queryKey: analyticsKeys.summary(period, filter),
-    queryFn: () => call(api.GET("/api/analytics/summary", { params: { query: { ...period, filter } } })),
+    queryKey: analyticsKeys.summary(period, filter, goal),
+    queryFn: () =>
+      call(api.GET("/api/analytics/summary", { params: { query: { ...period, filter, goal } } })),
   });
   // The previous period is the same number of days just before the one the API resolved.
   const prev = summary.data ? previousPeriod(summary.data.period.from, summary.data.period.to) : null;
   const previous = useQuery({
-    queryKey: analyticsKeys.summary({ period: "custom", ...prev }, filter),
+    queryKey: analyticsKeys.summary({ period: "custom", ...prev }, filter, goal),
     queryFn: () =>
-      call(api.GET("/api/analytics/summary", { params: { query: { period: "custom", ...prev!, filter } } })),
+      call(
+        api.GET("/api/analytics/summary", {
+          params: { query: { period: "custom", ...prev!, filter, goal } },
+        }),
+      ),
     enabled: prev !== null,
   });
 
   const header = (
     <>
       <PageHeader title="Overview">
-        <SaveInsight kind="summary" settings={withFilter(period, conditions)} suggestedName="Overview" />
+        <SaveInsight
+          kind="summary"
+          settings={withFilter(goal ? { ...period, goal } : period, conditions)}
+          suggestedName="Overview"
+        />
+        <GoalPicker value={goal} onChange={setGoal} />
         <PeriodPicker value={period} onChange={setPeriod} />
       </PageHeader>
       <FilterBar />
@@ -77,13 +92,14 @@ function Overview() {
     <>
       {header}
       <p className="muted period-note">
-        {s.period.from} to {s.period.to} (UTC){p ? `, compared with ${p.period.from} to ${p.period.to}` : ""}
+        {s.period.from} to {s.period.to} (UTC){p ? `, compared with ${p.period.from} to ${p.period.to}` : ""}.{" "}
+        Conversions: {s.goal ? <strong>{s.goal.name}</strong> : "any conversion goal"}. {CONVERSION_MODEL}
       </p>
       {previous.isError && (
         <ErrorState title="The previous period could not be loaded" error={previous.error} />
       )}
       <div className="tiles">
-        <StatTile label="Visitors" value={s.visitors} previous={p?.visitors} />
+        <StatTile label="Visitors" value={s.visitors} previous={p?.visitors} estimate={s.visitorsEstimate} />
         <StatTile label="Leads" value={s.leads} previous={p?.leads} />
         <StatTile label="Conversions" value={s.conversions} previous={p?.conversions} />
         <StatTile
@@ -92,7 +108,7 @@ function Overview() {
           previous={p?.conversionRate}
           format={percent}
           kind="rate"
-          detail={`${s.convertedVisitors.toLocaleString()} of ${s.visitors.toLocaleString()} visitors converted`}
+          detail={`${s.convertedVisitors.toLocaleString()} of ${countText(s.visitors, s.visitorsEstimate)} visitors converted`}
         />
         <StatTile
           label={s.revenueCurrency ? `Revenue (${s.revenueCurrency})` : "Revenue"}
@@ -104,9 +120,10 @@ function Overview() {
         />
       </div>
       <Card title="Visitors and conversions per day">
-        <TrendChart period={period} filter={filter} prev={prev} />
+        <TrendChart period={period} filter={filter} goal={goal} prev={prev} />
       </Card>
       <TopChannels channels={s.topChannels} />
+      <GoalsTable period={period} filter={filter} />
     </>
   );
 }

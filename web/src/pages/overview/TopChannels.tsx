@@ -1,4 +1,5 @@
 import { DataTable } from "../../components/DataTable";
+import { Count, type Estimate } from "../../components/estimate";
 import { FilterValue } from "../../components/FilterBar";
 import { Card, EmptyState } from "../../components/states";
 
@@ -7,12 +8,17 @@ const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 interface Channel {
   channel: string;
   visitors: number;
+  visitorsEstimate?: Estimate;
   conversions: number;
+  firstTouchVisitors: number;
   convertedVisitors: number;
   conversionRate: number;
 }
 
-/** The period's top channels; the conversion rate per person, as the tile's. */
+/**
+ * The period's top channels: the traffic each brought, and its conversion rate on one basis — the
+ * period's visitors who first came from it, and those of them who converted.
+ */
 export function TopChannels({ channels }: { channels: Channel[] }) {
   return (
     <Card title="Top channels">
@@ -31,17 +37,38 @@ export function TopChannels({ channels }: { channels: Channel[] }) {
               // One label per channel, as every page shows it (components/channels.ts).
               cell: (c) => <FilterValue filterKey="channel" value={c.channel} />,
             },
-            { header: "Visitors", cell: (c) => c.visitors.toLocaleString(), numeric: true },
-            { header: "Conversions", cell: (c) => c.conversions.toLocaleString(), numeric: true },
             {
-              header: "Converted visitors",
+              header: "Visitors",
+              cell: (c) => <Count n={c.visitors} estimate={c.visitorsEstimate} />,
+              numeric: true,
+              csv: (c) => c.visitors,
+            },
+            {
+              header: "Conversions",
+              cell: (c) => c.conversions.toLocaleString(),
+              numeric: true,
+              csv: (c) => c.conversions,
+            },
+            {
+              header: "First came from it",
+              cell: (c) => c.firstTouchVisitors.toLocaleString(),
+              numeric: true,
+              csvHeader: "Visitors who first came from it",
+              csv: (c) => c.firstTouchVisitors,
+            },
+            {
+              header: "Of them converted",
               cell: (c) => c.convertedVisitors.toLocaleString(),
               numeric: true,
+              csvHeader: "Of them converted",
+              csv: (c) => c.convertedVisitors,
             },
             {
               header: "Conversion rate",
-              cell: (c) => (c.visitors > 0 ? percent(c.conversionRate) : "–"),
+              cell: (c) => (c.firstTouchVisitors > 0 ? percent(c.conversionRate) : "–"),
               numeric: true,
+              csvHeader: "Conversion rate (fraction, first touch)",
+              csv: (c) => (c.firstTouchVisitors > 0 ? c.conversionRate : null),
             },
           ]}
         />

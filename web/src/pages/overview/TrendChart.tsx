@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { api, call } from "../../api/client";
 import { Chart, type ChartSeries } from "../../components/Chart";
+import { countText, estimateNote } from "../../components/estimate";
 import type { PeriodQuery } from "../../components/period";
 import { ErrorState, PageSkeleton } from "../../components/states";
 import { analyticsKeys } from "../../components/analyticsKeys";
@@ -23,19 +24,21 @@ const fetchSeries = (query: Record<string, string | undefined>) =>
 export function TrendChart({
   period,
   filter,
+  goal,
   prev,
 }: {
   period: PeriodQuery;
   filter: string | undefined;
+  goal?: string;
   prev: { from: string; to: string } | null;
 }) {
   const series = useQuery({
-    queryKey: analyticsKeys.timeseries(period, filter),
-    queryFn: () => fetchSeries({ ...period, filter }),
+    queryKey: analyticsKeys.timeseries(period, filter, goal),
+    queryFn: () => fetchSeries({ ...period, filter, goal }),
   });
   const before = useQuery({
-    queryKey: analyticsKeys.timeseries({ period: "custom", ...prev }, filter),
-    queryFn: () => fetchSeries({ period: "custom", ...prev!, filter }),
+    queryKey: analyticsKeys.timeseries({ period: "custom", ...prev }, filter, goal),
+    queryFn: () => fetchSeries({ period: "custom", ...prev!, filter, goal }),
     enabled: prev !== null,
   });
   // Stable arrays: the chart is rebuilt only when the data changes.
@@ -60,7 +63,8 @@ function build(now: Series | undefined, before: Series | undefined) {
       label: "Visitors",
       values: points.map((p) => p.visitors),
       color: VISITORS,
-      total: t ? `${t.visitors.toLocaleString()} in the period` : undefined,
+      total: t ? `${countText(t.visitors, t.visitorsEstimate)} in the period` : undefined,
+      totalNote: t?.visitorsEstimate && estimateNote(t.visitorsEstimate),
     },
     {
       label: "Conversions",
@@ -77,7 +81,8 @@ function build(now: Series | undefined, before: Series | undefined) {
         values: before.points.map((p) => p.visitors),
         color: VISITORS_BEFORE,
         dashed: true,
-        total: `${before.totals.visitors.toLocaleString()} (${before.period.from} to ${before.period.to})`,
+        total: `${countText(before.totals.visitors, before.totals.visitorsEstimate)} (${before.period.from} to ${before.period.to})`,
+        totalNote: before.totals.visitorsEstimate && estimateNote(before.totals.visitorsEstimate),
       },
       {
         label: "Conversions, previous period",

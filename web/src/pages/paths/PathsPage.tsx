@@ -115,8 +115,18 @@ export default function PathsPage() {
               rowKey={(l) => String(l.step)}
               columns={[
                 { header: "Step", cell: (l) => `${l.step} ${before ? "before" : "after"}` },
-                { header: "Sessions", numeric: true, cell: (l) => l.sessions.toLocaleString() },
-                { header: "Ended", numeric: true, cell: (l) => l.dropOff.toLocaleString() },
+                {
+                  header: "Sessions",
+                  numeric: true,
+                  cell: (l) => l.sessions.toLocaleString(),
+                  csv: (l) => l.sessions,
+                },
+                {
+                  header: "Ended",
+                  numeric: true,
+                  cell: (l) => l.dropOff.toLocaleString(),
+                  csv: (l) => l.dropOff,
+                },
               ]}
             />
             <DataTable
@@ -125,7 +135,12 @@ export default function PathsPage() {
               rowKey={(p) => p.nodes.join(" → ")}
               columns={[
                 { header: "Path", cell: (p) => (before ? [...p.nodes].reverse() : p.nodes).join(" → ") },
-                { header: "Sessions", numeric: true, cell: (p) => p.sessions.toLocaleString() },
+                {
+                  header: "Sessions",
+                  numeric: true,
+                  cell: (p) => p.sessions.toLocaleString(),
+                  csv: (p) => p.sessions,
+                },
               ]}
             />
           </>

@@ -41,16 +41,31 @@ export function ErasuresSection() {
             rows={items}
             rowKey={(e) => e.id}
             columns={[
-              { header: "When", cell: (e) => new Date(e.erasedAt).toLocaleString() },
+              { header: "When", cell: (e) => new Date(e.erasedAt).toLocaleString(), csv: (e) => e.erasedAt },
               { header: "Subject", cell: (e) => e.subject },
               {
                 header: "By",
                 cell: (e) =>
                   e.erasedBy.kind === "user" ? `user ${e.erasedBy.id}` : `API key ${e.erasedBy.id}`,
               },
-              { header: "Events", numeric: true, cell: (e) => e.removed.events.toLocaleString() },
-              { header: "Visitors", numeric: true, cell: (e) => e.removed.visitors },
-              { header: "Conversions", numeric: true, cell: (e) => e.removed.conversions },
+              {
+                header: "Events",
+                numeric: true,
+                cell: (e) => e.removed.events.toLocaleString(),
+                csv: (e) => e.removed.events,
+              },
+              {
+                header: "Visitors",
+                numeric: true,
+                cell: (e) => e.removed.visitors,
+                csv: (e) => e.removed.visitors,
+              },
+              {
+                header: "Conversions",
+                numeric: true,
+                cell: (e) => e.removed.conversions,
+                csv: (e) => e.removed.conversions,
+              },
             ]}
           />
           {erasures.hasNextPage && (

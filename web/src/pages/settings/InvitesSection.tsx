@@ -8,7 +8,11 @@ import { Field, SelectField } from "../../components/Field";
 import { ErrorState } from "../../components/states";
 import { settingsKeys, useInvites } from "./model";
 
-const DELIVERY: Record<string, string> = { sent: "mailed", queued: "mail retrying" };
+const DELIVERY: Record<string, string> = {
+  sent: "mailed",
+  queued: "mail retrying",
+  outbox: "not sent: no mail server",
+};
 
 /** Invite by email (Lift mails a link to set one's own password) and the invitations sent. */
 export function InvitesSection() {
@@ -34,6 +38,8 @@ export function InvitesSection() {
   };
   const sent = invite.data;
   const mailed = sent && (sent.delivery.status === "sent" || sent.delivery.status === "queued");
+  // No SMTP_URL: the mail went to the server's outbox, which nobody reads as a recipient.
+  const noMailServer = sent?.delivery.status === "outbox";
   const pending = (invites.data ?? []).filter((i) => i.status === "pending");
 
   return (
@@ -55,11 +61,20 @@ export function InvitesSection() {
       </form>
       {invite.isError && <ErrorState title="Not invited" error={invite.error} />}
       {sent && (
-        <div role="status" className={mailed ? "callout ok" : "callout error"}>
+        <div
+          role="status"
+          className={mailed ? "callout ok" : noMailServer ? "callout info" : "callout error"}
+        >
           {mailed ? (
             <p>
               Invitation sent to {sent.email}. They choose their own password from the link (valid until{" "}
               {sent.expiresAt.slice(0, 10)}).
+            </p>
+          ) : noMailServer ? (
+            <p>
+              No email was sent to {sent.email}: this server has no mail server configured (SMTP_URL). Hand
+              them this link yourself; it is shown only now, and works once until{" "}
+              {sent.expiresAt.slice(0, 10)}:
             </p>
           ) : (
             <p>

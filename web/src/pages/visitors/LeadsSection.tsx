@@ -96,10 +96,14 @@ export function LeadsSection() {
                     .filter(Boolean)
                     .join(" / ") || "—",
               },
-              { header: "Visitors", numeric: true, cell: (l) => l.visitors },
-              { header: "Conversions", numeric: true, cell: (l) => l.conversions },
-              { header: "Revenue", numeric: true, cell: (l) => money(l.revenue) },
-              { header: "Since", cell: (l) => new Date(l.createdAt).toLocaleDateString() },
+              { header: "Visitors", numeric: true, cell: (l) => l.visitors, csv: (l) => l.visitors },
+              { header: "Conversions", numeric: true, cell: (l) => l.conversions, csv: (l) => l.conversions },
+              { header: "Revenue", numeric: true, cell: (l) => money(l.revenue), csv: (l) => l.revenue },
+              {
+                header: "Since",
+                cell: (l) => new Date(l.createdAt).toLocaleDateString(),
+                csv: (l) => l.createdAt,
+              },
             ]}
           />
           {leads.hasNextPage && (

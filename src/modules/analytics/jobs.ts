@@ -1,0 +1,14 @@
+import type { ServiceDeps } from "../../platform/deps.js";
+import { defineJob, exponentialBackoff } from "../../platform/jobs/index.js";
+import { CONVERSION_RECOMPUTE_JOB } from "../goals/service.js";
+import { runConversionRecompute } from "./goal-recompute.js";
+
+/** The analytics module's jobs: a conversion goal's recount from stored events (queued by the goals module). */
+export function analyticsJobs(deps: ServiceDeps) {
+  return [
+    defineJob(CONVERSION_RECOMPUTE_JOB, {
+      retry: exponentialBackoff(5, 2),
+      run: (p) => runConversionRecompute(deps, p),
+    }),
+  ];
+}
