@@ -123,7 +123,14 @@ describe("@segment/analytics-next in Chromium against Lift", () => {
     const summary = (await a.get("/api/analytics/summary?period=7d")).body;
     expect(summary).toMatchObject({ visitors: 1, leads: 1, conversions: 1 });
     expect(summary.topChannels).toEqual([
-      { channel: "paid_search", visitors: 1, conversions: 1, convertedVisitors: 1, conversionRate: 1 },
+      {
+        channel: "paid_search",
+        visitors: 1,
+        conversions: 1,
+        firstTouchVisitors: 1,
+        convertedVisitors: 1,
+        conversionRate: 1,
+      },
     ]);
     for (const model of ["first_touch", "last_touch", "position_based"]) {
       const attribution = (await a.get(`/api/attribution/summary?model=${model}&period=7d`)).body;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { creationTime } from "../../platform/creation-time.js";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
 
 /** A goal must be able to progress: a metric something measures, and a target above zero. */
@@ -94,5 +95,15 @@ describe("goal target", () => {
       reachedAt: null,
     });
     expect((await a.patch("/api/goals", { id: g.body.id, target: 0.5 })).status).toBe(200);
+  });
+
+  it("a goal whose creation stamp runs ahead of the clock (many records made in one millisecond) is not on track with nothing counted", async () => {
+    const a = await t.tenant();
+    // Creation stamps never repeat within a process: a burst moves them past the wall clock.
+    creationTime(Date.now() + 5_000);
+    const g = await a.post("/api/goals", { metric: "signups", target: 10, deadline: soon });
+    expect(g.status).toBe(201);
+    expect(Date.parse(g.body.createdAt)).toBeGreaterThan(Date.now());
+    expect(g.body.status).toBe("at_risk");
   });
 });

@@ -101,7 +101,9 @@ async function applyProgress(
         startedAt: startOf(row),
         deadline: parseDeadline(row.deadline) ?? 0,
       },
-      Date.now(),
+      // A creation stamp may run ahead of the clock (creation-time.ts): counting began at creation,
+      // never after now, so "not started yet" is only a start date ahead.
+      Math.max(Date.now(), Date.parse(row.created_at)),
     );
   }
   const reachedNow = !row.reached_at && current >= row.target;
