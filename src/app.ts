@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type client from "prom-client";
 import type { Config } from "./config.js";
 import { modules } from "./modules/index.js";
+import { AnalyticsEngine } from "./modules/analytics/service.js";
 import { createPrincipalResolver } from "./modules/workspace/service.js";
 import { registerApiDocs } from "./platform/api-docs.js";
 import { authPlugin } from "./platform/auth/plugin.js";
@@ -138,7 +139,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorate("jobs", registry);
   app.decorate("worker", worker);
   app.decorate("eventBus", new EventBus(handle.sqlite));
-  const reads = openReads(config, handle, app);
+  const state = new AppState();
+  const engine = openEngine(config, handle, app);
+  const reads = openReads(config, handle, app, state, engine);
   const deps: ServiceDeps = {
     db: handle.db,
     dbHandle: handle,
@@ -148,7 +151,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     jobs: registry,
     eventBus: app.eventBus,
     reads,
-    state: new AppState(),
+    engine,
+    state,
   };
   app.decorate("deps", deps);
   const metricsRegistry = registerMetrics(app);
@@ -181,6 +185,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.addHook("onClose", async () => {
     await worker.stop();
     if (reads instanceof ReadPool) await reads.close();
+    await engine.close();
     await redis?.quit().catch(() => {});
     if (!opts.handle) await handle.close();
     await shardLease?.release();
@@ -189,21 +194,46 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 }
 
 /**
- * The read pool (platform/read-pool/), its workers loading the same build as this file: `.ts`
- * sources under tsx, `.js` from dist/. An in-memory SQLite database has no file another thread
- * could open, so there (and with READ_WORKERS=0) reads run inline.
+ * The read pool (platform/read-pool/), its workers loading the same build as this file. An
+ * in-memory SQLite database has no file another thread could open, so there (and with
+ * READ_WORKERS=0) reads run inline.
  */
-function openReads(config: Config, handle: DbHandle, app: FastifyInstance): ReadRunner {
+function openReads(
+  config: Config,
+  handle: DbHandle,
+  app: FastifyInstance,
+  state: AppState,
+  engine: AnalyticsEngine,
+): ReadRunner {
   if (config.readPool.workers <= 0 || (handle.dialect === "sqlite" && config.sqlitePath === ":memory:"))
-    return new InlineReads(handle.db);
-  const ext = path.extname(new URL(import.meta.url).pathname);
+    return new InlineReads(handle.db, state, engine);
   return new ReadPool(
     {
-      entry: new URL(`./platform/read-pool/worker${ext}`, import.meta.url),
-      tasks: new URL(`./modules/read-tasks${ext}`, import.meta.url),
+      entry: new URL(`./platform/read-pool/worker${EXT}`, import.meta.url),
+      tasks: new URL(`./modules/read-tasks${EXT}`, import.meta.url),
     },
     readerConfigOf(config),
     config.readPool,
     (err) => app.log.error({ err }, "read worker failed"),
+    { port: () => engine.port(), wake: () => engine.wake() },
   );
 }
+
+/** The analytics engine (analytics/engine/): its thread starts when a report first asks. */
+function openEngine(config: Config, handle: DbHandle, app: FastifyInstance): AnalyticsEngine {
+  return new AnalyticsEngine(
+    new URL(`./modules/analytics/engine/thread${EXT}`, import.meta.url),
+    {
+      path:
+        handle.dialect === "sqlite" && config.sqlitePath === ":memory:"
+          ? ":memory:"
+          : path.join(config.dataDir, "analytics.duckdb"),
+      ...config.engine,
+      reader: readerConfigOf(config),
+    },
+    (err) => app.log.error({ err }, "analytics engine failed"),
+  );
+}
+
+/** This file's extension: `.ts` under tsx (the threads load sources too), `.js` from dist/. */
+const EXT = path.extname(new URL(import.meta.url).pathname);

@@ -77,6 +77,8 @@ export interface Config {
   flagStreams: FlagStreamSettings;
   /** The read pool that answers reports off the request thread (platform/read-pool/; docs/deploy.md). */
   readPool: ReadPoolOptions;
+  /** The analytics engine: DuckDB's file is DATA_DIR/analytics.duckdb (docs/operations.md). */
+  engine: { memoryMb: number; threads: number; pollMs: number };
 }
 
 const PLATFORM_KINDS = [
@@ -206,6 +208,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rollupShard: env.ROLLUP_SHARD ? shardNumber(env.ROLLUP_SHARD) : undefined,
     flagStreams: flagStreamSettings(env),
     readPool: readPoolOptions(env),
+    engine: {
+      memoryMb: num(env.ENGINE_MEMORY_MB, 1024),
+      // DuckDB's threads, the request thread keeping a core (as the read pool does)
+      threads: num(env.ENGINE_THREADS, Math.max(1, availableParallelism() - 1)),
+      pollMs: parseDuration(env.ENGINE_POLL, 1_000),
+    },
   };
   return { ...base, ...overrides };
 }

@@ -34,9 +34,12 @@ const CONFIGS = ["tsconfig.json", "tsconfig.build.json"].map((f) => path.join(RE
 
 const log = (line: string) => process.stdout.write(`[server] ${line}\n`);
 
-/** Test files and their fixtures: neither compiled (tsconfig.build.json excludes) nor copied. */
+/**
+ * Tests, test helpers (`*.testing.ts`) and their data (`fixtures/`): neither compiled
+ * (tsconfig.build.json excludes) nor copied.
+ */
 function testOnly(file: string): boolean {
-  return /\.test\.ts$/.test(file) || file.split(path.sep).includes("fixtures");
+  return /\.test(ing)?\.ts$/.test(file) || file.split(path.sep).includes("fixtures");
 }
 
 function newestSource(entry: string): number {

@@ -14,7 +14,7 @@ import SQLite from "better-sqlite3";
 import type { FastifyBaseLogger } from "fastify";
 import { listEventsForVisitors } from "../../src/modules/events/service.js";
 import { snippetToIncoming } from "../../src/modules/events/validate.js";
-import { EventWriter } from "../../src/modules/events/writer.js";
+import { openEventWriter } from "../../src/modules/events/writer-slot.js";
 import { openDatabase } from "../../src/platform/db/index.js";
 import { migrateToLatest } from "../../src/platform/db/migrate.js";
 import { EventBus } from "../../src/platform/event-bus.js";
@@ -35,7 +35,7 @@ const handle = openDatabase(config);
 await migrateToLatest(handle.db, handle.dialect);
 // The writer logs only failed flushes and merges; here they throw instead.
 const quiet = { warn: () => {}, error: () => {} } as unknown as FastifyBaseLogger;
-const writer = new EventWriter(handle, new EventBus(), quiet, {
+const writer = openEventWriter(handle, new EventBus(), quiet, {
   maxEvents: 5000,
   maxDelayMs: 0,
   indexMergeRows: config.eventIndexMergeRows,

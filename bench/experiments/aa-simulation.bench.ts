@@ -1,5 +1,5 @@
 /**
- * Auto-completion under repeated looks: seeded simulations (src/modules/experiments/simulation.ts)
+ * Auto-completion under repeated looks: seeded simulations (src/modules/experiments/simulation.testing.ts)
  * of the sequential rule (decideWinner, mSPRT) and the old single-look rule
  * (decideWinnerFixedHorizon, chance to beat control ≥ 0.95 or ≤ 0.05), each checked after every
  * batch up to BENCH_MAX visitors per arm, minimum sample 100 per arm.
@@ -11,7 +11,10 @@
  *   (BENCH_RUNS=2000 runs per line, BENCH_BATCH=100 visitors per arm per look, BENCH_MAX=20000,
  *   BENCH_SEED=17)
  */
-import { type CompletionRule, simulateExperiments } from "../../src/modules/experiments/simulation.js";
+import {
+  type CompletionRule,
+  simulateExperiments,
+} from "../../src/modules/experiments/simulation.testing.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 2000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);

@@ -17,7 +17,7 @@
  * times in three), after which the processor has nothing left to do and the batches get cheap.
  * Run: npx tsx bench/experiments/processor.bench.ts   (BENCH_BATCHES=200, BENCH_METRICS=1 optional)
  */
-import { committed, exposure, processEvents } from "../../src/modules/experiments/test-events.js";
+import { committed, exposure, processEvents } from "../../src/modules/experiments/experiments.testing.js";
 import { startTestApp, type Tenant } from "../../test/helpers/app.js";
 import { mulberry32 } from "../../src/modules/experiments/stats.js";
 

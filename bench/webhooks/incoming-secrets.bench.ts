@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import { startTestApp } from "../../test/helpers/app.js";
 import { setSourceSecret } from "../../src/modules/webhooks/incoming/service.js";
-import { fixture } from "../../src/modules/webhooks/incoming/fixtures.js";
+import { fixture } from "../../src/modules/webhooks/incoming/fixtures.testing.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const t = await startTestApp();

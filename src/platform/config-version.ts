@@ -1,6 +1,7 @@
 import type SQLite from "better-sqlite3";
 import { type RawBuilder, sql } from "kysely";
-import { type DbOrTrx, isPostgresDb } from "./db/index.js";
+import { type Trx, isPostgresDb } from "./db/index.js";
+import { preparedOn } from "./db/statements.js";
 
 /**
  * A per-project configuration version, so that no cached copy of configuration decides what the
@@ -44,7 +45,7 @@ declare module "./db/types.js" {
 const CONFIG_LOCK_CLASS = 0x4c696674; // "Lift"
 
 /** Marks the project's configuration changed; call first in the transaction that changes it. */
-export async function bumpConfigVersion(trx: DbOrTrx, projectId: string): Promise<void> {
+export async function bumpConfigVersion(trx: Trx, projectId: string): Promise<void> {
   if (isPostgresDb(trx))
     await sql`select pg_advisory_xact_lock(${CONFIG_LOCK_CLASS}::integer, hashtext(${projectId}))`.execute(
       trx,
@@ -59,7 +60,6 @@ export async function bumpConfigVersion(trx: DbOrTrx, projectId: string): Promis
 }
 
 const SELECT_SQLITE = "select version from project_config_versions where project_id = ?";
-const selects = new WeakMap<SQLite.Database, SQLite.Statement>();
 
 interface ReadOptions {
   /** SQLite: the raw connection under `trx`, for a prepared statement on the hot path */
@@ -79,7 +79,7 @@ interface ReadOptions {
  * the row as that change committed it (READ COMMITTED rechecks a row updated since the snapshot).
  */
 export async function readConfigVersions(
-  trx: DbOrTrx,
+  trx: Trx,
   projectIds: string[],
   opts: ReadOptions = {},
 ): Promise<Map<string, number>> {
@@ -87,12 +87,10 @@ export async function readConfigVersions(
   const out = new Map<string, number>();
   if (projectIds.length === 0) return out;
   if (sqlite && !isPostgresDb(trx)) {
-    let select = selects.get(sqlite);
-    if (!select) {
-      select = sqlite.prepare(SELECT_SQLITE).pluck();
-      selects.set(sqlite, select);
-    }
-    for (const id of projectIds) out.set(id, Number(select.get(id) ?? 0));
+    // Rows, not pluck(): the statement is shared by its text, and pluck would change it for all.
+    const select = preparedOn(sqlite, SELECT_SQLITE);
+    for (const id of projectIds)
+      out.set(id, Number((select.get(id) as ConfigVersionRow | undefined)?.version ?? 0));
     return out;
   }
   if (!isPostgresDb(trx)) {

@@ -1,3 +1,4 @@
+import type { ProjectKeyKind } from "./auth/keys.js";
 import { addressGroup } from "./client-address.js";
 import { type ServiceDeps, appSlot, stateOf } from "./deps.js";
 import { type Budget, type Draw, UnitLimiter } from "./unit-limit.js";
@@ -12,20 +13,19 @@ import { type Budget, type Draw, UnitLimiter } from "./unit-limit.js";
  */
 
 /**
- * Who sends: the project key the request carries and the client's address (`req.ip`, which
- * TRUST_PROXY decides); an IPv6 client's /64 counts as one address (`addressGroup`).
+ * Who sends: the project key the request carries, its kind (the principal's), and the client's
+ * address (`req.ip`, which TRUST_PROXY decides); an IPv6 client's /64 counts as one address
+ * (`addressGroup`). Routes take it from their principal with `senderOf(req)` (platform/auth).
  */
 export interface IngestSender {
   key: string;
+  keyKind: ProjectKeyKind;
   address: string;
 }
 
-/** A secret project key is a server's; any other key a body carries is a page's public key. */
-export const isSecretKey = (key: string): boolean => key.startsWith("svc_key_");
-
 /** The request limit's counter: per secret key (the spec), per public key and address. */
 export const ingestLimitKey = (s: IngestSender): string =>
-  isSecretKey(s.key) ? `key:${s.key}` : `pk:${s.key}:${addressGroup(s.address)}`;
+  s.keyKind === "secret" ? `key:${s.key}` : `pk:${s.key}:${addressGroup(s.address)}`;
 
 interface IngestBudgets {
   limiter: UnitLimiter;
@@ -54,7 +54,7 @@ const BUDGETS = appSlot("platform.ingest-budgets", (deps): IngestBudgets => {
 
 /** Whether the sender's new leads are counted (a public key, with the budget on). */
 export function countsNewLeads(deps: ServiceDeps, sender: IngestSender): boolean {
-  return !isSecretKey(sender.key) && (deps.config.rateLimits.addressLeads ?? 0) > 0;
+  return sender.keyKind === "public" && (deps.config.rateLimits.addressLeads ?? 0) > 0;
 }
 
 /**
@@ -69,7 +69,7 @@ export async function takeIngestBudget(
   const b = stateOf(deps, BUDGETS);
   const { key } = sender;
   const draws: Draw[] = [];
-  if (!isSecretKey(key)) {
+  if (sender.keyKind === "public") {
     // The address's own budgets first: the address past them is told about its own limit.
     const from = `${key}:${addressGroup(sender.address)}`;
     draws.push({ budget: b.addressEvents, key: from, units: units.events });

@@ -1,3 +1,5 @@
+import { SECRET_PREFIXES } from "./auth/keys.js";
+
 /**
  * What never reaches a log line: secrets in query strings (a caller may pass a secret project key
  * as `?key=` to a public endpoint; OAuth callbacks and tracking links carry codes and signatures)
@@ -6,9 +8,9 @@
  */
 const SECRET_PARAMS =
   /([?&](?:key|projectKey|writeKey|code|state|token|access_token|refresh_token|sig|signature|secret)=)[^&#\s"]*/gi;
-// svc_share_: a dashboard's public link, svc_inv_: an invitation (both in URL paths, issue 34).
-const SECRET_VALUES = /(svc_key_|svc_tx_|whsec_|svc_share_|svc_inv_)[A-Za-z0-9+/=_-]+/g;
-const SECRET_PREFIXES = ["svc_key_", "svc_tx_", "whsec_", "svc_share_", "svc_inv_"];
+// Every prefix of a secret Lift issues (platform/auth/keys.ts), share links' and invitations'
+// included, which travel in URL paths. Prefixes are letters and underscores: nothing to escape.
+const SECRET_VALUES = new RegExp(`(${SECRET_PREFIXES.join("|")})[A-Za-z0-9+/=_-]+`, "g");
 
 /** The URL as logged: secret query values replaced by `[redacted]`. */
 export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, "$1[redacted]");

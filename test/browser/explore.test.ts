@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.js";
+import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.testing.js";
 import type { Tenant } from "../helpers/app.js";
 import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
 
@@ -18,7 +18,7 @@ const visitors = (page: Page) =>
     .locator(".tile", { has: page.locator(".tile-label", { hasText: /^Visitors$/ }) })
     .locator(".tile-value");
 
-describe("filters, cohorts and paths in Chromium (filter-fixture.ts)", () => {
+describe("filters, cohorts and paths in Chromium (filter-fixture.testing.ts)", () => {
   it("filters the overview by a clicked row and by the condition builder, kept in the URL", async () => {
     const { page, problems } = await d.open();
     await page.goto(`${d.base}/?period=7d`);

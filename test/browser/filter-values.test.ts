@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.js";
+import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.testing.js";
 import type { Tenant } from "../helpers/app.js";
 import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
 
 /**
  * The filter editor takes several values for "is any of" / "is none of" as chips, and sends them
  * as the API's array value — "email, organic_search" typed in one box matched nothing before.
- * filter-fixture.ts: one visitor each from email, organic_search and organic_social this week.
+ * filter-fixture.testing.ts: one visitor each from email, organic_search and organic_social this week.
  */
 let d: Dashboard;
 let a: Tenant;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snippetFromDocs } from "../../src/modules/flags/test-support.js";
+import { snippetFromDocs } from "../../src/modules/flags/flags.testing.js";
 import { type Harness, newVisitor, startHarness, until } from "./harness.js";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
 import { until } from "./harness.js";
-import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.js";
+import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.testing.js";
 
 let d: Dashboard;
 beforeAll(async () => {
@@ -180,7 +180,7 @@ describe("flags area in Chromium", () => {
     await page.getByRole("heading", { name: "thanks-banner", level: 1 }).waitFor();
     const saved = (await a.get("/api/flags/thanks-banner")).body;
     expect(saved.rules[0]).toMatchObject({ condition: { id: { $inGroup: cohort.body.id } }, value: true });
-    // filter-fixture.ts: visitor "phone" bought, "laptop" did not
+    // filter-fixture.testing.ts: visitor "phone" bought, "laptop" did not
     for (const [visitor, answer] of [
       ["phone", "rule 1 (force)"],
       ["laptop", "default value"],

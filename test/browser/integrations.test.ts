@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGoogleAdsFake } from "../fakes/google-ads.js";
 import { consent, type FakePlatform } from "../fakes/server.js";
 import { STRIPE_KEY, startStripeFake } from "../fakes/stripe.js";
-import { platformConfig } from "../../src/modules/connectors/test-support.js";
+import { platformConfig } from "../../src/modules/connectors/connectors.testing.js";
 import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
 
 let d: Dashboard;

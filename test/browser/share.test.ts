@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.js";
+import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.testing.js";
 import type { Tenant } from "../helpers/app.js";
 import {
   checkPage,
@@ -16,7 +16,7 @@ import {
 /**
  * Issue 34, item 4 in Chromium: report settings in the URL, "Save as insight", a dashboard of
  * insights, its public link (opened without a session, then revoked) and CSV downloads. Figures of
- * filter-fixture.ts plus one desktop visitor here: by device this week, desktop 3 visitors, mobile
+ * filter-fixture.testing.ts plus one desktop visitor here: by device this week, desktop 3 visitors, mobile
  * 1 with the purchase (40), and L1's server revenue (25) under "(none)".
  */
 let d: Dashboard;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseMail, type SmtpPeer, startSmtpPeer } from "../../src/modules/email/test-support.js";
+import { parseMail, type SmtpPeer, startSmtpPeer } from "../../src/modules/email/email.testing.js";
 import {
   checkPage,
   type Dashboard,

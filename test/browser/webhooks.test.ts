@@ -5,7 +5,7 @@ import {
   drainUntil,
   makeSelfSignedCert,
   startReceiver,
-} from "../../src/modules/webhooks/testing/receiver.js";
+} from "../../src/modules/webhooks/receiver.testing.js";
 import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
 
 let d: Dashboard;

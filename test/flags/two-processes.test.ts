@@ -6,7 +6,7 @@ import { clearCache, GrowthBook, setPolyfills } from "@growthbook/growthbook";
 import { EventSource } from "eventsource";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { until } from "../../src/modules/flags/test-support.js";
+import { until } from "../../src/modules/flags/flags.testing.js";
 import { ADMIN, call, printedApiKey } from "../hardening/lift-process.js";
 import { startPgCluster } from "../helpers/pg-cluster.js";
 import { type RedisServer, startRedisServer } from "../helpers/redis-server.js";

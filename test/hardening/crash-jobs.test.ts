@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeSelfSignedCert } from "../../src/modules/webhooks/testing/receiver.js";
+import { makeSelfSignedCert } from "../../src/modules/webhooks/receiver.testing.js";
 import { call, type LiftStore, liftStore, printedApiKey } from "./lift-process.js";
 
 /**

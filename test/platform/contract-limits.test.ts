@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { txTenant } from "../../src/modules/email/test-support.js";
+import { txTenant } from "../../src/modules/email/email.testing.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { basic, storeMessageIds } from "../../src/modules/events/segment/testing.js";
+import { basic, storeMessageIds } from "../../src/modules/events/segment/segment.testing.js";
 import { BROWSER_UA, type TestApp, type TestResponse, startTestApp } from "../helpers/app.js";
 
 const DAY = 86_400_000;

@@ -7,7 +7,7 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSER_UA, startTestApp } from "../helpers/app.js";
-import { basic } from "../../src/modules/events/segment/testing.js";
+import { basic } from "../../src/modules/events/segment/segment.testing.js";
 import { waitFor } from "../helpers/net.js";
 import { startPgCluster } from "../helpers/pg-cluster.js";
 import { type Seeded, apiAnswers, seedSqlite } from "./migrate-to-postgres.fixture.js";

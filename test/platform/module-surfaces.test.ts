@@ -64,6 +64,21 @@ describe("module surfaces", () => {
     expect(added.sort()).toEqual(["principal", "rateLimitKey", "rawBody"]);
   });
 
+  it("the caller is set and keys are told apart in platform/auth alone, never in a module", () => {
+    // A module takes its caller from the guard it declares (req.principal is read, never assigned)
+    // and judges a key by the principal's keyKind; prefixes are written once, in platform/auth/keys.ts.
+    const rules: [string, RegExp][] = [
+      ["assigns req.principal", /\.principal\s*=(?!=)/],
+      ["tests a key prefix", /startsWith\(\s*["'`](?:svc_|whsec_)/],
+      ["writes a key prefix", /["'](?:svc_[a-z]+_|whsec_)["']|`(?:svc_[a-z]+_|whsec_)\$\{/],
+    ];
+    const offending = sourceFiles(path.join(SRC, "modules")).flatMap((file) => {
+      const text = readFileSync(file, "utf8");
+      return rules.filter(([, re]) => re.test(text)).map(([what]) => `${path.relative(SRC, file)} ${what}`);
+    });
+    expect(offending).toEqual([]);
+  });
+
   it("platform code imports no feature module", () => {
     const offending = sourceFiles(path.join(SRC, "platform")).flatMap((file) =>
       importsOf(file)

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import https from "node:https";
 import path from "node:path";
 import pg from "pg";
-import { makeSelfSignedCert } from "../../src/modules/webhooks/testing/receiver.js";
+import { makeSelfSignedCert } from "../../src/modules/webhooks/receiver.testing.js";
 import { freePort } from "../helpers/net.js";
 
 /** The processes of two-processes.test.ts and what they are checked with: no assertions here. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PUBLIC_URL, platformConfig } from "../../src/modules/connectors/test-support.js";
+import { PUBLIC_URL, platformConfig } from "../../src/modules/connectors/connectors.testing.js";
 import { type TestApp, startTestApp } from "../helpers/app.js";
 import { startHubspotFake } from "../fakes/hubspot.js";
 import { type FakePlatform, consent } from "../fakes/server.js";

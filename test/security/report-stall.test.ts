@@ -243,7 +243,13 @@ describe("no report holds the event loop", () => {
     const cohortId = await cohortFlag(t);
     expect(app.app.deps.reads).toBeInstanceOf(ReadPool);
     // The same reports on the request thread, as they ran before the read pool.
-    before = await measure(app, t, base, token, new InlineReads(app.app.db));
+    before = await measure(
+      app,
+      t,
+      base,
+      token,
+      new InlineReads(app.app.db, app.app.deps.state, app.app.deps.engine),
+    );
     // A new version of the cohort: its membership is computed again, not taken from the minute's cache.
     expect((await t.patch(`/api/cohorts/${cohortId}`, { name: "Saw pricing (v2)" })).status).toBe(200);
     after = await measure(app, t, base, token, app.app.deps.reads);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { withTransaction } from "../../platform/db/index.js";
-import { commitEvents, committed } from "./testing.js";
+import { commitEvents, committed } from "./analytics.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import type SQLite from "better-sqlite3";
 import type { Trx } from "../../platform/db/index.js";
 import type { CommittedEvent, FlushContext } from "../../platform/event-bus.js";
-import { statement } from "./raw.js";
+import { preparedOn } from "../../platform/db/statements.js";
 import { dayOf } from "./rollup-store.js";
 import "./tables.js";
 
@@ -82,7 +82,7 @@ export class ActivityLog {
     // Day order, so rows append where the index already ends.
     rows.sort((a, b) => a.day - b.day);
     if (raw) {
-      const insert = statement(raw, INSERT);
+      const insert = preparedOn(raw, INSERT);
       for (const r of rows) insert.run(r.projectId, r.day, r.type, r.visitorId);
     } else {
       for (let i = 0; i < rows.length; i += CHUNK)

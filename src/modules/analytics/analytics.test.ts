@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { upsertLeadByEmail } from "../identity/service.js";
-import { DAY, type Scope, commitEvents, committed } from "./testing.js";
+import { DAY, type Scope, commitEvents, committed } from "./analytics.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

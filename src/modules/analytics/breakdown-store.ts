@@ -1,6 +1,6 @@
 import type SQLite from "better-sqlite3";
 import { mergedSketch } from "./hll.js";
-import { statement } from "./raw.js";
+import { preparedOn } from "../../platform/db/statements.js";
 import { dayOf } from "./rollup-store.js";
 import { weekOf } from "./sketches.js";
 import "./tables.js";
@@ -109,12 +109,12 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function applyRaw(raw: SQLite.Database, t: Table, rows: BreakdownRow[]): void {
   const where = `project_id = ? and dimension = ? and ${t.at} = ? and key = ?`;
-  const ensure = statement(
+  const ensure = preparedOn(
     raw,
     `insert into ${t.name} (project_id, dimension, ${t.at}, key, visitors_sketch, conversions, revenue) values (?, ?, ?, ?, 's', 0, 0) on conflict do nothing`,
   );
-  const select = statement(raw, `select visitors_sketch from ${t.name} where ${where}`);
-  const update = statement(
+  const select = preparedOn(raw, `select visitors_sketch from ${t.name} where ${where}`);
+  const update = preparedOn(
     raw,
     `update ${t.name} set visitors_sketch = coalesce(?, visitors_sketch), conversions = conversions + ?, revenue = revenue + ? where ${where}`,
   );

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { isInCohort } from "./service.js";
-import { seedFilterProject } from "./filter-fixture.js";
+import { seedFilterProject } from "./filter-fixture.testing.js";
 
 let t: TestApp;
 let a: Tenant;
@@ -32,7 +32,7 @@ const members = async (id: string) => {
 };
 const purchase = { type: "event", event: "purchase", withinDays: 7 };
 
-describe("cohort counts and members (hand-computed, filter-fixture.ts)", () => {
+describe("cohort counts and members (hand-computed, filter-fixture.testing.ts)", () => {
   it("did an event in the window: the phone bought", async () => {
     const c = await create("Bought", [purchase]);
     expect(c).toMatchObject({ name: "Bought", definition: { conditions: [purchase] } });
@@ -117,22 +117,16 @@ describe("cohort counts and members (hand-computed, filter-fixture.ts)", () => {
     const free = await create("Free (flag)", [
       { type: "property", property: "plan", op: "is", value: "free" },
     ]);
-    expect(await isInCohort(t.app.db, t.app.deps.reads, project, bought.id, { visitorId: "phone" })).toBe(
-      true,
-    );
-    expect(await isInCohort(t.app.db, t.app.deps.reads, project, bought.id, { visitorId: "laptop" })).toBe(
-      false,
-    );
-    expect(await isInCohort(t.app.db, t.app.deps.reads, project, free.id, { leadId: "Lmac" })).toBe(true);
-    expect(await isInCohort(t.app.db, t.app.deps.reads, project, free.id, { visitorId: "mac" })).toBe(true);
-    expect(await isInCohort(t.app.db, t.app.deps.reads, project, "coh_unknown", { visitorId: "phone" })).toBe(
-      false,
-    );
+    expect(await isInCohort(t.app.deps, project, bought.id, { visitorId: "phone" })).toBe(true);
+    expect(await isInCohort(t.app.deps, project, bought.id, { visitorId: "laptop" })).toBe(false);
+    expect(await isInCohort(t.app.deps, project, free.id, { leadId: "Lmac" })).toBe(true);
+    expect(await isInCohort(t.app.deps, project, free.id, { visitorId: "mac" })).toBe(true);
+    expect(await isInCohort(t.app.deps, project, "coh_unknown", { visitorId: "phone" })).toBe(false);
     // A changed definition is not answered from the minute's cache of the old one.
     await a.patch(`/api/cohorts/${free.id}`, {
       definition: { conditions: [{ type: "property", property: "plan", op: "is", value: "pro" }] },
     });
-    expect(await isInCohort(t.app.db, t.app.deps.reads, project, free.id, { leadId: "Lmac" })).toBe(false);
+    expect(await isInCohort(t.app.deps, project, free.id, { leadId: "Lmac" })).toBe(false);
   });
 });
 

@@ -3,13 +3,14 @@ import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { boundedCache } from "../../platform/cache.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { defineReadTask, type ReadRunner } from "../../platform/read-pool/task.js";
+import { type ReadDeps, type ServiceDeps, stateOf, stateSlot } from "../../platform/deps.js";
+import { defineReadTask } from "../../platform/read-pool/task.js";
 import { isPostgresDb } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { newId } from "../../platform/crypto.js";
 import { ISO_DATE_OR_TIME as ISO } from "../../platform/validation.js";
 import { eventRowPages } from "../events/service.js";
-import { leadReader } from "./lead-reader.js";
+import { LEAD_READER } from "./lead-reader.js";
 import type {
   CohortDefinitionT,
   CohortT,
@@ -176,46 +177,42 @@ export async function deleteCohort(
 
 // ---------------------------------------------------------------- membership
 
-/** Per database handle: cohort (and definition version) → members, kept a minute. */
-const caches = new WeakMap<object, ReturnType<typeof boundedCache<string, Set<string>>>>();
 const MEMBERSHIP_TTL_MS = 60_000;
 
-function cacheOf(db: DbOrTrx) {
-  let c = caches.get(db);
-  if (!c) {
-    c = boundedCache<string, Set<string>>(100, MEMBERSHIP_TTL_MS);
-    caches.set(db, c);
-  }
-  return c;
-}
+/**
+ * Per app (and per read worker): cohort (and definition version) → members, kept a minute; and
+ * the memberships being computed, so callers at once share one computation (flags' evaluations).
+ */
+const MEMBERSHIPS = stateSlot("analytics.cohort-memberships", () => ({
+  recent: boundedCache<string, Set<string>>(100, MEMBERSHIP_TTL_MS),
+  computing: new Map<string, Promise<Set<string>>>(),
+}));
 
 /**
  * The members (person keys) of a saved cohort, computed now; `field` names the request field that
  * named it (a report filter's 400 when the cohort is not this project's).
  */
 export async function cohortMembers(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   id: string,
   field?: string,
   /** a membership computed in the last minute will do (a report filter; not the live count) */
   recent = false,
 ): Promise<Set<string>> {
-  const row = await findCohort(db, project, id);
+  const row = await findCohort(deps.db, project, id);
   if (!row) {
     if (field) throw validation(`${field}: no cohort ${id} in this project`);
     throw notFound("cohort", id);
   }
   const key = `${project.id}\u0000${id}\u0000${row.updated_at}`;
-  const cached = recent ? cacheOf(db).get(key) : undefined;
+  const cache = stateOf(deps, MEMBERSHIPS).recent;
+  const cached = recent ? cache.get(key) : undefined;
   if (cached) return cached;
-  const members = await evaluateCohort(db, project, JSON.parse(row.definition) as CohortDefinitionT);
-  cacheOf(db).set(key, members);
+  const members = await evaluateCohort(deps, project, JSON.parse(row.definition) as CohortDefinitionT);
+  cache.set(key, members);
   return members;
 }
-
-/** Memberships being computed, so callers at once share one computation (flags' evaluations). */
-const computing = new WeakMap<object, Map<string, Promise<Set<string>>>>();
 
 /**
  * The cohort's members as flag targeting sees them, computed at most once a minute per definition
@@ -224,28 +221,25 @@ const computing = new WeakMap<object, Map<string, Promise<Set<string>>>>();
  * that is the reports' membership, and shares its cache entry.
  */
 async function recentMembers(
-  db: DbOrTrx,
-  reads: ReadRunner,
+  deps: Pick<ServiceDeps, "reads" | "state">,
   project: ProjectRef,
   row: CohortTable,
 ): Promise<Set<string>> {
   const def = JSON.parse(row.definition) as CohortDefinitionT;
   const serverOnly = row.trust_browser_properties !== 1 && def.conditions.some((c) => c.type === "property");
   const key = `${project.id}\u0000${row.id}\u0000${row.updated_at}${serverOnly ? "\u0000server" : ""}`;
-  const cached = cacheOf(db).get(key);
+  const { recent, computing } = stateOf(deps, MEMBERSHIPS);
+  const cached = recent.get(key);
   if (cached) return cached;
-  let inFlight = computing.get(db);
-  if (!inFlight) {
-    inFlight = new Map();
-    computing.set(db, inFlight);
-  }
-  let pending = inFlight.get(key);
+  let pending = computing.get(key);
   if (!pending) {
     // On a reader thread: a membership grows with the project's events, and a flag evaluation
     // (anyone's, with the public key) must not hold the request thread while it is computed.
-    pending = reads.run(evaluateCohortTask, project, { def, serverOnly }).finally(() => inFlight.delete(key));
-    inFlight.set(key, pending);
-    cacheOf(db).set(key, await pending);
+    pending = deps.reads
+      .run(evaluateCohortTask, project, { def, serverOnly })
+      .finally(() => computing.delete(key));
+    computing.set(key, pending);
+    recent.set(key, await pending);
   }
   return pending;
 }
@@ -256,13 +250,12 @@ async function recentMembers(
  * unknown cohort holds no one.
  */
 export async function isInCohort(
-  db: DbOrTrx,
-  reads: ReadRunner,
+  deps: Pick<ServiceDeps, "db" | "reads" | "state">,
   project: ProjectRef,
   cohortId: string,
   person: { visitorId?: string; leadId?: string },
 ): Promise<boolean> {
-  return (await cohortsOfPerson(db, reads, project, [cohortId], person)).has(cohortId);
+  return (await cohortsOfPerson(deps, project, [cohortId], person)).has(cohortId);
 }
 
 /**
@@ -271,12 +264,12 @@ export async function isInCohort(
  * Unknown cohorts and other projects' hold no one.
  */
 export async function cohortsOfPerson(
-  db: DbOrTrx,
-  reads: ReadRunner,
+  deps: Pick<ServiceDeps, "db" | "reads" | "state">,
   project: ProjectRef,
   cohortIds: string[],
   person: { visitorId?: string; leadId?: string },
 ): Promise<Set<string>> {
+  const { db } = deps;
   const out = new Set<string>();
   if (cohortIds.length === 0 || (!person.leadId && !person.visitorId)) return out;
   const rows = await db
@@ -297,7 +290,7 @@ export async function cohortsOfPerson(
       .executeTakeFirst();
     key = personKey(person.visitorId!, link?.lead_id);
   }
-  for (const row of rows) if ((await recentMembers(db, reads, project, row)).has(key)) out.add(row.id);
+  for (const row of rows) if ((await recentMembers(deps, project, row)).has(key)) out.add(row.id);
   return out;
 }
 
@@ -317,26 +310,26 @@ export async function existingCohortIds(
   return new Set(rows.map((r) => r.id));
 }
 
-export async function countCohort(db: DbOrTrx, project: ProjectRef, id: string) {
-  const members = await cohortMembers(db, project, id);
+export async function countCohort(deps: ReadDeps, project: ProjectRef, id: string) {
+  const members = await cohortMembers(deps, project, id);
   return { count: members.size, computedAt: new Date().toISOString() };
 }
 
-export async function previewCohort(db: DbOrTrx, project: ProjectRef, def: CohortDefinitionT) {
+export async function previewCohort(deps: ReadDeps, project: ProjectRef, def: CohortDefinitionT) {
   checkDefinition(def, "body.definition");
-  const members = await evaluateCohort(db, project, def);
+  const members = await evaluateCohort(deps, project, def);
   return { count: members.size, computedAt: new Date().toISOString() };
 }
 
 const encode = (key: string) => Buffer.from(key).toString("base64url");
 
 export async function cohortMemberPage(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   id: string,
   q: { limit?: number; cursor?: string },
 ) {
-  const members = [...(await cohortMembers(db, project, id))].sort();
+  const members = [...(await cohortMembers(deps, project, id))].sort();
   let start = 0;
   if (q.cursor) {
     const after = Buffer.from(q.cursor, "base64url").toString("utf8");
@@ -364,8 +357,8 @@ export async function cohortMemberPage(
 /** A cohort's members now (person keys), on a reader thread, for flags' membership cache. */
 export const evaluateCohortTask = defineReadTask(
   "analytics.cohort-evaluate",
-  ({ db }, project, q: { def: CohortDefinitionT; serverOnly: boolean }) =>
-    evaluateCohort(db, project, q.def, Date.now(), { serverOnly: q.serverOnly }),
+  (ctx, project, q: { def: CohortDefinitionT; serverOnly: boolean }) =>
+    evaluateCohort(ctx, project, q.def, Date.now(), { serverOnly: q.serverOnly }),
 );
 
 /** include: the people who satisfy it; exclude: everyone but these. */
@@ -373,12 +366,14 @@ type Part = { include: boolean; keys: Set<string> };
 
 /** The people a definition holds now (person keys); `serverOnly`: browser-written properties count as missing. */
 export async function evaluateCohort(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   def: CohortDefinitionT,
   now = Date.now(),
   opts: { serverOnly?: boolean } = {},
 ): Promise<Set<string>> {
+  const { db } = deps;
+  const leads = stateOf(deps, LEAD_READER);
   const links = new Map<string, string>();
   for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
   const keyOf = (visitorId: string) => personKey(visitorId, links.get(visitorId));
@@ -393,12 +388,12 @@ export async function evaluateCohort(
         `definition.conditions[${i}]`,
       );
       if (!testValue(cond, null)) {
-        parts.push({ include: true, keys: prefixed(await leadReader().idsWhere(db, project, cond, opts)) });
+        parts.push({ include: true, keys: prefixed(await leads.idsWhere(db, project, cond, opts)) });
       } else {
         // Anonymous visitors hold it (is_not, not_set …): everyone but the leads that do not.
-        const holding = await leadReader().idsWhere(db, project, cond, opts);
+        const holding = await leads.idsWhere(db, project, cond, opts);
         const failing = new Set<string>();
-        for (const id of await leadReader().idsWhere(db, project, null))
+        for (const id of await leads.idsWhere(db, project, null))
           if (!holding.has(id)) failing.add(`l:${id}`);
         parts.push({ include: false, keys: failing });
       }
@@ -410,7 +405,7 @@ export async function evaluateCohort(
     out = new Set(includes[0]!.keys);
     for (const p of includes.slice(1)) for (const k of out) if (!p.keys.has(k)) out.delete(k);
   } else {
-    out = await everyone(db, project, keyOf);
+    out = await everyone(deps, project, keyOf);
   }
   for (const p of parts) if (!p.include) for (const k of p.keys) out.delete(k);
   return out;
@@ -420,11 +415,12 @@ const prefixed = (ids: Set<string>) => new Set([...ids].map((id) => `l:${id}`));
 
 /** Every person of the project: each visitor seen in an event (bots left out), and every lead. */
 async function everyone(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   keyOf: (v: string) => string,
 ): Promise<Set<string>> {
-  const out = prefixed(await leadReader().idsWhere(db, project, null));
+  const { db } = deps;
+  const out = prefixed(await stateOf(deps, LEAD_READER).idsWhere(db, project, null));
   const { rows } = await sql<{ visitor_id: string }>`select distinct visitor_id from analytics_activity
     where project_id = ${project.id}`.execute(db);
   for (const r of rows) out.add(keyOf(r.visitor_id));

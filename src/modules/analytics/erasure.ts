@@ -17,6 +17,7 @@ import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
 import { personKey, sessionsOf, visitorsOfPeople } from "./people.js";
 import { RollupDeltas, dayOf } from "./rollup-store.js";
 import type { ConversionTable } from "./tables.js";
+import { logEngineChange } from "./engine/changes.js";
 import "./tables.js";
 
 const CHUNK = 400;
@@ -41,6 +42,8 @@ export async function eraseAnalyticsOf(
   raw?: SQLite.Database,
 ): Promise<ErasedAnalytics & { days: number[] }> {
   const { visitorIds, leadId } = person;
+  // Every process's analytics engine removes the person from its copy too (analytics/engine/).
+  await logEngineChange(trx, project.id, { kind: "erase", subject: { visitors: visitorIds, lead: leadId } });
   // Rows of any of the visitors, or (a lead's erasure) keyed by the lead.
   const byPerson = sql<boolean>`(${
     visitorIds.length > 0 ? sql`visitor_id in (${sql.join(visitorIds)})` : sql`1 = 0`

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { ESTIMATE_CONFIDENCE, ESTIMATE_ERROR, STORED_EXACT } from "./hll.js";
-import { DAY, type Scope, commitEvents, committed } from "./testing.js";
+import { DAY, type Scope, commitEvents, committed } from "./analytics.testing.js";
 
 /**
  * Which counts say they are estimates. Week 1 (2025-03-03, a Monday): on d0 5,000 visitors from

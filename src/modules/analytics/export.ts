@@ -27,10 +27,10 @@ export function exportFile(project: ProjectRef, q: Static<typeof ExportQuery>) {
  */
 export const exportTask = defineReadTask(
   "analytics.export",
-  async ({ db }, project, q: Static<typeof ExportQuery>): Promise<AsyncIterable<string>> => {
+  async (ctx, project, q: Static<typeof ExportQuery>): Promise<AsyncIterable<string>> => {
     const range = exportRange(q);
-    const { where, keep } = await eventFilter(db, project, parseFilterParam(q.filter));
-    const pages = eventPages(db, project, range, { where });
+    const { where, keep } = await eventFilter(ctx, project, parseFilterParam(q.filter));
+    const pages = eventPages(ctx.db, project, range, { where });
     return exportChunks(keep ? keptRows(pages, keep) : pages, q.format ?? "ndjson");
   },
 );

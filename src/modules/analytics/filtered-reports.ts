@@ -1,303 +1,243 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
-import { leadReader } from "./lead-reader.js";
+import { type ReadDeps, stateOf } from "../../platform/deps.js";
 import type { AttributionSummary } from "./attribution.js";
 import type { Breakdown, BreakdownRow } from "./breakdown.js";
+import { type GoalRef, rateOf } from "./conversion-model.js";
+import { currencyOf, rates } from "./converted.js";
 import { type BreakdownDimension, NONE_KEY } from "./dimensions.js";
-import {
-  type ConversionFact,
-  type Range,
-  type Visit,
-  type ResolvedFilter,
-  conversionsIn,
-  matchingConversions,
-  matchingVisits,
-  visitsFromEvents,
-} from "./filtered.js";
+import { convertersCte, populationCte, selection } from "./engine/selection.js";
+import { EngineQuery } from "./engine/sql.js";
+import { type Condition, hasLevel } from "./filter.js";
+import { LEAD_READER } from "./lead-reader.js";
 import type { AttributionModel } from "./models.js";
-import { leadsOfVisitors, personKey } from "./people.js";
 import type { Period } from "./period.js";
 import { DAY_MS } from "./rollup-store.js";
-import {
-  type BasisRow,
-  type GoalRef,
-  type TouchKey,
-  goalEventIds,
-  populationRates,
-  rateOf,
-} from "./conversion-model.js";
-import { currencyOf, rates } from "./converted.js";
-import { hasLevel } from "./filter.js";
 import { type AnalyticsSummary, topChannelsOf } from "./summary.js";
 import { type Interval, type Timeseries, totalsOf } from "./timeseries.js";
-import { weekOf, weekStart } from "./sketches.js";
 
-/** Filtered reports over raw data (filtered.ts): exact distinct counts, per request. */
+/**
+ * Filtered reports, each one query on the analytics engine over what the filter selects
+ * (engine/selection.ts): exact distinct counts. Rates as everywhere (conversion-model.ts).
+ */
 
-const rangeOf = (p: Period): Range => ({ from: p.fromDay * DAY_MS, to: (p.toDay + 1) * DAY_MS });
+const rangeOf = (p: Period) => ({ from: p.fromDay * DAY_MS, to: (p.toDay + 1) * DAY_MS });
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6 + 0;
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
-/** What a report keeps per group: its visitors, conversions and revenue. */
-class Groups {
-  readonly map = new Map<string, { visitors: Set<string>; conversions: number; revenue: number }>();
-  at(key: string) {
-    let g = this.map.get(key);
-    if (!g) {
-      g = { visitors: new Set(), conversions: 0, revenue: 0 };
-      this.map.set(key, g);
-    }
-    return g;
-  }
+interface Keyed {
+  key: string | number;
+  visitors?: number;
+  conversions?: number;
+  revenue?: number;
+  converted?: number;
 }
+const byKey = (rows: Keyed[] | null) => new Map((rows ?? []).map((r) => [String(r.key), r]));
 
-/**
- * Visits and conversions of the period the filter selects, handed to the report; also the people
- * seen (for leads). One pass over the visits' source, conversions from their own table.
- */
-async function gather(
-  db: DbOrTrx,
+/** The leads among the people selected that were created in the range (identity's store says when). */
+async function leadsCreatedIn(
+  deps: ReadDeps,
   project: ProjectRef,
-  f: ResolvedFilter,
-  range: Range,
-  onVisit: (v: Visit) => void,
-  opts: { dims?: boolean; byType?: boolean; goal?: GoalRef | null; serverToo?: boolean } = {},
-): Promise<{ conversions: ConversionFact[]; visitors: Set<string> }> {
-  const candidates = await ofGoal(
-    db,
-    project,
-    range,
-    opts.goal ?? null,
-    await conversionsIn(db, project, range),
-  );
-  const fromEvents = visitsFromEvents(f, opts.byType);
-  const matched = new Set<string>();
-  const conversionIds = fromEvents ? new Set(candidates.map((c) => c.eventId)) : undefined;
-  const visitors = new Set<string>();
-  for await (const page of matchingVisits(db, project, f, range, { ...opts, conversionIds, matched }))
-    for (const v of page) {
-      visitors.add(v.visitorId);
-      onVisit(v);
-    }
-  const conversions = await matchingConversions(db, project, f, range, candidates, {
-    matchedEvents: fromEvents ? matched : undefined,
-    dims: opts.dims,
-  });
-  return { conversions, visitors };
-}
-
-/** The conversions of one goal among `list` (any goal: all of them). */
-async function ofGoal(
-  db: DbOrTrx,
-  project: ProjectRef,
-  range: Range,
-  goal: GoalRef | null,
-  list: ConversionFact[],
-): Promise<ConversionFact[]> {
-  if (!goal) return list;
-  const hits = await goalEventIds(db, project, range, goal);
-  return list.filter((c) => hits.has(c.eventId));
-}
-
-/** People (person keys) among conversions who converted: counted ones, not anonymous. */
-const convertersOf = (list: ConversionFact[]) =>
-  new Set(list.filter((c) => c.counted > 0 && c.personKey !== "v:").map((c) => c.personKey));
-
-/** Creation times (epoch ms) of the leads among the people seen, those created in the range. */
-async function leadsCreated(
-  db: DbOrTrx,
-  project: ProjectRef,
-  f: ResolvedFilter,
-  visitors: Set<string>,
-  conversions: ConversionFact[],
-  range: Range,
-): Promise<number[]> {
-  const leads = new Set<string>();
-  if (f.people) {
-    // The person test holds the project's links already.
-    for (const v of visitors) {
-      const lead = f.people.leadOf(v);
-      if (lead) leads.add(lead);
-    }
-  } else if (visitors.size > 0) {
-    for (const lead of (await leadsOfVisitors(db, project.id, [...visitors])).values()) leads.add(lead);
-  }
-  for (const c of conversions) if (c.leadId) leads.add(c.leadId);
-  const times = await leadReader().createdTimes(db, project, [...leads]);
+  leads: string[] | null,
+  range: { from: number; to: number },
+) {
+  const times = await stateOf(deps, LEAD_READER).createdTimes(deps.db, project, leads ?? []);
   return [...times.values()].filter((t) => t >= range.from && t < range.to);
 }
 
+/** The selected people's lead ids (their visits' and conversions'), a column of the answer. */
+const LEADS = `(select list(distinct lead_id) from (select lead_id from visits union all select lead_id from conv) where lead_id is not null)`;
+
 /**
  * The summary over what the filter selects. Its people are the visitors of the selected visits —
- * with event conditions, everyone who sent a matching event, servers' events included, so
- * "event is purchase" counts the buyers. Rates as everywhere (conversion-model.ts).
+ * with event conditions, everyone who sent a matching event, servers' events included, so "event
+ * is purchase" counts the buyers.
  */
 export async function filteredSummary(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: Period,
-  f: ResolvedFilter,
+  conds: Condition[],
   goal: GoalRef | null = null,
 ): Promise<AnalyticsSummary> {
   const range = rangeOf(period);
-  const channels = new Groups();
-  const { conversions, visitors } = await gather(
-    db,
-    project,
-    f,
-    range,
-    (v) => {
-      if (!v.server) channels.at(v.channel).visitors.add(v.visitorId);
-    },
-    { goal, serverToo: hasLevel(f.conds, "event") },
+  const q = new EngineQuery();
+  const withs = await selection(q, deps, project, conds, range, {
+    goal,
+    serverToo: hasLevel(conds, "event"),
+  });
+  const none = q.v(NONE_KEY);
+  const [row] = await deps.engine.query<{
+    visitors: number;
+    converted: number;
+    conversions: number;
+    revenue: number;
+    currencies: string[] | null;
+    leads: string[] | null;
+    traffic: Keyed[] | null;
+    counted: Keyed[] | null;
+    basis: Keyed[] | null;
+  }>(
+    ...q.bound(`${withs}, ${convertersCte()}, ${populationCte()}
+    select
+      (select count(*) from pop_people) as visitors,
+      (select count(*) from pop_people where converted) as converted,
+      (select coalesce(sum(counted), 0) from conv) as conversions,
+      (select coalesce(sum(revenue), 0) from conv) as revenue,
+      (select list(distinct currency) from conv where currency is not null) as currencies,
+      ${LEADS} as leads,
+      (select list({key: channel, visitors: n}) from (select channel, count(distinct visitor_id) as n from visits where not server group by channel)) as traffic,
+      (select list({key: channel, conversions: n}) from (select channel, sum(counted) as n from conv group by channel)) as counted,
+      (select list({key: k, visitors: n, converted: m}) from (select coalesce(ft_channel, ${none}) as k, count(*) as n, count(*) filter (where converted) as m from pop_people group by 1)) as basis`),
   );
-  let counted = 0;
-  let revenue = 0;
-  for (const c of conversions) {
-    counted += c.counted;
-    revenue += c.revenue;
-    channels.at(c.channel).conversions += c.counted;
-  }
-  const leads = (await leadsCreated(db, project, f, visitors, conversions, range)).length;
-  const people = await populationRates(db, project, visitors, convertersOf(conversions), ["channel"]);
-  const basis = people.by.get("channel")!;
-  for (const channel of basis.keys()) channels.at(channel);
+  const r = row!;
+  const traffic = byKey(r.traffic);
+  const counted = byKey(r.counted);
+  const basis = byKey(r.basis);
+  const channels = new Set([...traffic.keys(), ...counted.keys(), ...basis.keys()]);
   const topChannels = topChannelsOf(
-    [...channels.map].map(([channel, g]) => {
-      const b = basis.get(channel) ?? { visitors: 0, converted: 0 };
+    [...channels].map((channel) => {
+      const b = basis.get(channel);
       return {
         channel,
-        visitors: g.visitors.size,
-        conversions: g.conversions,
-        firstTouchVisitors: b.visitors,
-        convertedVisitors: b.converted,
-        conversionRate: rateOf(b.converted, b.visitors),
+        visitors: Number(traffic.get(channel)?.visitors ?? 0),
+        conversions: Number(counted.get(channel)?.conversions ?? 0),
+        firstTouchVisitors: Number(b?.visitors ?? 0),
+        convertedVisitors: Number(b?.converted ?? 0),
+        conversionRate: rateOf(Number(b?.converted ?? 0), Number(b?.visitors ?? 0)),
       };
     }),
   );
+  const visitors = Number(r.visitors);
+  const converted = Number(r.converted);
+  const conversions = Number(r.conversions);
   return {
     goal,
-    visitors: visitors.size,
-    leads,
-    conversions: counted,
-    convertedVisitors: people.converted,
-    ...rates(visitors.size, people.converted, counted),
-    revenue: round6(revenue),
-    ...currencyOf(conversions.map((c) => c.currency)),
+    visitors,
+    leads: (await leadsCreatedIn(deps, project, r.leads, range)).length,
+    conversions,
+    convertedVisitors: converted,
+    ...rates(visitors, converted, conversions),
+    revenue: round6(Number(r.revenue)),
+    ...currencyOf(r.currencies ?? []),
     topChannels,
     period: { from: period.from, to: period.to },
   };
 }
 
 export async function filteredTimeseries(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: Period,
   interval: Interval,
-  f: ResolvedFilter,
+  conds: Condition[],
   goal: GoalRef | null = null,
 ): Promise<Timeseries> {
   const range = rangeOf(period);
-  // Buckets by their first day inside the period (weeks cut at the period's edges).
-  const bucketOf = (ts: number) => {
-    const day = Math.floor(ts / DAY_MS);
-    return interval === "day" ? day : Math.max(weekStart(weekOf(day)), period.fromDay);
-  };
-  const groups = new Groups();
-  const { conversions, visitors } = await gather(
-    db,
-    project,
-    f,
-    range,
-    (v) => {
-      groups.at(String(bucketOf(v.ts))).visitors.add(v.visitorId);
-    },
-    { goal, serverToo: hasLevel(f.conds, "event") },
+  const q = new EngineQuery();
+  const withs = await selection(q, deps, project, conds, range, {
+    goal,
+    serverToo: hasLevel(conds, "event"),
+  });
+  // Buckets by their first day inside the period (weeks, Monday-based, cut at the period's edges).
+  const bucketOf = (ts: string) =>
+    interval === "day"
+      ? `(${ts} // ${DAY_MS})`
+      : `greatest(((${ts} // ${DAY_MS} + 3) // 7) * 7 - 3, ${q.v(period.fromDay)})`;
+  const [row] = await deps.engine.query<{
+    visitors: number;
+    converted: number;
+    leads: string[] | null;
+    traffic: Keyed[] | null;
+    counted: Keyed[] | null;
+  }>(
+    ...q.bound(`${withs}, ${convertersCte()}, ${populationCte()}
+    select
+      (select count(*) from pop_people) as visitors,
+      (select count(*) from pop_people where converted) as converted,
+      ${LEADS} as leads,
+      (select list({key: b, visitors: n}) from (select ${bucketOf("ts")} as b, count(distinct visitor_id) as n from visits group by 1)) as traffic,
+      (select list({key: b, conversions: n, revenue: m}) from (select ${bucketOf("ts")} as b, sum(counted) as n, sum(revenue) as m from conv group by 1)) as counted`),
   );
-  for (const c of conversions) {
-    const g = groups.at(String(bucketOf(c.ts)));
-    g.conversions += c.counted;
-    g.revenue += c.revenue;
-  }
+  const r = row!;
+  const traffic = byKey(r.traffic);
+  const counted = byKey(r.counted);
+  const dayOfBucket = (ts: number) => {
+    const day = Math.floor(ts / DAY_MS);
+    return interval === "day" ? day : Math.max(Math.floor((day + 3) / 7) * 7 - 3, period.fromDay);
+  };
   const leadsAt = new Map<number, number>();
-  for (const t of await leadsCreated(db, project, f, visitors, conversions, range))
-    leadsAt.set(bucketOf(t), (leadsAt.get(bucketOf(t)) ?? 0) + 1);
+  for (const t of await leadsCreatedIn(deps, project, r.leads, range))
+    leadsAt.set(dayOfBucket(t), (leadsAt.get(dayOfBucket(t)) ?? 0) + 1);
   const points = [];
   for (let day = period.fromDay; day <= period.toDay; ) {
-    const g = groups.map.get(String(day));
+    const c = counted.get(String(day));
     points.push({
       date: isoDay(day),
-      visitors: g?.visitors.size ?? 0,
+      visitors: Number(traffic.get(String(day))?.visitors ?? 0),
       leads: leadsAt.get(day) ?? 0,
-      conversions: g?.conversions ?? 0,
-      revenue: round6(g?.revenue ?? 0),
+      conversions: Number(c?.conversions ?? 0),
+      revenue: round6(Number(c?.revenue ?? 0)),
     });
-    day = interval === "day" ? day + 1 : Math.min(weekStart(weekOf(day)) + 7, period.toDay + 1);
+    day = interval === "day" ? day + 1 : Math.min(Math.floor((day + 3) / 7) * 7 - 3 + 7, period.toDay + 1);
   }
-  // The period's visitors are the distinct ones of all buckets (gather's), as in the summary.
-  const people = await populationRates(db, project, visitors, convertersOf(conversions));
   return {
     goal,
     interval,
     period: { from: period.from, to: period.to },
     points,
-    totals: totalsOf(points, visitors.size, people.converted),
+    totals: totalsOf(points, Number(r.visitors), Number(r.converted)),
   };
 }
 
 export async function filteredBreakdown(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   by: BreakdownDimension,
   period: Period,
   limit: number,
-  f: ResolvedFilter,
+  conds: Condition[],
   goal: GoalRef | null = null,
 ): Promise<Breakdown> {
   const range = rangeOf(period);
-  const groups = new Groups();
+  const q = new EngineQuery();
   const byType = by === "event_type";
-  const dims = by !== "channel" && !byType;
-  const keyOfVisit = (v: Visit) =>
-    byType ? v.type! : by === "channel" ? v.channel : (v.dims?.[by] ?? NONE_KEY);
-  const { conversions, visitors } = await gather(
-    db,
-    project,
-    f,
-    range,
-    (v) => {
-      groups.at(keyOfVisit(v)).visitors.add(v.visitorId);
-    },
-    { dims, byType, goal },
-  );
-  for (const c of conversions) {
-    const key = byType ? c.type : by === "channel" ? c.channel : (c.dims?.[by] ?? NONE_KEY);
-    const g = groups.at(key);
-    g.conversions += c.counted;
-    g.revenue += c.revenue;
-  }
-  const converters = convertersOf(conversions);
+  const withs = await selection(q, deps, project, conds, range, { goal, byType });
+  const none = q.v(NONE_KEY);
+  // A visit's key and a conversion's: the event type, the channel (a conversion's as recorded), or
+  // the session's value (a conversion's person's first touch).
+  const key = byType ? "type" : `coalesce(${by}, ${none})`;
   // The rate's basis: the person's first touch for a session's value; the row's own visitors for a type.
   const basis = byType
-    ? new Map<string, BasisRow>()
-    : (await populationRates(db, project, visitors, converters, [by as TouchKey])).by.get(by as TouchKey)!;
-  if (byType)
-    for (const [key, g] of groups.map) {
-      const r = await populationRates(db, project, g.visitors, converters);
-      basis.set(key, { visitors: g.visitors.size, converted: r.converted });
-    }
-  for (const key of basis.keys()) groups.at(key);
-  const rows: BreakdownRow[] = [...groups.map]
-    .map(([key, g]) => {
-      const b = basis.get(key) ?? { visitors: 0, converted: 0 };
+    ? `select v.type as k, count(distinct v.visitor_id) as n,
+        count(distinct v.visitor_id) filter (where v.person in (select person from converters)) as m
+        from visits v group by 1`
+    : `select coalesce(ft_${by}, ${none}) as k, count(*) as n, count(*) filter (where converted) as m from pop_people group by 1`;
+  const [row] = await deps.engine.query<{
+    traffic: Keyed[] | null;
+    counted: Keyed[] | null;
+    basis: Keyed[] | null;
+  }>(
+    ...q.bound(`${withs}, ${convertersCte()}, ${populationCte()}
+    select
+      (select list({key: k, visitors: n}) from (select ${key} as k, count(distinct visitor_id) as n from visits group by 1)) as traffic,
+      (select list({key: k, conversions: n, revenue: m}) from (select ${key} as k, sum(counted) as n, sum(revenue) as m from conv group by 1)) as counted,
+      (select list({key: k, visitors: n, converted: m}) from (${basis})) as basis`),
+  );
+  const traffic = byKey(row!.traffic);
+  const counted = byKey(row!.counted);
+  const bases = byKey(row!.basis);
+  const rows: BreakdownRow[] = [...new Set([...traffic.keys(), ...counted.keys(), ...bases.keys()])]
+    .map((k) => {
+      const b = bases.get(k);
+      const c = counted.get(k);
       return {
-        key,
-        visitors: g.visitors.size,
-        conversions: g.conversions,
-        firstTouchVisitors: b.visitors,
-        convertedVisitors: b.converted,
-        conversionRate: rateOf(b.converted, b.visitors),
-        revenue: round6(g.revenue),
+        key: k,
+        visitors: Number(traffic.get(k)?.visitors ?? 0),
+        conversions: Number(c?.conversions ?? 0),
+        firstTouchVisitors: Number(b?.visitors ?? 0),
+        convertedVisitors: Number(b?.converted ?? 0),
+        conversionRate: rateOf(Number(b?.converted ?? 0), Number(b?.visitors ?? 0)),
+        revenue: round6(Number(c?.revenue ?? 0)),
       };
     })
     .filter((r) => r.visitors > 0 || r.conversions > 0 || r.revenue !== 0 || r.firstTouchVisitors > 0)
@@ -311,27 +251,51 @@ export async function filteredBreakdown(
   return { goal, by, rows, period: { from: period.from, to: period.to } };
 }
 
-/** Attribution over the conversions the filter selects: their stored credits for the model. */
+const CREDITS_CHUNK = 500;
+
+/**
+ * Attribution over the conversions the filter selects (on the engine), with their credits for the
+ * model as analytics stored them (rewritten when a visitor joins a lead, so read from the store).
+ */
 export async function filteredAttribution(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   model: AttributionModel,
   period: Period,
-  f: ResolvedFilter,
+  conds: Condition[],
   goal: GoalRef | null = null,
 ): Promise<AttributionSummary> {
-  const range = rangeOf(period);
-  const candidates = await ofGoal(db, project, range, goal, await conversionsIn(db, project, range));
-  const list = await matchingConversions(db, project, f, range, candidates);
+  const q = new EngineQuery();
+  const withs = await selection(q, deps, project, conds, rangeOf(period), { goal });
+  const list = await deps.engine.query<{
+    event_id: string;
+    counted: number;
+    revenue: number;
+    channel: string;
+  }>(...q.bound(`${withs} select event_id, counted, revenue, channel from conv`));
+  const credits = new Map<string, string | null>();
+  for (let i = 0; i < list.length; i += CREDITS_CHUNK) {
+    const rows = await deps.db
+      .selectFrom("analytics_conversions")
+      .select(["event_id", "credits"])
+      .where(
+        "event_id",
+        "in",
+        list.slice(i, i + CREDITS_CHUNK).map((c) => c.event_id),
+      )
+      .execute();
+    for (const r of rows) credits.set(r.event_id, r.credits);
+  }
   const channels = new Map<string, { credited: number; revenue: number }>();
   for (const c of list) {
-    const credits = c.credits
-      ? (JSON.parse(c.credits) as Record<string, Record<string, number>>)[model]
+    const stored = credits.get(c.event_id);
+    const byModel = stored
+      ? (JSON.parse(stored) as Record<string, Record<string, number>>)[model]
       : undefined;
-    for (const [channel, credit] of Object.entries(credits ?? { [c.channel]: 1 })) {
+    for (const [channel, credit] of Object.entries(byModel ?? { [c.channel]: 1 })) {
       const a = channels.get(channel) ?? { credited: 0, revenue: 0 };
-      a.credited += c.counted * credit;
-      a.revenue += credit * c.revenue;
+      a.credited += Number(c.counted) * credit;
+      a.revenue += credit * Number(c.revenue);
       channels.set(channel, a);
     }
   }
@@ -359,18 +323,15 @@ export async function filteredAttribution(
  * selected conversion — what a report over people (retention, the lead list) keeps.
  */
 export async function matchingPeople(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
-  f: ResolvedFilter,
-  range: Range,
+  conds: Condition[],
+  range: { from: number; to: number },
 ): Promise<Set<string>> {
-  const visitors = new Set<string>();
-  for await (const page of matchingVisits(db, project, f, range))
-    for (const v of page) visitors.add(v.visitorId);
-  const out = new Set<string>();
-  const leads = await leadsOfVisitors(db, project.id, [...visitors]);
-  for (const v of visitors) out.add(personKey(v, leads.get(v)));
-  for (const c of await matchingConversions(db, project, f, range, await conversionsIn(db, project, range)))
-    out.add(c.personKey);
-  return out;
+  const q = new EngineQuery();
+  const withs = await selection(q, deps, project, conds, range);
+  const rows = await deps.engine.query<{ person: string }>(
+    ...q.bound(`${withs} select person from visits where not server union select person from conv`),
+  );
+  return new Set(rows.map((r) => r.person));
 }

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
+import type { ReadDeps } from "../../platform/deps.js";
 import { eventRowPages } from "../events/service.js";
 import { SESSION_DIMENSIONS, type SessionDimensions } from "./dimensions.js";
 import { type Condition, eventSql, hasLevel, sessionSql, testSession } from "./filter.js";
@@ -28,11 +29,11 @@ export interface ResolvedFilter {
 }
 
 export async function resolveFilter(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   conds: Condition[],
 ): Promise<ResolvedFilter> {
-  return { conds, people: await personTest(db, project, conds), postgres: isPostgresDb(db) };
+  return { conds, people: await personTest(deps, project, conds), postgres: isPostgresDb(deps.db) };
 }
 
 /** [from, to) in epoch ms */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { SHOP, seedFilterProject } from "./filter-fixture.js";
+import { SHOP, seedFilterProject } from "./filter-fixture.testing.js";
 import { parseFilter } from "./filter.js";
 import { matchingVisits, resolveFilter } from "./filtered.js";
 
@@ -26,7 +26,7 @@ const figures = (s: { visitors: number; conversions: number; leads: number }) =>
   leads: s.leads,
 });
 
-describe("the report filter on the summary (hand-computed, filter-fixture.ts)", () => {
+describe("the report filter on the summary (hand-computed, filter-fixture.testing.ts)", () => {
   it("without a filter: three visitors, the purchase and the server revenue, two leads", async () => {
     expect(figures(await summary([]))).toEqual({ visitors: 3, conversions: 2, leads: 2 });
   });
@@ -140,7 +140,7 @@ describe("reading in pages", () => {
       [{ key: "device", op: "is_not", value: "tablet" }],
       [{ key: "event", op: "is", value: "pageview" }],
     ]) {
-      const f = await resolveFilter(t.app.db, project, parseFilter(filter));
+      const f = await resolveFilter(t.app.deps, project, parseFilter(filter));
       const read = async (pageRows: number) => {
         const out: string[] = [];
         for await (const page of matchingVisits(t.app.db, project, f, range, { pageRows }))

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { BROWSER_UA } from "./testing.js";
+import { BROWSER_UA } from "./analytics.testing.js";
 import { type StepHit, funnelResult, personProgress } from "./funnel.js";
 
 let t: TestApp;

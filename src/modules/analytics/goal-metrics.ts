@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { Db } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import { listConversionGoals } from "../goals/service.js";
 import { convertersIn, periodVisitorIds, populationRates } from "./conversion-model.js";
 import { rates } from "./converted.js";
@@ -12,12 +12,12 @@ import "./tables.js";
 type Range = { from: number; to: number };
 
 /** Visitors over whole UTC days touching the range (the rollup's grain). */
-async function visitors(db: Db, project: ProjectRef, range: Range): Promise<number> {
+async function visitors(db: DbOrTrx, project: ProjectRef, range: Range): Promise<number> {
   const rows = await sketchesFor(db, project.id, dayOf(range.from), dayOf(range.to), ALL_CHANNELS);
   return countUnion(rows.map((r) => r.visitors_sketch));
 }
 
-async function leads(db: Db, project: ProjectRef, range: Range): Promise<number> {
+async function leads(db: DbOrTrx, project: ProjectRef, range: Range): Promise<number> {
   const row = await db
     .selectFrom("analytics_daily")
     .select((eb) => eb.fn.sum<number>("leads").as("n"))
@@ -29,7 +29,7 @@ async function leads(db: Db, project: ProjectRef, range: Range): Promise<number>
 }
 
 async function conversions(
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   range: Range,
 ): Promise<{ count: number; revenue: number }> {
@@ -43,7 +43,7 @@ async function conversions(
   return { count: Number(row?.n ?? 0), revenue: Number(row?.r ?? 0) };
 }
 
-async function hits(db: Db, project: ProjectRef, key: string, range: Range): Promise<number> {
+async function hits(db: DbOrTrx, project: ProjectRef, key: string, range: Range): Promise<number> {
   const row = await db
     .selectFrom("analytics_goal_hits")
     .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -71,7 +71,7 @@ export const ANALYTICS_GOAL_METRICS = [
  * conversion goal by its name (case-insensitive). Unknown metrics are left to other providers.
  */
 export async function goalMetric(
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   metric: string,
   range: Range,

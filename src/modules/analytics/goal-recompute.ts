@@ -13,6 +13,7 @@ import {
   saveRecomputeProgress,
   scheduleGoalRecompute,
 } from "../goals/service.js";
+import { logEngineChange } from "./engine/changes.js";
 import { reconcile } from "./goal-reconcile.js";
 import "./tables.js";
 
@@ -86,6 +87,11 @@ async function recomputePage(
   const types = task.types ?? firstPageTypes ?? (task.goal ? [task.goal.eventType] : []);
   const page = await eventTypeScanPage(trx, project, task.cursor, types, pageRows);
   await reconcile(trx, deps, project, job.goalId, task.removing ? null : task.goal, goals, page.rows);
+  if (page.rows.length > 0)
+    await logEngineChange(trx, project.id, {
+      kind: "recount",
+      subject: { events: page.rows.map((e) => e.id) },
+    });
   if (!page.end) {
     await saveRecomputeProgress(trx, job.goalId, job.revision, {
       cursor: page.next,
@@ -103,6 +109,7 @@ async function recomputePage(
       .where("project_id", "=", project.id)
       .where("goal_key", "=", job.goalId)
       .execute();
+    await logEngineChange(trx, project.id, { kind: "goal-dropped", subject: { goal: job.goalId } });
     await dropRecompute(trx, job.goalId, job.revision);
   } else
     await saveRecomputeProgress(trx, job.goalId, job.revision, {

@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import type { ReadDeps } from "../../platform/deps.js";
 import { listConversionGoals } from "../goals/service.js";
 import { Population, convertersIn, goalConversions, periodVisitorIds, rateOf } from "./conversion-model.js";
 import type { Condition } from "./filter.js";
@@ -14,7 +14,8 @@ import { DAY_MS } from "./rollup-store.js";
  * filter, the summary's filtered population); each goal's converted visitors are those of them
  * whose person matched it in the period.
  */
-export async function goalsTable(db: DbOrTrx, project: ProjectRef, period: Period, conds: Condition[]) {
+export async function goalsTable(deps: ReadDeps, project: ProjectRef, period: Period, conds: Condition[]) {
+  const { db } = deps;
   const goals = await listConversionGoals(db, project);
   const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
   // Unfiltered: the period's visitors; filtered: the filtered summary of each goal says the same.
@@ -22,7 +23,7 @@ export async function goalsTable(db: DbOrTrx, project: ProjectRef, period: Perio
     const rows = [];
     let head: Awaited<ReturnType<typeof summaryReport>> | undefined;
     for (const g of goals) {
-      const s = await summaryReport(db, project, period, conds, g.id);
+      const s = await summaryReport(deps, project, period, conds, g.id);
       head ??= s;
       rows.push({
         goalId: g.id,
@@ -33,10 +34,10 @@ export async function goalsTable(db: DbOrTrx, project: ProjectRef, period: Perio
         revenue: s.revenue,
       });
     }
-    head ??= await summaryReport(db, project, period, conds);
+    head ??= await summaryReport(deps, project, period, conds);
     return answer(head.visitors, head.visitorsEstimate, rows, period);
   }
-  const head = await summaryReport(db, project, period, []);
+  const head = await summaryReport(deps, project, period, []);
   const population = await Population.of(db, project, await periodVisitorIds(db, project, range));
   const rows = [];
   for (const g of goals) {

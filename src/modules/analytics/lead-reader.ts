@@ -1,14 +1,16 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
+import { providedSlot } from "../../platform/deps.js";
 import type { Condition as FilterCondition } from "./filter.js";
 
 /**
  * What filters, cohorts and pickers ask of leads: which hold a property condition, when they were
  * created, a sample of their properties.
  * Identity answers (it owns the leads) and depends on analytics for what it records, so analytics
- * does not import identity back: identity's module hands its functions in at registration
- * (dependency inversion; the imports point one way). The functions take their database
- * explicitly, so one reader serves every app in the process.
+ * does not import identity back: identity's module provides its functions in the app's state at
+ * registration (dependency inversion; the imports point one way), and a read worker's `prepare`
+ * does the same for the worker (modules/read-tasks.ts). The functions take their database
+ * explicitly: a read worker's connection, or the caller's transaction.
  */
 export interface LeadReader {
   /**
@@ -27,13 +29,5 @@ export interface LeadReader {
   latestProperties(db: DbOrTrx, project: ProjectRef, limit: number): Promise<string[]>;
 }
 
-let reader: LeadReader | null = null;
-
-export function provideLeadReader(r: LeadReader): void {
-  reader = r;
-}
-
-export function leadReader(): LeadReader {
-  if (!reader) throw new Error("no lead reader: the identity module provides it when it registers");
-  return reader;
-}
+/** The app's lead reader (`stateOf(deps, LEAD_READER)`); identity's module provides it. */
+export const LEAD_READER = providedSlot<LeadReader>("analytics.lead-reader", "identity");

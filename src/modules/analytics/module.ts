@@ -1,5 +1,6 @@
 import type { LiftModule } from "../../platform/module.js";
 import { registerGoalMetricProvider } from "../goals/service.js";
+import { ENGINE_CHANGES_EXPIRY_JOB } from "./engine/changes.js";
 import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
 import { analyticsJobs } from "./jobs.js";
 import { createAnalyticsProcessor } from "./processor.js";
@@ -17,6 +18,7 @@ export const analyticsModule: LiftModule = {
     registerGoalMetricProvider(app.deps, goalMetric, ANALYTICS_GOAL_METRICS);
     // Recounts of conversion goals from stored events: the goals module queues them.
     for (const job of analyticsJobs(app.deps)) app.jobs.define(job);
+    app.worker.addSchedule(ENGINE_CHANGES_EXPIRY_JOB, 3_600_000);
     await app.register(analyticsRoutes);
     await app.register(cohortRoutes);
     await app.register(exploreRoutes);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { DAY, type Scope, commitEvents, committed } from "./testing.js";
+import { DAY, type Scope, commitEvents, committed } from "./analytics.testing.js";
 
 /**
  * Issue 34, "trustworthy numbers": conversion rate per person, one visitor total, revenue with

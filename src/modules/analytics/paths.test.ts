@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { seedFilterProject } from "./filter-fixture.js";
+import { seedFilterProject } from "./filter-fixture.testing.js";
 import { pathOf } from "./paths.js";
 
 let t: TestApp;
@@ -18,7 +18,7 @@ const paths = async (body: Record<string, unknown>) => {
   return res.body;
 };
 
-describe("POST /api/analytics/paths (hand-computed, filter-fixture.ts)", () => {
+describe("POST /api/analytics/paths (hand-computed, filter-fixture.testing.ts)", () => {
   it("after a page: each session's steps from its first visit of it, with drop-off and the flow", async () => {
     const p = await paths({ start: { event: "pageview", page: "/pricing" }, steps: 3 });
     // phone: /pricing → /checkout → purchase; laptop: / → /pricing (then nothing); mac: /pricing → /docs

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import type { ReadDeps } from "../../platform/deps.js";
 import { compileGlob } from "../../platform/glob.js";
 import { validation } from "../../platform/errors.js";
 import { eventRowPages } from "../events/service.js";
@@ -54,16 +54,17 @@ const OTHER = "(other)";
 const MAX_DAYS = 90;
 
 export async function analyticsPaths(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   q: PathsQuery,
   period: Period,
   conds: Condition[],
 ): Promise<PathsT> {
+  const { db } = deps;
   // Paths read every event of the period: bounded like a funnel's window.
   if (period.toDay - period.fromDay + 1 > MAX_DAYS)
     throw validation(`body.from: paths span at most ${MAX_DAYS} days`);
-  const f = await resolveFilter(db, project, conds);
+  const f = await resolveFilter(deps, project, conds);
   const page = q.start.page ? compileGlob(q.start.page) : null;
   const labels: string[] = [];
   const ids = new Map<string, number>();

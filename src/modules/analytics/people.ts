@@ -19,7 +19,7 @@ const LOOKUPS_MAX = 4000;
 
 /** Visitor → lead for the given visitors (analytics' own copy of identity's links). */
 export async function leadsOfVisitors(
-  trx: DbOrTrx,
+  db: DbOrTrx,
   projectId: string,
   visitorIds: string[],
 ): Promise<Map<string, string>> {
@@ -27,12 +27,12 @@ export async function leadsOfVisitors(
   if (visitorIds.length > LOOKUPS_MAX) {
     // A report over many visitors (funnels): one read instead of one per 400.
     const wanted = new Set(visitorIds);
-    for (const r of await linksOfProject(trx, projectId))
+    for (const r of await linksOfProject(db, projectId))
       if (wanted.has(r.visitor_id)) out.set(r.visitor_id, r.lead_id);
     return out;
   }
   for (let i = 0; i < visitorIds.length; i += CHUNK) {
-    const rows = await trx
+    const rows = await db
       .selectFrom("analytics_links")
       .select(["visitor_id", "lead_id"])
       .where("project_id", "=", projectId)
@@ -44,8 +44,8 @@ export async function leadsOfVisitors(
 }
 
 /** Every visitor → lead link of the project (a report over most of its visitors). */
-export function linksOfProject(trx: DbOrTrx, projectId: string) {
-  return trx
+export function linksOfProject(db: DbOrTrx, projectId: string) {
+  return db
     .selectFrom("analytics_links")
     .select(["visitor_id", "lead_id"])
     .where("project_id", "=", projectId)

@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
-import { leadReader } from "./lead-reader.js";
+import { type ReadDeps, stateOf } from "../../platform/deps.js";
+import { LEAD_READER } from "./lead-reader.js";
 import { cohortMembers } from "./cohorts.js";
 import { type Condition, testValue } from "./filter.js";
 import { linksOfProject, personKey } from "./people.js";
@@ -20,23 +20,24 @@ export interface PersonTest {
  * Null when the filter has no person condition.
  */
 export async function personTest(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   conds: Condition[],
 ): Promise<PersonTest | null> {
   const list = conds.filter((c) => c.level === "person");
   if (list.length === 0) return null;
+  const { db } = deps;
   const checks: ((key: string, leadId: string | null) => boolean)[] = [];
   for (const c of list) {
     if (c.field === "cohort") {
       const members = new Set<string>();
       for (const id of c.values)
-        for (const k of await cohortMembers(db, project, id, `filter[${c.index}].value`, true))
+        for (const k of await cohortMembers(deps, project, id, `filter[${c.index}].value`, true))
           members.add(k);
       const want = c.op === "is";
       checks.push((key) => members.has(key) === want);
     } else {
-      const leads = await leadReader().idsWhere(db, project, c);
+      const leads = await stateOf(deps, LEAD_READER).idsWhere(db, project, c);
       const anonymous = testValue(c, null);
       checks.push((_key, leadId) => (leadId === null ? anonymous : leads.has(leadId)));
     }

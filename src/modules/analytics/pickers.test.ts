@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { SHOP, seedFilterProject } from "./filter-fixture.js";
+import { SHOP, seedFilterProject } from "./filter-fixture.testing.js";
 
 let t: TestApp;
 let a: Tenant;
@@ -17,7 +17,7 @@ const items = async (url: string) => {
   return res.body.items.map((i: { value: string; count: number }) => [i.value, i.count]);
 };
 
-describe("pickers: what the data holds (filter-fixture.ts)", () => {
+describe("pickers: what the data holds (filter-fixture.testing.ts)", () => {
   it("event names, by prefix (bots left out)", async () => {
     expect(await items("/api/analytics/pickers/event-names")).toEqual([
       ["$revenue", 1],

@@ -1,8 +1,9 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
+import { type ReadDeps, stateOf } from "../../platform/deps.js";
 import { validation } from "../../platform/errors.js";
 import { latestEvents } from "../events/service.js";
-import { leadReader } from "./lead-reader.js";
+import { LEAD_READER } from "./lead-reader.js";
 import { listCohorts } from "./cohorts.js";
 import { SESSION_KEYS } from "./filter.js";
 import { ALL_CHANNELS, dayOf } from "./rollup-store.js";
@@ -85,25 +86,25 @@ export async function eventNames(
 
 /** Data keys of the newest events (of one type), or property keys of the newest leads. */
 export async function propertyKeys(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   q: { scope?: "event" | "lead"; event?: string; prefix?: string; limit?: number },
 ): Promise<PickerAnswer> {
   const counts = new Map<string, number>();
-  for (const json of await sample(db, project, q.scope ?? "event", q.event))
+  for (const json of await sample(deps, project, q.scope ?? "event", q.event))
     for (const k of Object.keys(parse(json)))
       if (!k.includes('"') && !k.includes("\\")) counts.set(k, (counts.get(k) ?? 0) + 1);
   return { items: top(counts, q.prefix, q.limit ?? 20), sampled: true };
 }
 
 async function sample(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   scope: "event" | "lead",
   type?: string,
 ): Promise<string[]> {
-  if (scope === "lead") return leadReader().latestProperties(db, project, SAMPLE_LEADS);
-  return (await latestEvents(db, project, { type, limit: SAMPLE_EVENTS })).map((e) => e.data);
+  if (scope === "lead") return stateOf(deps, LEAD_READER).latestProperties(deps.db, project, SAMPLE_LEADS);
+  return (await latestEvents(deps.db, project, { type, limit: SAMPLE_EVENTS })).map((e) => e.data);
 }
 
 function parse(json: string): Record<string, unknown> {
@@ -124,10 +125,11 @@ const scalar = (v: unknown): string | null =>
 
 /** The most common values of a filter key. */
 export async function keyValues(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   q: { key: string; prefix?: string; limit?: number },
 ): Promise<PickerAnswer> {
+  const { db } = deps;
   const limit = q.limit ?? 20;
   const { key } = q;
   if ((SESSION_KEYS as readonly string[]).includes(key))
@@ -164,6 +166,6 @@ export async function keyValues(
     throw validation(
       "query.key must be a filter key (channel … os, country, page, event, cohort, event.<property>, lead.<property>)",
     );
-  for (const json of await sample(db, project, scope)) add(scalar(parse(json)[name]));
+  for (const json of await sample(deps, project, scope)) add(scalar(parse(json)[name]));
   return { items: top(counts, q.prefix, limit), sampled: true };
 }

@@ -21,7 +21,7 @@ import {
 import { NONE_KEY, SESSION_DIMENSIONS, type SessionDimensions, sessionDimensions } from "./dimensions.js";
 import { visitorHash } from "./hll.js";
 import { personKey } from "./people.js";
-import { statement } from "./raw.js";
+import { preparedOn } from "../../platform/db/statements.js";
 import { ActivityLog } from "./activity.js";
 import { ALL_CHANNELS, RollupDeltas } from "./rollup-store.js";
 import "./tables.js";
@@ -185,7 +185,7 @@ async function recordTouchpoints(
     });
   // person_key is the visitor's: persons are resolved through analytics_links at credit time.
   if (ctx.raw) {
-    const insert = statement(ctx.raw, INSERT_TOUCHPOINT);
+    const insert = preparedOn(ctx.raw, INSERT_TOUCHPOINT);
     for (const { e, dims } of rows)
       insert.run(
         projectId,

@@ -35,69 +35,66 @@ interface Counted extends Filtered {
   goal?: string;
 }
 
-export const summaryTask = defineReadTask("analytics.summary", ({ db }, project, q: Counted) =>
-  summaryReport(db, project, q.period, q.conds, q.goal),
+export const summaryTask = defineReadTask("analytics.summary", (ctx, project, q: Counted) =>
+  summaryReport(ctx, project, q.period, q.conds, q.goal),
 );
 
-export const goalsTableTask = defineReadTask("analytics.goals", ({ db }, project, q: Filtered) =>
-  goalsTable(db, project, q.period, q.conds),
+export const goalsTableTask = defineReadTask("analytics.goals", (ctx, project, q: Filtered) =>
+  goalsTable(ctx, project, q.period, q.conds),
 );
 
 export const timeseriesTask = defineReadTask(
   "analytics.timeseries",
-  ({ db }, project, q: Counted & { interval: Interval }) =>
-    timeseriesReport(db, project, q.period, q.interval, q.conds, q.goal),
+  (ctx, project, q: Counted & { interval: Interval }) =>
+    timeseriesReport(ctx, project, q.period, q.interval, q.conds, q.goal),
 );
 
 export const breakdownTask = defineReadTask(
   "analytics.breakdown",
-  ({ db }, project, q: Counted & { by: BreakdownDimension; limit: number }) =>
-    breakdownReport(db, project, q.by, q.period, q.limit, q.conds, q.goal),
+  (ctx, project, q: Counted & { by: BreakdownDimension; limit: number }) =>
+    breakdownReport(ctx, project, q.by, q.period, q.limit, q.conds, q.goal),
 );
 
 export const funnelTask = defineReadTask(
   "analytics.funnel",
-  (
-    { db },
-    project,
-    q: Filtered & { steps: FunnelStep[]; windowDays: number; breakdownBy?: FunnelBreakdown },
-  ) => funnelReport(db, project, q.steps, q.windowDays, q.period, q.breakdownBy, q.conds),
+  (ctx, project, q: Filtered & { steps: FunnelStep[]; windowDays: number; breakdownBy?: FunnelBreakdown }) =>
+    funnelReport(ctx, project, q.steps, q.windowDays, q.period, q.breakdownBy, q.conds),
 );
 
 export const retentionTask = defineReadTask(
   "analytics.retention",
   (
-    { db },
+    ctx,
     project,
     q: Filtered & { interval: RetentionInterval; startEvent: string; returnEvent: string | null },
-  ) => retentionReport(db, project, q.period, q.interval, q.startEvent, q.returnEvent, q.conds),
+  ) => retentionReport(ctx, project, q.period, q.interval, q.startEvent, q.returnEvent, q.conds),
 );
 
 export const attributionTask = defineReadTask(
   "analytics.attribution",
-  ({ db }, project, q: Counted & { model: AttributionModel }) =>
-    attributionReport(db, project, q.model, q.period, q.conds, q.goal),
+  (ctx, project, q: Counted & { model: AttributionModel }) =>
+    attributionReport(ctx, project, q.model, q.period, q.conds, q.goal),
 );
 
 export const pathsTask = defineReadTask(
   "analytics.paths",
-  ({ db }, project, q: Filtered & { query: PathsQuery }) =>
-    analyticsPaths(db, project, q.query, q.period, q.conds),
+  (ctx, project, q: Filtered & { query: PathsQuery }) =>
+    analyticsPaths(ctx, project, q.query, q.period, q.conds),
 );
 
-export const cohortCountTask = defineReadTask("analytics.cohort-count", ({ db }, project, id: string) =>
-  countCohort(db, project, id),
+export const cohortCountTask = defineReadTask("analytics.cohort-count", (ctx, project, id: string) =>
+  countCohort(ctx, project, id),
 );
 
 export const cohortPreviewTask = defineReadTask(
   "analytics.cohort-preview",
-  ({ db }, project, def: CohortDefinitionT) => previewCohort(db, project, def),
+  (ctx, project, def: CohortDefinitionT) => previewCohort(ctx, project, def),
 );
 
 export const cohortMemberPageTask = defineReadTask(
   "analytics.cohort-members",
-  ({ db }, project, q: { id: string; limit?: number; cursor?: string }) =>
-    cohortMemberPage(db, project, q.id, q),
+  (ctx, project, q: { id: string; limit?: number; cursor?: string }) =>
+    cohortMemberPage(ctx, project, q.id, q),
 );
 
 export const analyticsReadTasks = [

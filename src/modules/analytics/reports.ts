@@ -1,5 +1,6 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
+import type { ReadDeps } from "../../platform/deps.js";
 import type { RawBuilder } from "kysely";
 import { attributionSummary } from "./attribution.js";
 import { resolveGoal } from "./conversion-model.js";
@@ -38,36 +39,38 @@ export function rollupChannels(conds: Condition[]): Set<string> | null {
 }
 
 export async function summaryReport(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: Period,
   conds: Condition[],
   goalParam?: string,
 ) {
+  const { db } = deps;
   const goal = await resolveGoal(db, project, goalParam);
   if (conds.length === 0) return analyticsSummary(db, project, period, undefined, goal);
   const only = rollupChannels(conds);
   if (only) return analyticsSummary(db, project, period, only, goal);
-  return filteredSummary(db, project, period, await resolveFilter(db, project, conds), goal);
+  return filteredSummary(deps, project, period, conds, goal);
 }
 
 export async function timeseriesReport(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: Period,
   interval: Interval,
   conds: Condition[],
   goalParam?: string,
 ) {
+  const { db } = deps;
   const goal = await resolveGoal(db, project, goalParam);
   if (conds.length === 0) return analyticsTimeseries(db, project, period, interval, undefined, goal);
   const only = rollupChannels(conds);
   if (only) return analyticsTimeseries(db, project, period, interval, only, goal);
-  return filteredTimeseries(db, project, period, interval, await resolveFilter(db, project, conds), goal);
+  return filteredTimeseries(deps, project, period, interval, conds, goal);
 }
 
 export async function breakdownReport(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   by: BreakdownDimension,
   period: Period,
@@ -75,26 +78,28 @@ export async function breakdownReport(
   conds: Condition[],
   goalParam?: string,
 ) {
+  const { db } = deps;
   const goal = await resolveGoal(db, project, goalParam);
   if (conds.length === 0) return analyticsBreakdown(db, project, by, period, limit, goal);
-  return filteredBreakdown(db, project, by, period, limit, await resolveFilter(db, project, conds), goal);
+  return filteredBreakdown(deps, project, by, period, limit, conds, goal);
 }
 
 export async function attributionReport(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   model: AttributionModel,
   period: Period,
   conds: Condition[],
   goalParam?: string,
 ) {
+  const { db } = deps;
   const goal = await resolveGoal(db, project, goalParam);
   if (conds.length === 0) return attributionSummary(db, project, model, period, goal);
-  return filteredAttribution(db, project, model, period, await resolveFilter(db, project, conds), goal);
+  return filteredAttribution(deps, project, model, period, conds, goal);
 }
 
 export async function funnelReport(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   steps: FunnelStep[],
   windowDays: number,
@@ -102,12 +107,13 @@ export async function funnelReport(
   breakdownBy: FunnelBreakdown | undefined,
   conds: Condition[],
 ) {
-  const filter = conds.length === 0 ? undefined : await resolveFilter(db, project, conds);
+  const { db } = deps;
+  const filter = conds.length === 0 ? undefined : await resolveFilter(deps, project, conds);
   return analyticsFunnel(db, project, steps, windowDays, period, breakdownBy, filter);
 }
 
 export async function retentionReport(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: Period,
   interval: RetentionInterval,
@@ -115,6 +121,7 @@ export async function retentionReport(
   returnEvent: string | null,
   conds: Condition[],
 ) {
+  const { db } = deps;
   return analyticsRetention(
     db,
     project,
@@ -122,7 +129,7 @@ export async function retentionReport(
     interval,
     startEvent,
     returnEvent,
-    await peopleKeep(db, project, period, conds),
+    await peopleKeep(deps, project, period, conds),
   );
 }
 
@@ -132,14 +139,15 @@ export async function retentionReport(
  * meets them). Undefined without a filter.
  */
 export async function peopleKeep(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: { fromDay: number; toDay: number },
   conds: Condition[],
 ): Promise<((visitorId: string) => boolean) | undefined> {
+  const { db } = deps;
   if (conds.length === 0) return undefined;
-  const f = await resolveFilter(db, project, conds);
-  const match = await matchOf(db, project, period, f);
+  const f = await resolveFilter(deps, project, conds);
+  const match = await matchOf(deps, project, period, f);
   // The person test already holds the project's links; read them only when it does not.
   let leadOf = f.people?.leadOf;
   if (!leadOf) {
@@ -152,17 +160,17 @@ export async function peopleKeep(
 
 /** The filter as a test of people (person keys `l:<lead>`, `v:<visitor>`); undefined without a filter. */
 export async function peopleMatch(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: { fromDay: number; toDay: number },
   conds: Condition[],
 ): Promise<((personKey: string) => boolean) | undefined> {
   if (conds.length === 0) return undefined;
-  return matchOf(db, project, period, await resolveFilter(db, project, conds));
+  return matchOf(deps, project, period, await resolveFilter(deps, project, conds));
 }
 
 async function matchOf(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   period: { fromDay: number; toDay: number },
   f: ResolvedFilter,
@@ -170,7 +178,7 @@ async function matchOf(
   if (!hasLevel(f.conds, "session") && !hasLevel(f.conds, "event"))
     return (key) => f.people!.person(key, key.startsWith("l:") ? key.slice(2) : null);
   const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
-  const people = await matchingPeople(db, project, f, range);
+  const people = await matchingPeople(deps, project, f.conds, range);
   return (key) => people.has(key);
 }
 
@@ -179,12 +187,13 @@ async function matchOf(
  * SQL, the person's in `keep`. Each event is judged alone, by its own session.
  */
 export async function eventFilter(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   conds: Condition[],
 ): Promise<{ where?: RawBuilder<boolean>; keep?: (visitorId: string) => boolean }> {
+  const { db } = deps;
   if (conds.length === 0) return {};
-  const f = await resolveFilter(db, project, conds);
+  const f = await resolveFilter(deps, project, conds);
   const where = eventRowWhere(conds, isPostgresDb(db)) ?? undefined;
   return { where, keep: f.people ? (v) => f.people!.visitor(v) : undefined };
 }

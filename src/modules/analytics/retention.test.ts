@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { BROWSER_UA } from "./testing.js";
+import { BROWSER_UA } from "./analytics.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Trx } from "../../platform/db/index.js";
 import { VisitorSketch, mergedSketch } from "./hll.js";
-import { statement } from "./raw.js";
+import { preparedOn } from "../../platform/db/statements.js";
 import type { RollupDelta, RollupDeltas } from "./rollup-deltas.js";
 import { applyWeeklySketches } from "./sketches.js";
 import "./tables.js";
@@ -90,9 +90,9 @@ const SQL = {
 
 /** SQLite (one writer): the same steps as prepared statements on the transaction's connection. */
 function applyRaw(raw: SQLite.Database, list: RollupDelta[]): void {
-  const ensure = statement(raw, SQL.ensure);
-  const select = statement(raw, SQL.select);
-  const update = statement(raw, SQL.update);
+  const ensure = preparedOn(raw, SQL.ensure);
+  const select = preparedOn(raw, SQL.select);
+  const update = preparedOn(raw, SQL.update);
   for (const d of list) {
     ensure.run(d.projectId, d.day, d.channel);
     let sketchText: string | null = null;

@@ -75,7 +75,7 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => propertyKeys(app.db, projectOf(req), req.query),
+    async (req) => propertyKeys(app.deps, projectOf(req), req.query),
   );
 
   app.get(
@@ -90,6 +90,6 @@ export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => keyValues(app.db, projectOf(req), req.query),
+    async (req) => keyValues(app.deps, projectOf(req), req.query),
   );
 };

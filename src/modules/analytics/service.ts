@@ -39,8 +39,10 @@ export async function recordVisitorLinked(
 ): Promise<void> {
   await trx
     .insertInto("analytics_links")
-    .values({ project_id: project.id, visitor_id: visitorId, lead_id: leadId })
-    .onConflict((oc) => oc.columns(["project_id", "visitor_id"]).doUpdateSet({ lead_id: leadId }))
+    .values({ project_id: project.id, visitor_id: visitorId, lead_id: leadId, changed_at: Date.now() })
+    .onConflict((oc) =>
+      oc.columns(["project_id", "visitor_id"]).doUpdateSet({ lead_id: leadId, changed_at: Date.now() }),
+    )
     .execute();
   const key = personKey(visitorId, leadId);
   await trx
@@ -94,7 +96,7 @@ export {
 export { eventFilter, peopleKeep as filterPeople, peopleMatch as filterPersons } from "./reports.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
 export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts.js";
-export { type LeadReader, provideLeadReader } from "./lead-reader.js";
+export { LEAD_READER, type LeadReader } from "./lead-reader.js";
 
 /**
  * The reports as saved insights run them (the insights module, issue 34): the same functions the
@@ -126,3 +128,6 @@ export {
   TimeseriesQuery,
 } from "./schema.js";
 export { Paths, PathsBody } from "./explore-schema.js";
+
+/** The analytics engine (DuckDB), which the app opens beside the read pool. */
+export { AnalyticsEngine } from "./engine/client.js";

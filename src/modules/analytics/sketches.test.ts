@@ -4,7 +4,7 @@ import { resolvePeriod } from "./period.js";
 import { DAY_MS } from "./rollup-store.js";
 import { weekOf, weekStart } from "./sketches.js";
 import { analyticsSummary } from "./summary.js";
-import { commitEvents, committed } from "./testing.js";
+import { commitEvents, committed } from "./analytics.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import type SQLite from "better-sqlite3";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { mergedSketch } from "./hll.js";
-import { statement } from "./raw.js";
+import { preparedOn } from "../../platform/db/statements.js";
 import type { RollupDelta } from "./rollup-deltas.js";
 import "./tables.js";
 
@@ -47,12 +47,12 @@ export async function applyWeeklySketches(
   for (const w of weeklyRows(daily)) {
     let text: string;
     if (raw) {
-      statement(
+      preparedOn(
         raw,
         "insert into analytics_weekly (project_id, week, channel, visitors_sketch) values (?, ?, ?, 's') on conflict (project_id, week, channel) do nothing",
       ).run(w.projectId, w.week, w.channel);
       text = (
-        statement(
+        preparedOn(
           raw,
           "select visitors_sketch from analytics_weekly where project_id = ? and week = ? and channel = ?",
         ).get(w.projectId, w.week, w.channel) as { visitors_sketch: string }
@@ -76,7 +76,7 @@ export async function applyWeeklySketches(
     const next = mergedSketch(text, w.hashes, `weekly|${w.projectId}|${w.week}|${w.channel}`);
     if (next === null) continue;
     if (raw)
-      statement(
+      preparedOn(
         raw,
         "update analytics_weekly set visitors_sketch = ? where project_id = ? and week = ? and channel = ?",
       ).run(next, w.projectId, w.week, w.channel);

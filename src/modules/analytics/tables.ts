@@ -112,6 +112,23 @@ export interface AnalyticsLinkTable {
   project_id: string;
   visitor_id: string;
   lead_id: string;
+  /** when the link was written (receipt time): the analytics engine's cursor (migration 0361) */
+  changed_at: ColumnType<number, number | undefined, number>;
+}
+
+/**
+ * What changed in rows the analytics engines already copied, for each process's engine to apply
+ * (migration 0361; a day at most). `subject` is JSON, by kind:
+ * - `erase`: `{visitors: string[], lead?: string}`, whose rows the engines remove;
+ * - `recount`: `{events: string[]}`, whose conversions and goal hits the engines take again;
+ * - `goal-dropped`: `{goal: string}`, a deleted goal whose hits the engines drop.
+ */
+export interface EngineChangeTable {
+  id: string;
+  project_id: string;
+  kind: "erase" | "recount" | "goal-dropped";
+  subject: string;
+  at: number;
 }
 
 declare module "../../platform/db/types.js" {
@@ -122,6 +139,7 @@ declare module "../../platform/db/types.js" {
     analytics_daily: DailyRollupTable;
     analytics_weekly: WeeklySketchTable;
     analytics_links: AnalyticsLinkTable;
+    analytics_engine_changes: EngineChangeTable;
     analytics_activity: ActivityTable;
     analytics_attribution_daily: AttributionDailyTable;
     analytics_breakdown_daily: BreakdownDailyTable;

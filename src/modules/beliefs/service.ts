@@ -1,5 +1,5 @@
 import { creationTime } from "../../platform/creation-time.js";
-import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
+import { withTransaction, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { notFound, validation } from "../../platform/errors.js";
@@ -45,7 +45,7 @@ async function evidenceOf(db: DbOrTrx, beliefIds: string[]): Promise<Map<string,
   return out;
 }
 
-export async function listBeliefs(db: Db, project: ProjectRef): Promise<BeliefT[]> {
+export async function listBeliefs(db: DbOrTrx, project: ProjectRef): Promise<BeliefT[]> {
   const rows = await db
     .selectFrom("beliefs")
     .selectAll()
@@ -72,7 +72,7 @@ export async function getBelief(db: DbOrTrx, project: ProjectRef, id: string): P
   return toBelief(row, (await evidenceOf(db, [id])).get(id) ?? []);
 }
 
-export async function createBelief(db: Db, project: ProjectRef, input: CreateBelief): Promise<BeliefT> {
+export async function createBelief(db: DbOrTrx, project: ProjectRef, input: CreateBelief): Promise<BeliefT> {
   const t = creationTime();
   const row: BeliefTable = {
     id: newId("blf"),
@@ -92,7 +92,7 @@ export async function createBelief(db: Db, project: ProjectRef, input: CreateBel
  * `method` says how the caller obtained delta (API callers: as reported).
  */
 export async function appendEvidence(
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   beliefId: string,
   input: UpdateConfidence,

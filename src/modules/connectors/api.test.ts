@@ -3,13 +3,13 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../app.js";
 import { trustCaForTests } from "../webhooks/sender.js";
-import { drainUntil, makeSelfSignedCert, startReceiver } from "../webhooks/testing/receiver.js";
+import { drainUntil, makeSelfSignedCert, startReceiver } from "../webhooks/receiver.testing.js";
 import { type TestApp, type Tenant, startTestApp } from "../../../test/helpers/app.js";
 import { startGoogleAdsFake } from "../../../test/fakes/google-ads.js";
 import { startHubspotFake } from "../../../test/fakes/hubspot.js";
 import { type FakePlatform, consent } from "../../../test/fakes/server.js";
 import { STRIPE_KEY, startStripeFake } from "../../../test/fakes/stripe.js";
-import { connectOAuth, platformConfig } from "./test-support.js";
+import { connectOAuth, platformConfig } from "./connectors.testing.js";
 
 let t: TestApp;
 let gads: FakePlatform;

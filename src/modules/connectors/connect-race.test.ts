@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import type { FakePlatform } from "../../../test/fakes/server.js";
 import { STRIPE_KEY, startStripeFake } from "../../../test/fakes/stripe.js";
-import { platformConfig } from "./test-support.js";
+import { platformConfig } from "./connectors.testing.js";
 
 /**
  * Connecting is "create or replace": parallel connects of one type (a double click, two tabs)

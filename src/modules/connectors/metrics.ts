@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { Db } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import { getConnector } from "./store.js";
 import { CONNECTOR_TYPES, type ConnectorType, DAY_MS, isoDay } from "./types.js";
 import "./tables.js";
@@ -48,7 +48,7 @@ interface Sums {
   sessions: number;
 }
 
-async function sums(db: Db, project: ProjectRef, type: string, from: string, to: string) {
+async function sums(db: DbOrTrx, project: ProjectRef, type: string, from: string, to: string) {
   const base = db
     .selectFrom("connector_daily")
     .where("project_id", "=", project.id)
@@ -133,7 +133,12 @@ function shape(type: ConnectorType, s: Awaited<ReturnType<typeof sums>>, summary
   return out;
 }
 
-export async function connectorMetrics(db: Db, project: ProjectRef, type: ConnectorType, period: Period) {
+export async function connectorMetrics(
+  db: DbOrTrx,
+  project: ProjectRef,
+  type: ConnectorType,
+  period: Period,
+) {
   const row = await getConnector(db, project, type);
   const { from, to } = periodRange(period);
   const s = await sums(db, project, type, from, to);
@@ -145,7 +150,7 @@ export async function connectorMetrics(db: Db, project: ProjectRef, type: Connec
  * revenue is the payments revenue when payments is connected, else won CRM deals, else what the
  * ad platforms attribute to themselves (named in `revenueSource`).
  */
-export async function overview(db: Db, project: ProjectRef, period: Period) {
+export async function overview(db: DbOrTrx, project: ProjectRef, period: Period) {
   const { from, to } = periodRange(period);
   const connected = await db
     .selectFrom("connectors")
@@ -194,7 +199,7 @@ export const CONNECTOR_GOAL_METRICS = ["mrr", "payments_revenue", "crm_revenue"]
 
 /** Goal metrics connectors provide: `mrr` (current), `payments_revenue` and `crm_revenue` in range. */
 export async function goalMetric(
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   metric: string,
   range: { from: number; to: number },

@@ -8,7 +8,7 @@ import { startLinkedinFake } from "../../../test/fakes/linkedin.js";
 import { startMetaFake } from "../../../test/fakes/meta.js";
 import { QBO_REALM, startQuickbooksFake } from "../../../test/fakes/quickbooks.js";
 import { type FakePlatform, consent } from "../../../test/fakes/server.js";
-import { PUBLIC_URL, connectOAuth, platformConfig } from "./test-support.js";
+import { PUBLIC_URL, connectOAuth, platformConfig } from "./connectors.testing.js";
 
 interface Case {
   type: string;

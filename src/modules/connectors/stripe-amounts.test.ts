@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StripeData, STRIPE_KEY, startStripeFake, stripeData } from "../../../test/fakes/stripe.js";
 import type { FakePlatform } from "../../../test/fakes/server.js";
 import { type TestApp, type Tenant, startTestApp } from "../../../test/helpers/app.js";
-import { eventually, platformConfig } from "./test-support.js";
+import { eventually, platformConfig } from "./connectors.testing.js";
 
 /**
  * The same Stripe charges reach Lift by the connector's sync and by the signed webhook; both must

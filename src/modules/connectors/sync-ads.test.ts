@@ -6,7 +6,7 @@ import { startGoogleAdsFake } from "../../../test/fakes/google-ads.js";
 import { startLinkedinFake } from "../../../test/fakes/linkedin.js";
 import { startMetaFake } from "../../../test/fakes/meta.js";
 import type { FakePlatform } from "../../../test/fakes/server.js";
-import { TEST_DEVELOPER_TOKEN, connectOAuth, eventually, platformConfig } from "./test-support.js";
+import { TEST_DEVELOPER_TOKEN, connectOAuth, eventually, platformConfig } from "./connectors.testing.js";
 
 let t: TestApp;
 let gads: FakePlatform;

@@ -6,7 +6,7 @@ import { HUBSPOT_PRIVATE_TOKEN, startHubspotFake } from "../../../test/fakes/hub
 import { QBO_REALM, startQuickbooksFake } from "../../../test/fakes/quickbooks.js";
 import type { FakePlatform } from "../../../test/fakes/server.js";
 import { STRIPE_KEY, startStripeFake } from "../../../test/fakes/stripe.js";
-import { connectOAuth, eventually, platformConfig } from "./test-support.js";
+import { connectOAuth, eventually, platformConfig } from "./connectors.testing.js";
 
 let t: TestApp;
 let stripe: FakePlatform;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { txTenant } from "./test-support.js";
+import { txTenant } from "./email.testing.js";
 
 let t: TestApp;
 let a: Awaited<ReturnType<typeof txTenant>>;

@@ -1,7 +1,7 @@
 import { creationTime } from "../../platform/creation-time.js";
 import { newId } from "../../platform/crypto.js";
-import type { Statement } from "better-sqlite3";
-import { type Db, type DbHandle, isUniqueViolation } from "../../platform/db/index.js";
+import { type DbHandle, isUniqueViolation, type DbOrTrx } from "../../platform/db/index.js";
+import { preparedOn } from "../../platform/db/statements.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { CommunicationTable } from "./tables.js";
 import type { BlockT, CommTypeT, TemplateSource } from "./template/blocks.js";
@@ -62,7 +62,7 @@ async function fromBuiltin(id: string): Promise<Communication> {
   };
 }
 
-const findRow = (db: Db, workspaceId: string, id: string) =>
+const findRow = (db: DbOrTrx, workspaceId: string, id: string) =>
   db
     .selectFrom("communications")
     .selectAll()
@@ -70,7 +70,7 @@ const findRow = (db: Db, workspaceId: string, id: string) =>
     .where("id", "=", id)
     .executeTakeFirst();
 
-export async function listCommunications(db: Db, workspaceId: string): Promise<Communication[]> {
+export async function listCommunications(db: DbOrTrx, workspaceId: string): Promise<Communication[]> {
   const rows = await db
     .selectFrom("communications")
     .selectAll()
@@ -83,26 +83,21 @@ export async function listCommunications(db: Db, workspaceId: string): Promise<C
   return [...own, ...builtins];
 }
 
-export async function getCommunication(db: Db, workspaceId: string, id: string): Promise<Communication> {
+export async function getCommunication(db: DbOrTrx, workspaceId: string, id: string): Promise<Communication> {
   const row = await findRow(db, workspaceId, id);
   if (row) return fromRow(row);
   if (builtinSource(id)) return fromBuiltin(id);
   throw notFound("communication", id);
 }
 
-const overrideStatements = new WeakMap<object, Statement>();
-
 /** The workspace's version row (type and version only), through a cached prepared statement on SQLite. */
 async function findOverride(handle: DbHandle, workspaceId: string, id: string) {
   const { sqlite } = handle;
   if (sqlite) {
-    let st = overrideStatements.get(sqlite);
-    if (!st) {
-      st = sqlite.prepare(
-        "SELECT comm_type, updated_at FROM communications WHERE workspace_id = ? AND id = ?",
-      );
-      overrideStatements.set(sqlite, st);
-    }
+    const st = preparedOn(
+      sqlite,
+      "SELECT comm_type, updated_at FROM communications WHERE workspace_id = ? AND id = ?",
+    );
     return st.get(workspaceId, id) as Pick<CommunicationTable, "comm_type" | "updated_at"> | undefined;
   }
   return handle.db
@@ -135,7 +130,7 @@ export async function resolveForSend(
 // never used.
 const parsed = boundedCache<string, CompiledTemplate>(1000);
 async function compiledVersion(
-  db: Db,
+  db: DbOrTrx,
   workspaceId: string,
   id: string,
   version: string,
@@ -164,7 +159,7 @@ export interface CommunicationInput {
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-export async function createCommunication(db: Db, workspaceId: string, input: CommunicationInput) {
+export async function createCommunication(db: DbOrTrx, workspaceId: string, input: CommunicationInput) {
   const id = input.id ?? newId("comm");
   if (!ID_RE.test(id)) throw new AppError("VALIDATION_ERROR", "body.id must be 1-64 letters, digits, _ or -");
   if (await findRow(db, workspaceId, id))
@@ -174,7 +169,7 @@ export async function createCommunication(db: Db, workspaceId: string, input: Co
 }
 
 export async function updateCommunication(
-  db: Db,
+  db: DbOrTrx,
   workspaceId: string,
   id: string,
   patch: Partial<Omit<CommunicationInput, "id">>,
@@ -194,7 +189,7 @@ export async function updateCommunication(
 }
 
 async function save(
-  db: Db,
+  db: DbOrTrx,
   workspaceId: string,
   id: string,
   src: TemplateSource,
@@ -236,7 +231,7 @@ async function save(
 }
 
 /** Deletes a workspace template; deleting a catalog override restores the built-in version. */
-export async function deleteCommunication(db: Db, workspaceId: string, id: string) {
+export async function deleteCommunication(db: DbOrTrx, workspaceId: string, id: string) {
   const res = await db
     .deleteFrom("communications")
     .where("workspace_id", "=", workspaceId)

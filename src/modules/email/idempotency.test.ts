@@ -5,7 +5,7 @@ import { buildApp } from "../../app.js";
 import { enqueueJob } from "../../platform/jobs/index.js";
 import { canonicalJson, requestHash } from "./idempotency.js";
 import { CLEANUP_JOB } from "./schema.js";
-import { type SmtpPeer, startSmtpPeer, txTenant } from "./test-support.js";
+import { type SmtpPeer, startSmtpPeer, txTenant } from "./email.testing.js";
 
 let t: TestApp;
 let peer: SmtpPeer;

@@ -179,7 +179,7 @@ export async function release(db: Db, workspaceId: string, key: string): Promise
 }
 
 /** Deletes expired keys (their 24 hours are over); run hourly by the worker. */
-export async function deleteExpiredKeys(db: Db, now = Date.now()): Promise<number> {
+export async function deleteExpiredKeys(db: DbOrTrx, now = Date.now()): Promise<number> {
   const res = await db.deleteFrom("tx_idempotency").where("expires_at", "<=", now).executeTakeFirst();
   return Number(res.numDeletedRows);
 }

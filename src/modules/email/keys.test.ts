@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { sha256Hex } from "../../platform/crypto.js";
-import { txTenant } from "./test-support.js";
+import { txTenant } from "./email.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

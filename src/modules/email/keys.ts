@@ -1,11 +1,12 @@
 import { creationTime } from "../../platform/creation-time.js";
+import { KEY_PREFIX } from "../../platform/auth/keys.js";
 import { newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
-import type { Db, DbHandle } from "../../platform/db/index.js";
+import type { DbHandle, DbOrTrx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
 import type { TxKeyTable } from "./tables.js";
 import "./tables.js";
 
-export const TX_KEY_PREFIX = "svc_tx_";
+export const TX_KEY_PREFIX = KEY_PREFIX.transactional;
 
 export interface TxKey {
   id: string;
@@ -33,7 +34,7 @@ const toKey = (k: TxKeyTable): TxKey => ({
 
 /** Mints a key: 32 random bytes in base62; only its SHA-256 is stored, the raw key is returned once. */
 export async function mintTxKey(
-  db: Db,
+  db: DbOrTrx,
   workspaceId: string,
   name: string,
 ): Promise<TxKey & { rawKey: string }> {
@@ -52,7 +53,7 @@ export async function mintTxKey(
   return { ...toKey(row), rawKey };
 }
 
-export async function listTxKeys(db: Db, workspaceId: string): Promise<TxKey[]> {
+export async function listTxKeys(db: DbOrTrx, workspaceId: string): Promise<TxKey[]> {
   const rows = await db
     .selectFrom("tx_keys")
     .selectAll()
@@ -64,7 +65,7 @@ export async function listTxKeys(db: Db, workspaceId: string): Promise<TxKey[]> 
 }
 
 /** Revokes a key; it fails on the very next request because every request reads the key row. */
-export async function revokeTxKey(db: Db, workspaceId: string, keyId: string) {
+export async function revokeTxKey(db: DbOrTrx, workspaceId: string, keyId: string) {
   const res = await db
     .updateTable("tx_keys")
     .set({ revoked_at: new Date().toISOString() })

@@ -8,8 +8,8 @@ import { txSendRoutes } from "./routes-send.js";
 import { trackingRoutes } from "./routes-tracking.js";
 import { CLEANUP_JOB } from "./schema.js";
 import { SEND_DEPS } from "./send-deps.js";
-import { stateOf } from "../../platform/deps.js";
-import { provideLiftMailer } from "../workspace/service.js";
+import { provide, stateOf } from "../../platform/deps.js";
+import { LIFT_MAILER } from "../workspace/service.js";
 import { sendLiftEmail } from "./service.js";
 
 /** Transactional email: keys, templates, send, idempotency, delivery, tracking, suppressions. */
@@ -18,7 +18,7 @@ export const emailModule: LiftModule = {
   async register(app) {
     const deps = stateOf(app.deps, SEND_DEPS);
     // Workspace's invitations are mailed through this (workspace/lift-mailer.ts).
-    provideLiftMailer(sendLiftEmail);
+    provide(app.deps, LIFT_MAILER, sendLiftEmail);
     app.addHook("onClose", async () => deps.closeMailer());
 
     for (const job of emailJobs(deps.mailer, app.secrets)) app.jobs.define(job);

@@ -1,4 +1,4 @@
-import { withTransaction, type Db, type DbHandle, type DbOrTrx, type Trx } from "../../platform/db/index.js";
+import { withTransaction, type DbHandle, type DbOrTrx, type Trx } from "../../platform/db/index.js";
 import type { Statement } from "better-sqlite3";
 import { notFound } from "../../platform/errors.js";
 import type { SendStatus, TxSendTable, TxSuppressionTable } from "./tables.js";
@@ -183,11 +183,11 @@ export async function updateSend(db: DbOrTrx, id: string, set: Partial<TxSendTab
     .execute();
 }
 
-export async function getSendRow(db: Db, id: string): Promise<TxSendTable | undefined> {
+export async function getSendRow(db: DbOrTrx, id: string): Promise<TxSendTable | undefined> {
   return db.selectFrom("tx_sends").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-export async function listRecent(db: Db, workspaceId: string, limit: number): Promise<SendSummary[]> {
+export async function listRecent(db: DbOrTrx, workspaceId: string, limit: number): Promise<SendSummary[]> {
   const rows = await db
     .selectFrom("tx_sends")
     .selectAll()
@@ -199,7 +199,7 @@ export async function listRecent(db: Db, workspaceId: string, limit: number): Pr
   return rows.map(toSummary);
 }
 
-export async function getSendWithTimeline(db: Db, workspaceId: string, id: string) {
+export async function getSendWithTimeline(db: DbOrTrx, workspaceId: string, id: string) {
   const row = await db
     .selectFrom("tx_sends")
     .selectAll()
@@ -237,7 +237,7 @@ export async function getSendWithTimeline(db: Db, workspaceId: string, id: strin
 
 export const normAddr = (e: string) => e.trim().toLowerCase();
 
-export async function isSuppressed(db: Db, workspaceId: string, email: string): Promise<boolean> {
+export async function isSuppressed(db: DbOrTrx, workspaceId: string, email: string): Promise<boolean> {
   const row = await db
     .selectFrom("tx_suppressions")
     .select("email")
@@ -267,7 +267,7 @@ export async function suppress(
     .execute();
 }
 
-export async function listSuppressions(db: Db, workspaceId: string) {
+export async function listSuppressions(db: DbOrTrx, workspaceId: string) {
   const rows = await db
     .selectFrom("tx_suppressions")
     .selectAll()
@@ -277,7 +277,7 @@ export async function listSuppressions(db: Db, workspaceId: string) {
   return rows.map((r) => ({ email: r.email, reason: r.reason, detail: r.detail, createdAt: r.created_at }));
 }
 
-export async function liftSuppression(db: Db, workspaceId: string, email: string) {
+export async function liftSuppression(db: DbOrTrx, workspaceId: string, email: string) {
   const res = await db
     .deleteFrom("tx_suppressions")
     .where("workspace_id", "=", workspaceId)
@@ -289,7 +289,7 @@ export async function liftSuppression(db: Db, workspaceId: string, email: string
 
 /** Suppresses an address by hand (reason `manual`); an address already suppressed keeps its reason. */
 export async function addManualSuppression(
-  db: Db,
+  db: DbOrTrx,
   workspaceId: string,
   email: string,
   detail: string | null,
@@ -306,7 +306,7 @@ export async function addManualSuppression(
 
 /** A delivery's outcome on the record and its timeline, in one transaction. */
 export async function recordOutcome(
-  db: Db,
+  db: DbOrTrx,
   sendId: string,
   status: SendStatus,
   extra: Partial<TxSendTable>,
@@ -320,7 +320,7 @@ export async function recordOutcome(
 
 /** 5xx: failed; a hard bounce also puts the address on the workspace suppression list. */
 export async function recordPermanentFailure(
-  db: Db,
+  db: DbOrTrx,
   rec: Pick<TxSendTable, "id" | "workspace_id" | "to_addr">,
   reply: string,
   hardBounce: boolean,

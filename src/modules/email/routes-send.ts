@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import { bearerOrApiKey } from "../../platform/auth/plugin.js";
-import { sendLimitExceeded, TRANSACTIONAL_ERRORS, TxError } from "./errors.js";
+import { callerOf } from "../../platform/auth/plugin.js";
+import type { TransactionalKeyLookup } from "../../platform/auth/principal.js";
+import { sendLimitExceeded, TRANSACTIONAL_ERRORS } from "./errors.js";
 import { sendsPerMinute } from "../workspace/service.js";
-import { TX_KEY_PREFIX, type TxPrincipal } from "./keys.js";
 import { SendBody, SendResultDoc, TransactionalError } from "./schema.js";
 import { handleSend, type SendDeps } from "./send.js";
 import { validateSendBody } from "./validate.js";
@@ -15,31 +15,10 @@ function withRequestId(body: string, requestId: string): string {
   return JSON.stringify({ error: { ...parsed.error, requestId } });
 }
 
-export type TxKeyResolver = (rawKey: string) => Promise<TxPrincipal | null>;
-
-/** Reads `Authorization: Bearer svc_tx_…` or `X-Api-Key: svc_tx_…`; anything else is 401. */
-/** The transactional key a send request was authenticated with (set in onRequest). */
-function txCaller(req: FastifyRequest): TxPrincipal {
-  if (req.principal?.kind !== "txKey") throw new Error("send route without its key check");
-  return { keyId: req.principal.keyId, workspaceId: req.principal.workspaceId };
-}
-
-export async function authenticateTx(resolve: TxKeyResolver, req: FastifyRequest): Promise<TxPrincipal> {
-  const raw = bearerOrApiKey(req, TX_KEY_PREFIX);
-  if (!raw)
-    throw new TxError(
-      "unauthorized",
-      "missing or invalid svc_tx credential: send Authorization: Bearer svc_tx_…",
-    );
-  const who = await resolve(raw);
-  if (!who) throw new TxError("unauthorized", "invalid or revoked transactional API key");
-  return who;
-}
-
-export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKey: TxKeyResolver }> = async (
-  app,
-  { deps, resolveKey },
-) => {
+export const txSendRoutes: FastifyPluginAsyncTypebox<{
+  deps: SendDeps;
+  resolveKey: TransactionalKeyLookup;
+}> = async (app, { deps, resolveKey }) => {
   const limit = sendRateLimit(app);
   app.post(
     "/api/v1/transactional/send",
@@ -66,16 +45,10 @@ export const txSendRoutes: FastifyPluginAsyncTypebox<{ deps: SendDeps; resolveKe
       // The schema's two shapes, compiled, with errors in the transactional format.
       validatorCompiler: validatorFrom(validateSendBody),
       // Authentication and the per-key limit run first, so a bad body never hides a 401 or 429.
-      onRequest: [
-        async (req: FastifyRequest) => {
-          const who = await authenticateTx(resolveKey, req);
-          req.principal = { kind: "txKey", ...who, project: null };
-        },
-        limit,
-      ],
+      onRequest: [app.requireTransactionalKey(resolveKey), limit],
     },
     async (req, reply: FastifyReply) => {
-      const res = await handleSend(deps, txCaller(req), {
+      const res = await handleSend(deps, callerOf(req, "txKey"), {
         body: req.body as Static<typeof SendBody>,
         idempotencyKey: req.headers["idempotency-key"],
         mode: req.headers["x-svc-mode"],

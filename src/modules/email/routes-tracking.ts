@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { isbot } from "isbot";
-import type { Db } from "../../platform/db/index.js";
+import { callerOf } from "../../platform/auth/plugin.js";
+import type { TransactionalKeyLookup } from "../../platform/auth/principal.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { addEvent, getSendRow, suppress } from "./records.js";
 import { recordOutcome } from "./records.js";
 import { PIXEL, type Tracker } from "./tracking.js";
-import { authenticateTx, type TxKeyResolver } from "./routes-send.js";
 import { isEmail } from "./validate.js";
 
 const hidden = { hide: true };
@@ -14,7 +15,7 @@ const hidden = { hide: true };
 /** Open pixel and click redirects (public, HMAC-signed), and the provider bounce/complaint webhook. */
 export const trackingRoutes: FastifyPluginAsyncTypebox<{
   tracker: Tracker;
-  resolveKey: TxKeyResolver;
+  resolveKey: TransactionalKeyLookup;
 }> = async (app, { tracker, resolveKey }) => {
   app.get(
     "/api/transactional/t/o/:sendId/:sig",
@@ -63,9 +64,10 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<{
         security: [{ txBearer: [] }, { txApiKey: [] }],
         errors: ["UNAUTHORIZED"],
       },
+      preHandler: app.requireTransactionalKey(resolveKey),
     },
     async (req) => {
-      const who = await authenticateTx(resolveKey, req);
+      const who = callerOf(req, "txKey");
       const events = normalizeProviderEvents(req.body);
       let applied = 0;
       for (const e of events) {
@@ -95,7 +97,7 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<{
 };
 
 /** Our Message-IDs start with the send id (`snd_….<random>@host`): a primary-key lookup. */
-async function findByMessageId(db: Db, workspaceId: string, messageId: string) {
+async function findByMessageId(db: DbOrTrx, workspaceId: string, messageId: string) {
   const id = messageId.replace(/^<|>$/g, "");
   const row = await db
     .selectFrom("tx_sends")

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { startSmtpPeer, txTenant } from "./test-support.js";
+import { startSmtpPeer, txTenant } from "./email.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { txTenant } from "./test-support.js";
+import { txTenant } from "./email.testing.js";
 
 /**
  * The send record: "tags stored as a JSON blob; sandbox sends are written and tagged sandbox".

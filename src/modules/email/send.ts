@@ -1,4 +1,4 @@
-import { withTransaction, type Db, type DbHandle } from "../../platform/db/index.js";
+import { withTransaction, type Db, type DbHandle, type DbOrTrx } from "../../platform/db/index.js";
 import { compile as compileHtmlToText } from "html-to-text";
 import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
@@ -279,7 +279,10 @@ async function simulate(
 }
 
 /** The final response of a send whose request holder crashed, rebuilt from its record. */
-async function responseFromRecord(db: Db, sendId: string): Promise<{ status: number; body: string } | null> {
+async function responseFromRecord(
+  db: DbOrTrx,
+  sendId: string,
+): Promise<{ status: number; body: string } | null> {
   const r = await db.selectFrom("tx_sends").selectAll().where("id", "=", sendId).executeTakeFirst();
   if (!r) return null;
   if (r.status === "sent" || r.status === "queued" || r.status === "delivered") {

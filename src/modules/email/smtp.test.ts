@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { parseMail, type SmtpPeer, startSmtpPeer, txTenant } from "./test-support.js";
+import { parseMail, type SmtpPeer, startSmtpPeer, txTenant } from "./email.testing.js";
 
 let t: TestApp;
 let peer: SmtpPeer;

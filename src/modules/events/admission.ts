@@ -1,20 +1,16 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import type { ServiceDeps } from "../../platform/deps.js";
+import { type ServiceDeps, providedSlot, stateOf } from "../../platform/deps.js";
 import { type IngestSender, countsNewLeads, takeIngestBudget } from "../../platform/ingest-limits.js";
 
 /**
  * Which of these lead ids the project has. Identity owns leads and imports this module, so it
- * hands this in when it registers (as analytics' lead reader): the imports keep pointing one way.
- * It takes its database explicitly, so one lookup serves every app in the process.
+ * provides this in the app's state when it registers (as analytics' lead reader): the imports
+ * keep pointing one way.
  */
 export type KnownLeads = (db: DbOrTrx, project: ProjectRef, ids: string[]) => Promise<Set<string>>;
 
-let knownLeads: KnownLeads | null = null;
-
-export function provideKnownLeads(fn: KnownLeads): void {
-  knownLeads = fn;
-}
+export const KNOWN_LEADS = providedSlot<KnownLeads>("events.known-leads", "identity");
 
 /**
  * Admits a request's events before anything of it is written: takes them, and from a public key
@@ -34,8 +30,7 @@ export async function admitEvents(
     const ids = new Set<string>();
     for (const id of leadIds) if (id !== null) ids.add(id);
     if (ids.size > 0) {
-      if (!knownLeads) throw new Error("no lead lookup: the identity module provides it when it registers");
-      newLeads = ids.size - (await knownLeads(deps.db, project, [...ids])).size;
+      newLeads = ids.size - (await stateOf(deps, KNOWN_LEADS)(deps.db, project, [...ids])).size;
     }
   }
   await takeIngestBudget(deps, sender, { events, newLeads });

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { type Trx, isPostgresDb } from "../../platform/db/index.js";
-import { sqliteVisitorEventSeqs } from "./visitor-index.js";
+import { sqliteVisitorEventSeqs } from "./store/visitor-index.js";
 import type { ForgetVisitors } from "./writer.js";
 import "./tables.js";
 

@@ -2,7 +2,6 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type CommittedEvent, type EventOrigin, UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { timeOrderedId } from "./ids.js";
 import type { SessionAssigner, SessionInfo } from "./sessions.js";
-import type { PendingEvent } from "./shared-sessions.js";
 import type { IncomingEvent } from "./validate.js";
 
 /** One request's events as a flush holds them. */
@@ -15,7 +14,7 @@ export interface FlushItem {
   fromPublicKey?: boolean;
   /**
    * Per event, the key under which it is stored at most once per project (Segment's `messageId`;
-   * null: none); undefined for requests without keys (`MessageClaims`, writer.ts).
+   * null: none); undefined for requests without keys (`MessageClaims`, segment/dedup.ts).
    */
   messageIds: (string | null)[] | undefined;
 }
@@ -28,26 +27,10 @@ const SERVER_SESSION: SessionInfo = {
   started: false,
 };
 
-/** The browser events of a flush in the order `flushRows` assigns them (server events have no session). */
-export function pendingOf(items: readonly FlushItem[]): PendingEvent[] {
-  const out: PendingEvent[] = [];
-  for (const it of items) {
-    if (it.origin === "server") continue;
-    for (const e of it.events)
-      out.push({
-        projectId: it.project.id,
-        visitorId: e.visitorId,
-        ts: e.ts,
-        url: e.url,
-        referrer: e.referrer,
-      });
-  }
-  return out;
-}
-
 /**
  * A flush's rows: the column values of all of them one after another (in `COLUMNS` order,
- * rows.ts; inserts bind slices of it directly), and the events as processors receive them.
+ * store/rows.ts; inserts bind slices of it directly), and the events as processors receive them.
+ * Sessions are asked for in the order `pendingOf` (session-step.ts) lists the browser events.
  */
 export function flushRows(
   items: readonly FlushItem[],

@@ -1,18 +1,22 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError } from "../../platform/errors.js";
-import { isSecretKey } from "../../platform/ingest-limits.js";
+import type { IngestSender } from "../../platform/ingest-limits.js";
 import { admitEvents } from "./admission.js";
 import type { BatchEnvelopeBody, SnippetEventBody } from "./schema.js";
-import { FieldError, type IncomingEvent, readBatch, snippetToIncoming } from "./validate.js";
+import {
+  type EventRefusal,
+  FieldError,
+  type IncomingEvent,
+  readBatch,
+  snippetToIncoming,
+} from "./validate.js";
 import { writerFor } from "./writer-slot.js";
 
 export interface IngestCaller {
   project: ProjectRef;
-  /** The project key the body carried: a page's public key, or a secret one from a server. */
-  projectKey: string;
-  /** The client's address: a public key's budgets are per key and address. */
-  address: string;
+  /** The project key the body carried (a page's public key, or a secret one from a server) and the client's address. */
+  sender: IngestSender;
   /** The request's User-Agent: the browser that ran the snippet (a batch's is a server's). */
   userAgent: string | undefined;
 }
@@ -20,7 +24,7 @@ export interface IngestCaller {
 export interface IngestResult {
   received: number;
   /** A batch's invalid events, by index; the valid ones are stored. */
-  errors?: { index: number; code: string; message: string }[];
+  errors?: EventRefusal[];
 }
 
 /**
@@ -35,8 +39,8 @@ export async function ingest(
 ): Promise<IngestResult> {
   const now = Date.now();
   // A page's public key is anyone's: its events only fill a lead's missing properties (identity/profile.ts).
-  const fromPublicKey = !isSecretKey(caller.projectKey);
-  const sender = { key: caller.projectKey, address: caller.address };
+  const { sender } = caller;
+  const fromPublicKey = sender.keyKind === "public";
   const writer = writerFor(deps);
   if (!("events" in body)) {
     let event: IncomingEvent;

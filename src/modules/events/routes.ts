@@ -14,14 +14,14 @@ import {
 } from "./schema.js";
 import { ingest, writerFor } from "./service.js";
 import { validateIngestBody } from "./validate.js";
-import { projectOf } from "../../platform/auth/plugin.js";
+import { bodyProjectKey, projectOf, senderOf } from "../../platform/auth/plugin.js";
 import { validatorFrom } from "../../platform/validation.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** POST /api/events: snippet or batch format, JSON or text/plain (sendBeacon), optionally gzip. */
 export async function eventRoutes(app: FastifyInstance): Promise<void> {
-  // Per secret key (the spec: a batch is one request), per public key and address (requireBodyProjectKey).
+  // Per secret key (the spec: a batch is one request), per public key and address (requireProjectKey).
   const limit = createLimit(app, { name: "events", max: app.config.rateLimits.events });
   // A child plugin's onClose runs before the root's, which closes the database: flush first.
   const writer = writerFor(app.deps);
@@ -89,17 +89,13 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           done(err as Error);
         }
       },
-      preHandler: app.requireBodyProjectKey(limit),
+      // After validation: the key is the validated body's.
+      preHandler: app.requireProjectKey(bodyProjectKey, limit),
     },
     async (req) =>
       ingest(
         app.deps,
-        {
-          project: projectOf(req),
-          projectKey: (req.body as { projectKey: string }).projectKey,
-          address: req.ip,
-          userAgent: req.headers["user-agent"],
-        },
+        { project: projectOf(req), sender: senderOf(req), userAgent: req.headers["user-agent"] },
         req.body as SnippetEventBody | BatchEnvelopeBody,
       ),
   );

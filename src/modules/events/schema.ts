@@ -127,10 +127,11 @@ export const ServerEvent = Type.Object({
 });
 export type ServerEventInput = Static<typeof ServerEvent>;
 
-const ItemError = Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String() });
+/** A batch's per-event refusal on the wire (`EventRefusal` in validate.ts). */
+const EventRefusal = Type.Object({ index: Type.Integer(), code: Type.String(), message: Type.String() });
 export const Received = Type.Object({
   received: Type.Integer(),
-  errors: Type.Optional(Type.Array(ItemError)),
+  errors: Type.Optional(Type.Array(EventRefusal)),
 });
 
 /** GET /api/events/recent */

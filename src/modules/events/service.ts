@@ -9,7 +9,7 @@ import type { ServerEventInput } from "./schema.js";
 import { FieldError, type IncomingEvent, serverEventToIncoming } from "./validate.js";
 import { visitorsWithLastSeen } from "./sessions.js";
 import type { EventTable } from "./tables.js";
-import { sqliteVisitorEventSeqs } from "./visitor-index.js";
+import { sqliteVisitorEventSeqs } from "./store/visitor-index.js";
 import { type StoredEvent, toStoredEvent } from "./stored.js";
 
 /** Where a visit came from (channel, source, campaign, referrer host, landing page): analytics reads a session's. */
@@ -19,7 +19,7 @@ import { writerFor } from "./writer-slot.js";
 
 export { writerFor };
 export { type IngestResult, ingest } from "./ingest.js";
-export { type KnownLeads, provideKnownLeads } from "./admission.js";
+export { KNOWN_LEADS, type KnownLeads } from "./admission.js";
 
 /**
  * Stores validated events through the group-commit writer; resolves after commit. With
@@ -153,6 +153,10 @@ export {
 
 /** A resumable scan of stored events by type, a page per call (recounts from history). */
 export { type ScanPage, type ScannedEvent, eventTypeScanPage, lockStoredEvents } from "./scan.js";
+
+/** The committed events in commit order after a cursor: what the analytics engine copies (feed.ts). */
+export { type FeedCursor, committedEventsAfter, eventsByIds, lateEventIds } from "./feed.js";
+export type { EventTable } from "./tables.js";
 
 /** The export of stored events (analytics serves it, with the report filter). */
 export { type ExportFormat, exportChunks, exportRange } from "./export.js";

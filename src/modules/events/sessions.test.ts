@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMigratedSqlite } from "../../../test/helpers/sqlite.js";
 import { SessionTracker } from "./sessions.js";
-import { VisitorIndex } from "./visitor-index.js";
+import { VisitorIndex } from "./store/visitor-index.js";
 
 // SQLite whatever DATABASE_URL says: the tracker's own lookups (PostgreSQL loads in batches instead).
 describe("session cache past its capacity", () => {

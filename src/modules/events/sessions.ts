@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
 import { timeOrderedId } from "./ids.js";
-import { sqliteVisitorLastSeen } from "./visitor-index.js";
+import { sqliteVisitorLastSeen } from "./store/visitor-index.js";
 import type { EventVisitorTable } from "./tables.js";
 
 /** 30 minutes of inactivity end a session (GA4, Plausible). */

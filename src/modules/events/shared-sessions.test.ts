@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { withTransaction } from "../../platform/db/index.js";
 import { SharedSessions, visitorKey } from "./shared-sessions.js";
-import { commitEvents, committed } from "../analytics/testing.js";
+import { commitEvents, committed } from "../analytics/analytics.testing.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../app.js";
 import { BROWSER_UA, startTestApp, type TestApp } from "../../../test/helpers/app.js";

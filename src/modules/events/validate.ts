@@ -1,5 +1,5 @@
+import { projectKeyKind } from "../../platform/auth/keys.js";
 import { AppError } from "../../platform/errors.js";
-import { isSecretKey } from "../../platform/ingest-limits.js";
 import { compileSchema, firstSchemaError } from "../../platform/validation.js";
 import { isBotAgent } from "./bots.js";
 import {
@@ -39,9 +39,16 @@ export interface IncomingEvent {
   userAgent: string | null;
 }
 
-export interface ItemError {
+/**
+ * What is wrong with one event of a batch: the per-event refusal of POST /api/events (its batch
+ * keeps the valid events and lists these) and of Segment's calls (which store none then), on the
+ * wire as `errors: [{index, code, message}]`.
+ */
+export interface EventRefusal {
   index: number;
-  code: "VALIDATION_ERROR";
+  /** PAYLOAD_TOO_LARGE: a Segment message over its size limit */
+  code: "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE";
+  /** the field at fault, named where the event sits (`events[3].url is required`) */
   message: string;
 }
 
@@ -55,6 +62,13 @@ export class FieldError extends Error {
     return `${where}${this.message}`;
   }
 }
+
+/** The refusal of the event at `index` for its invalid field, named as `where` (`events[3]`). */
+export const refusalOf = (index: number, where: string, err: FieldError): EventRefusal => ({
+  index,
+  code: "VALIDATION_ERROR",
+  message: err.named(where),
+});
 
 // The schemas in schema.ts are the contract; these are their compiled checks. What a schema
 // cannot say (a time relative to now, the byte size of `data`) is checked in `toIncoming`.
@@ -72,7 +86,8 @@ export function validateIngestBody(body: unknown): void {
   const check = batch ? checkEnvelope : checkSnippet;
   if (check(body)) {
     const { projectKey, events } = body as { projectKey: string; events?: unknown[] };
-    if (events && events.length > MAX_PUBLIC_BATCH_EVENTS && !isSecretKey(projectKey))
+    // Before the key is resolved (the guard reads the validated body): judged by its prefix.
+    if (events && events.length > MAX_PUBLIC_BATCH_EVENTS && projectKeyKind(projectKey) === "public")
       throw new AppError(
         "PAYLOAD_TOO_LARGE",
         `body.events holds more than ${MAX_PUBLIC_BATCH_EVENTS} events: the limit of a public key's batch (a secret key's: ${MAX_BATCH_EVENTS})`,
@@ -154,20 +169,20 @@ function batchEventToIncoming(raw: unknown, d: BatchDefaults, now: number): Inco
   };
 }
 
-/** Validates every event of a batch: valid ones in order, invalid ones as item errors. */
+/** Validates every event of a batch: valid ones in order, invalid ones as refusals. */
 export function readBatch(
   events: unknown[],
   d: BatchDefaults,
   now: number,
-): { valid: IncomingEvent[]; errors: ItemError[] } {
+): { valid: IncomingEvent[]; errors: EventRefusal[] } {
   const valid: IncomingEvent[] = [];
-  const errors: ItemError[] = [];
+  const errors: EventRefusal[] = [];
   for (let i = 0; i < events.length; i++) {
     try {
       valid.push(batchEventToIncoming(events[i], d, now));
     } catch (e) {
       if (!(e instanceof FieldError)) throw e;
-      errors.push({ index: i, code: "VALIDATION_ERROR", message: e.named(`events[${i}]`) });
+      errors.push(refusalOf(i, `events[${i}]`, e));
     }
   }
   return { valid, errors };

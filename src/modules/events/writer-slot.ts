@@ -1,20 +1,39 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Redis } from "ioredis";
+import type { DbHandle } from "../../platform/db/index.js";
 import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
-import { messageClaims } from "./segment/dedup.js";
-import { EventWriter } from "./writer.js";
+import type { EventBus } from "../../platform/event-bus.js";
+import { SessionStep } from "./session-step.js";
+import { openEventStore } from "./store/index.js";
+import type { SqliteStoreOptions } from "./store/sqlite.js";
+import { EventWriter, type WriterOptions } from "./writer.js";
+
+/**
+ * A group-commit writer over the handle's event store and a session step. PostgreSQL with `redis`:
+ * sessions are decided through Redis, alike in every process (shared-sessions.ts).
+ */
+export function openEventWriter(
+  handle: DbHandle,
+  bus: EventBus,
+  log: FastifyBaseLogger,
+  opts: WriterOptions & Partial<SqliteStoreOptions> & { redis?: Redis },
+): EventWriter {
+  const { indexMergeRows = 262_144, indexMergeStep, redis, ...writer } = opts;
+  // The store first: on SQLite the session step's lookups read the per-visitor index it opens.
+  const store = openEventStore(handle, { indexMergeRows, indexMergeStep }, log);
+  const sessions = new SessionStep(handle.sqlite, redis, log);
+  return new EventWriter(store, sessions, bus, log, writer);
+}
 
 // One group-commit writer per app.
-const WRITER = appSlot(
-  "events.writer",
-  (deps) =>
-    new EventWriter(deps.dbHandle, deps.eventBus, deps.log, {
-      maxEvents: 5000,
-      maxDelayMs: 0,
-      indexMergeRows: deps.config.eventIndexMergeRows,
-      // Several API processes over one PostgreSQL decide sessions through Redis (shared-sessions.ts).
-      redis: deps.dbHandle.sqlite ? undefined : deps.redis,
-      // Segment's messageIds, claimed in the flush's transaction (segment/dedup.ts).
-      claims: messageClaims(deps.dbHandle),
-    }),
+const WRITER = appSlot("events.writer", (deps) =>
+  openEventWriter(deps.dbHandle, deps.eventBus, deps.log, {
+    maxEvents: 5000,
+    maxDelayMs: 0,
+    indexMergeRows: deps.config.eventIndexMergeRows,
+    // Several API processes over one PostgreSQL decide sessions through Redis.
+    redis: deps.dbHandle.sqlite ? undefined : deps.redis,
+  }),
 );
 
 /** The app's group-commit writer. */

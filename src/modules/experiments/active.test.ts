@@ -4,7 +4,7 @@ import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/a
 import { recomputeBanditWeights } from "./bandit.js";
 import { BANDIT_JOB } from "./schema.js";
 import { enqueueJob } from "../../platform/jobs/index.js";
-import { committed, exposure, processEvents } from "./test-events.js";
+import { committed, exposure, processEvents } from "./experiments.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

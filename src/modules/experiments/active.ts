@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ProjectRef, PrincipalResolver } from "../../platform/auth/principal.js";
-import type { Db } from "../../platform/db/index.js";
+import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import type { ActiveExperimentT } from "./schema.js";
 import { NO_PAGE } from "./runner.js";
 import { parseVariants, parseWeights } from "./view.js";
@@ -8,7 +8,7 @@ import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../platform/cache.js";
 
 /** Running experiments of a project, as the snippet needs them. */
-export async function listActiveExperiments(db: Db, projectId: string): Promise<ActiveExperimentT[]> {
+export async function listActiveExperiments(db: DbOrTrx, projectId: string): Promise<ActiveExperimentT[]> {
   const rows = await db
     .selectFrom("experiments")
     .selectAll()

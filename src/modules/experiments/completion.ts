@@ -1,4 +1,4 @@
-import type { Db, Trx } from "../../platform/db/index.js";
+import type { Trx, DbOrTrx } from "../../platform/db/index.js";
 import { emitServiceEvent, enqueueJob, PermanentJobError } from "../../platform/jobs/index.js";
 import { EVIDENCE_JOB } from "./schema.js";
 import { appendEvidence, getBelief } from "../beliefs/service.js";
@@ -60,7 +60,7 @@ export async function completeExperiment(
 }
 
 /** The evidence a completed experiment adds to its belief (once, even when the job reruns). */
-export async function appendExperimentEvidence(db: Db, experimentId: string): Promise<void> {
+export async function appendExperimentEvidence(db: DbOrTrx, experimentId: string): Promise<void> {
   {
     const row = await db
       .selectFrom("experiments")

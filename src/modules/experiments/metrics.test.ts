@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
-import { committed, exposure, processEvents } from "./test-events.js";
+import { committed, exposure, processEvents } from "./experiments.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -36,7 +36,7 @@ export async function findExperimentRow(
 }
 
 export async function listExperiments(
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   status?: ExperimentStatus,
 ): Promise<ExperimentT[]> {
@@ -72,7 +72,7 @@ async function checkBelief(db: DbOrTrx, project: ProjectRef, beliefId: string | 
 }
 
 export async function createExperiment(
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   input: CreateExperiment,
 ): Promise<ExperimentT> {

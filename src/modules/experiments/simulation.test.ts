@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median, type SimulationOptions, simulateExperiments } from "./simulation.js";
+import { median, type SimulationOptions, simulateExperiments } from "./simulation.testing.js";
 
 // Seeded, so the counts are exact; the thresholds say what the counts mean and leave room for a
 // different seed (seeds 1–3 gave 3–7 sequential and 96–104 single-look false completions of 200,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { computeResults, type VariantCounts } from "./results.js";
 import { SEQUENTIAL_ALPHA, sequentialTest } from "./stats.js";
-import { committed, exposure, processEvents } from "./test-events.js";
+import { committed, exposure, processEvents } from "./experiments.testing.js";
 import { formatConfidence } from "./confidence-format.js";
 import { type VerdictInput, roughly, verdictOf, visitorsToDecide } from "./verdict.js";
 

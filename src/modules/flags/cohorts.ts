@@ -1,7 +1,7 @@
 import type { SavedGroupsValues } from "@growthbook/growthbook";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import type { ReadRunner } from "../../platform/read-pool/task.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 import { validation } from "../../platform/errors.js";
 import { cohortsOfPerson, existingCohortIds } from "../analytics/service.js";
 import { COHORT_ATTRIBUTES, type CohortAttribute, type CohortRef } from "./conditions.js";
@@ -69,7 +69,7 @@ const MAX_ID_LENGTH = 200;
  * on). At most two membership reads per evaluation, whatever the caller sends.
  */
 export async function savedGroupsFor(
-  deps: { db: DbOrTrx; reads: ReadRunner },
+  deps: Pick<ServiceDeps, "db" | "reads" | "state">,
   project: ProjectRef,
   uses: CohortUse,
   attributes: Record<string, unknown>,
@@ -84,8 +84,7 @@ export async function savedGroupsFor(
     const ids = [...uses].filter(([, on]) => on.has(attribute)).map(([id]) => id);
     if (ids.length === 0) continue;
     const person = attribute === "id" ? { visitorId: text } : { leadId: text };
-    for (const id of await cohortsOfPerson(deps.db, deps.reads, project, ids, person))
-      groups[id]!.push(value);
+    for (const id of await cohortsOfPerson(deps, project, ids, person)) groups[id]!.push(value);
   }
   return groups;
 }

@@ -1,4 +1,4 @@
-import type { Db } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import { appSlot, type ServiceDeps } from "../../platform/deps.js";
 import { experimentsForFlags } from "../experiments/service.js";
 import { createNotifier, type FlagsNotifier } from "./notifier.js";
@@ -51,7 +51,7 @@ export const FLAGS_HUB = appSlot("flags.hub", (deps) => new FlagsHub(deps));
  * rebuild its notification causes then moves dateUpdated (the other order could give new flags
  * under an unchanged dateUpdated, which SDKs would ignore).
  */
-async function loadPayload(db: Db, projectId: string) {
+async function loadPayload(db: DbOrTrx, projectId: string) {
   const revision = await readRevision(db, projectId);
   const rows = await listFlagRows(db, projectId);
   const flags = rows.map(toFlag);

@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ProjectRef } from "../../platform/auth/principal.js";
+import { type KeySource, projectOf } from "../../platform/auth/plugin.js";
 import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
 import { ClientKeyParams, FeaturesPayload, MAX_EVAL_BODY_BYTES, RemoteEvalBody } from "./schema.js";
 import * as svc from "./service.js";
 
 const tags = ["flags"];
-const PUBLIC_PREFIX = "svc_pk_";
 // Cross-origin readers (browser SDKs) may read these; the SDK turns streaming on by x-sse-support.
 const EXPOSE = "x-sse-support, etag";
 const PAYLOAD_HEADERS = {
@@ -36,10 +35,17 @@ function encodingFor(req: FastifyRequest): "br" | "gzip" | undefined {
 }
 
 /**
- * GrowthBook's SDK endpoints, public: the client key in the URL is the project's public key.
- * A secret key there is refused (401) so that no integration learns to put secrets in URLs,
- * which end up in logs, proxies and browser history.
+ * The client key in the URL is the project's public key. A secret key there is refused (401) so
+ * that no integration learns to put secrets in URLs, which end up in logs, proxies and browser
+ * history.
  */
+const CLIENT_KEY: KeySource = {
+  read: (req) => (req.params as { clientKey?: string }).clientKey,
+  unknown: "unknown client key",
+  publicOnly: "the client key is the project's public key (svc_pk_…); a secret key does not belong in a URL",
+};
+
+/** GrowthBook's SDK endpoints, public: the project is the client key's (`CLIENT_KEY`). */
 export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = app.deps;
   // Per client key and address: every page view of a site fetches the payload, so a limit per
@@ -49,20 +55,9 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     max: app.config.rateLimits.events,
     key: (req) => `${(req.params as { clientKey?: string }).clientKey ?? ""}:${req.ip}`,
   });
-  const preHandler = limit ? [limit] : [];
-
-  async function clientProject(req: FastifyRequest<{ Params: { clientKey: string } }>): Promise<ProjectRef> {
-    const key = req.params.clientKey;
-    if (!key.startsWith(PUBLIC_PREFIX))
-      throw new AppError(
-        "UNAUTHORIZED",
-        "the client key is the project's public key (svc_pk_…); a secret key does not belong in a URL",
-      );
-    const project = await app.principalResolver.resolvePublicKey(key);
-    if (!project) throw new AppError("UNAUTHORIZED", "unknown client key");
-    req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
-    return project;
-  }
+  // The limit first, as it counts every request for a key, known or not.
+  const guard = app.requireProjectKey(CLIENT_KEY);
+  const preHandler = limit ? [limit, guard] : [guard];
 
   app.get(
     "/api/features/:clientKey",
@@ -79,7 +74,7 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler,
     },
     async (req, reply) => {
-      const project = await clientProject(req);
+      const project = projectOf(req);
       const entry = svc.cachedSdkPayload(deps, project.id) ?? (await svc.sdkPayload(deps, project.id));
       if (entry.remoteEvalOnly)
         throw new AppError(
@@ -121,7 +116,7 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler,
     },
     async (req, reply) => {
-      const project = await clientProject(req);
+      const project = projectOf(req);
       const { slot, entry } = await svc.admitStream(deps, project.id, req.ip);
       return openStream(req, reply, () => svc.flagStreams(deps).open(project.id, reply.raw, entry, slot));
     },
@@ -150,7 +145,7 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preHandler,
     },
     async (req, reply) => {
-      const project = await clientProject(req);
+      const project = projectOf(req);
       const evaluated = await svc.remoteEvaluate(deps, project, req.body);
       reply.header("x-sse-support", "enabled").header("access-control-expose-headers", EXPOSE);
       return reply.type("application/json; charset=utf-8").send(JSON.stringify(evaluated) as never);

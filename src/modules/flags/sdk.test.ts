@@ -13,9 +13,9 @@ import { OpenFeature, ProviderEvents } from "@openfeature/server-sdk";
 import { EventSource } from "eventsource";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
-import { committed, exposure, processEvents } from "../experiments/test-events.js";
+import { committed, exposure, processEvents } from "../experiments/experiments.testing.js";
 import { flagStreams } from "./service.js";
-import { snippetFromDocs, until } from "./test-support.js";
+import { snippetFromDocs, until } from "./flags.testing.js";
 
 /** The real GrowthBook SDK (and OpenFeature's GrowthBook provider) in Node, over HTTP. */
 setPolyfills({ EventSource });

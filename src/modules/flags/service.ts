@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, withTransaction } from "../../platform/db/index.js";
+import { type DbOrTrx, type Trx, withTransaction } from "../../platform/db/index.js";
 import { newId } from "../../platform/crypto.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
@@ -67,11 +67,11 @@ async function findFlag(db: DbOrTrx, project: ProjectRef, key: string): Promise<
 export const getFlag = (deps: ServiceDeps, project: ProjectRef, key: string) =>
   findFlag(deps.db, project, key);
 
-async function checkedRules(trx: DbOrTrx, project: ProjectRef, rules: RuleInT[], type: FlagT["valueType"]) {
-  const experiments = await experimentsForFlags(trx, project.id, experimentIdsIn(rules));
+async function checkedRules(db: DbOrTrx, project: ProjectRef, rules: RuleInT[], type: FlagT["valueType"]) {
+  const experiments = await experimentsForFlags(db, project.id, experimentIdsIn(rules));
   const cohorts: CohortRef[] = [];
   const out = normalizeRules(rules, type, new Map(experiments.map((e) => [e.id, e])), "body.rules", cohorts);
-  await checkCohorts(trx, project, cohorts);
+  await checkCohorts(db, project, cohorts);
   return out;
 }
 
@@ -82,7 +82,7 @@ type Action = HistoryEntryT["action"];
  * (webhooks) commit with the change or not at all.
  */
 async function record(
-  trx: DbOrTrx,
+  trx: Trx,
   project: ProjectRef,
   change: { action: Action; actor: ActorT; at: string; before: FlagT | null; after: FlagT | null },
 ): Promise<void> {
@@ -135,7 +135,7 @@ async function changeFlag(
   key: string,
   action: Action,
   actor: ActorT,
-  change: (trx: DbOrTrx, before: FlagT) => Promise<FlagT>,
+  change: (trx: Trx, before: FlagT) => Promise<FlagT>,
 ): Promise<FlagT> {
   const flag = await withTransaction(deps.db, async (trx) => {
     const { revisedAt } = await bumpRevision(trx, project.id);

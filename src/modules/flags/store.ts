@@ -1,6 +1,6 @@
 import { creationTime } from "../../platform/creation-time.js";
 import { sql } from "kysely";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { newId } from "../../platform/crypto.js";
 import type { ActorT, FlagT, HistoryEntryT, RuleT } from "./schema.js";
 import type { FlagHistoryTable, FlagTable } from "./tables.js";
@@ -84,7 +84,7 @@ export interface Revision {
  * the row's lock on PostgreSQL (a project's flag changes run one at a time, so a history entry's
  * "before" is what the change replaced). `revised_at` only grows, by at least 1 ms per change.
  */
-export async function bumpRevision(trx: DbOrTrx, projectId: string): Promise<Revision> {
+export async function bumpRevision(trx: Trx, projectId: string): Promise<Revision> {
   const now = creationTime();
   const prev = await trx
     .insertInto("flag_settings")
@@ -117,7 +117,7 @@ export async function readRevision(db: DbOrTrx, projectId: string): Promise<Revi
 }
 
 export async function writeHistory(
-  trx: DbOrTrx,
+  trx: Trx,
   projectId: string,
   entry: Omit<HistoryEntryT, "id"> & { flagId: string; flagKey: string },
 ): Promise<HistoryEntryT> {

@@ -6,7 +6,7 @@ import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/a
 import type { PayloadCache, PayloadEntry } from "./sdk-cache.js";
 import { flagStreams } from "./service.js";
 import { FlagStreams, STREAM_DEFAULTS } from "./streams.js";
-import { until } from "./test-support.js";
+import { until } from "./flags.testing.js";
 
 /** GET /sub/:clientKey as GrowthBook's SDKs read it, over a real socket. */
 interface RawStream {

@@ -159,8 +159,8 @@ export async function listConversionGoals(db: DbOrTrx, project: ProjectRef): Pro
  */
 export function conversionGoalsCache() {
   const cache = new VersionedCache<ConversionGoalT[]>();
-  return (trx: DbOrTrx, project: ProjectRef, configVersion: number): Promise<ConversionGoalT[]> =>
-    cache.get(project.id, configVersion, () => listConversionGoals(trx, project));
+  return (db: DbOrTrx, project: ProjectRef, configVersion: number): Promise<ConversionGoalT[]> =>
+    cache.get(project.id, configVersion, () => listConversionGoals(db, project));
 }
 
 export async function deleteConversionGoal(db: Db, project: ProjectRef, id: string) {

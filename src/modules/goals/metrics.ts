@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { Db } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
 import { parseStart } from "./pace.js";
 import type { GoalTable } from "./tables.js";
@@ -7,7 +7,7 @@ import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
 
 /** Supplies a metric's value for a project over a range (epoch ms); undefined when it does not know the metric. */
 export type GoalMetricProvider = (
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   metric: string,
   range: { from: number; to: number },

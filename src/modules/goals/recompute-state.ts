@@ -89,13 +89,13 @@ export interface RecomputeTask {
 
 /** The goal's recount at `revision`, or null when a newer change replaced it (or it is gone). */
 export async function recomputeTask(
-  trx: DbOrTrx,
+  db: DbOrTrx,
   project: ProjectRef,
   goalId: string,
   revision: number,
   goals: ConversionGoalT[],
 ): Promise<RecomputeTask | null> {
-  const row = await trx
+  const row = await db
     .selectFrom("conversion_goal_recomputes")
     .selectAll()
     .where("goal_id", "=", goalId)

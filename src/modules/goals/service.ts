@@ -1,5 +1,5 @@
 import { creationTime } from "../../platform/creation-time.js";
-import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
+import { withTransaction, type DbOrTrx, type Trx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
 import { notFound, validation } from "../../platform/errors.js";
@@ -86,7 +86,7 @@ const startOf = (r: GoalTable) => parseStart(r.start_date) ?? Date.parse(r.creat
  * (reached_at is the guard) when the target is first hit.
  */
 async function applyProgress(
-  trx: DbOrTrx,
+  trx: Trx,
   project: ProjectRef,
   row: GoalTable,
   current: number,
@@ -122,7 +122,7 @@ async function applyProgress(
   return next;
 }
 
-export async function listGoals(db: Db, project: ProjectRef): Promise<GoalT[]> {
+export async function listGoals(db: DbOrTrx, project: ProjectRef): Promise<GoalT[]> {
   const rows = await db
     .selectFrom("goals")
     .selectAll()
@@ -220,7 +220,7 @@ export async function updateGoal(deps: ServiceDeps, project: ProjectRef, patch: 
   });
 }
 
-export async function deleteGoal(db: Db, project: ProjectRef, id: string) {
+export async function deleteGoal(db: DbOrTrx, project: ProjectRef, id: string) {
   const res = await db
     .deleteFrom("goals")
     .where("id", "=", id)

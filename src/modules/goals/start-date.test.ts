@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { commitEvents, committed } from "../analytics/testing.js";
+import { commitEvents, committed } from "../analytics/analytics.testing.js";
 import { paceStatus, parseStart } from "./pace.js";
 
 const DAY = 86_400_000;

@@ -13,7 +13,8 @@ import type { Static } from "@sinclair/typebox";
 import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuerySchema } from "./schema.js";
 import { decodeCursor, encodeCursor } from "../../platform/cursor.js";
 import type { IdentityLeadTable } from "./tables.js";
-import { defineReadTask, type ReadRunner } from "../../platform/read-pool/task.js";
+import type { ReadDeps, ServiceDeps } from "../../platform/deps.js";
+import { defineReadTask } from "../../platform/read-pool/task.js";
 
 export type LeadListItem = Static<typeof LeadListItemSchema>;
 export type LeadListQuery = Static<typeof LeadListQuerySchema> & {
@@ -40,7 +41,7 @@ type LeadRow = Pick<IdentityLeadTable, "id" | "email" | "created_at" | "channel"
  * on a reader thread (`leadPageTask`); the page's details are a few keyed reads here.
  */
 export async function listLeads(
-  deps: { db: DbOrTrx; reads: ReadRunner },
+  deps: Pick<ServiceDeps, "db" | "reads">,
   project: ProjectRef,
   query: LeadListQuery,
 ): Promise<{ items: LeadListItem[]; nextCursor: string | null }> {
@@ -50,10 +51,11 @@ export async function listLeads(
 
 /** The page's lead rows, and the cursor after it. */
 async function leadPage(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   query: LeadListQuery,
 ): Promise<{ rows: LeadRow[]; nextCursor: string | null }> {
+  const { db } = deps;
   const limit = query.limit ?? DEFAULT_LEAD_PAGE;
   let q = db
     .selectFrom("identity_leads")
@@ -76,7 +78,12 @@ async function leadPage(
     if (c.field === "lead") q = q.where(propertyConditionSql(c, sql.ref("properties"), isPostgresDb(db)));
   const others = conditions.filter((c) => c.field !== "lead");
   const today = Math.floor(Date.now() / 86_400_000);
-  const match = await filterPersons(db, project, { fromDay: today - FILTER_DAYS + 1, toDay: today }, others);
+  const match = await filterPersons(
+    deps,
+    project,
+    { fromDay: today - FILTER_DAYS + 1, toDay: today },
+    others,
+  );
   const pageFrom = (cursor: string | undefined) => {
     if (!cursor) return q;
     const [createdAt, id] = decodeCursor(cursor);
@@ -117,8 +124,8 @@ async function leadPage(
   };
 }
 
-export const leadPageTask = defineReadTask("identity.lead-page", ({ db }, project, query: LeadListQuery) =>
-  leadPage(db, project, query),
+export const leadPageTask = defineReadTask("identity.lead-page", (ctx, project, query: LeadListQuery) =>
+  leadPage(ctx, project, query),
 );
 
 /** Each lead's visitors, first touch, conversions and revenue: keyed reads for one page. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { track } from "../analytics/testing.js";
+import { track } from "../analytics/analytics.testing.js";
 import { upsertLeadByEmail } from "./service.js";
 
 let t: TestApp;

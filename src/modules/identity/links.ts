@@ -2,12 +2,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type DbOrTrx, type Trx, withTransaction } from "../../platform/db/index.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError } from "../../platform/errors.js";
-import {
-  type IngestSender,
-  countsNewLeads,
-  isSecretKey,
-  takeIngestBudget,
-} from "../../platform/ingest-limits.js";
+import { type IngestSender, countsNewLeads, takeIngestBudget } from "../../platform/ingest-limits.js";
 import { recordVisitorLinked } from "../analytics/service.js";
 import {
   type FirstTouch,
@@ -217,7 +212,7 @@ export async function stitchFromSender(
   input: StitchInput,
   sender: IngestSender,
 ): Promise<StitchResult | PageStitchAnswer> {
-  const page = !isSecretKey(sender.key);
+  const page = sender.keyKind === "public";
   // A bad timestamp is refused before the stitch draws on the sender's budget.
   timestampOf(input.timestamp, "body.timestamp");
   if (

@@ -1,6 +1,7 @@
+import { provide } from "../../platform/deps.js";
 import type { LiftModule } from "../../platform/module.js";
-import { provideLeadReader } from "../analytics/service.js";
-import { provideKnownLeads } from "../events/service.js";
+import { LEAD_READER } from "../analytics/service.js";
+import { KNOWN_LEADS } from "../events/service.js";
 import { identityLeadReader } from "./lead-filter.js";
 import { knownLeadIds } from "./leads.js";
 import { processIdentityEvents } from "./processor.js";
@@ -13,9 +14,9 @@ export const identityModule: LiftModule = {
   async register(app) {
     app.eventBus.register("identity", processIdentityEvents);
     // Analytics' filters and cohorts read leads through this (analytics/lead-reader.ts).
-    provideLeadReader(identityLeadReader);
+    provide(app.deps, LEAD_READER, identityLeadReader);
     // A page's events may create only so many leads: events asks which ids are new (events/admission.ts).
-    provideKnownLeads(knownLeadIds);
+    provide(app.deps, KNOWN_LEADS, knownLeadIds);
     await app.register(identityRoutes);
   },
 };

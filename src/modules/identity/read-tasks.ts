@@ -1,4 +1,5 @@
-import { provideLeadReader } from "../analytics/service.js";
+import { type StateHolder, provide } from "../../platform/deps.js";
+import { LEAD_READER } from "../analytics/service.js";
 import { identityLeadReader } from "./lead-filter.js";
 import { leadPageTask } from "./lead-list.js";
 
@@ -6,4 +7,4 @@ import { leadPageTask } from "./lead-list.js";
 export const identityReadTasks = [leadPageTask];
 
 /** A read worker's analytics reads leads as the app's do (identity's module provides the same). */
-export const prepareIdentityReads = () => provideLeadReader(identityLeadReader);
+export const prepareIdentityReads = (worker: StateHolder) => provide(worker, LEAD_READER, identityLeadReader);

@@ -16,7 +16,7 @@ import {
   StitchBody,
   StitchResult,
 } from "./schema.js";
-import { projectOf } from "../../platform/auth/plugin.js";
+import { bodyProjectKey, projectOf, senderOf } from "../../platform/auth/plugin.js";
 import { parseFilterParam } from "../analytics/service.js";
 
 const tags = ["identity"];
@@ -88,7 +88,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   // Public (browser snippet): the project's key in the body; the write limit per public key and
-  // address, or per secret key (requireBodyProjectKey).
+  // address, or per secret key (requireProjectKey).
   const stitchLimit = createLimit(app, { name: "stitch", max: app.config.rateLimits.writes });
   // Preflight of a cross-origin JSON stitch: answered here so it carries this route's open CORS.
   app.options(
@@ -108,9 +108,8 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
       },
       config: { publicCors: true, allowTextPlain: true },
-      preHandler: app.requireBodyProjectKey(stitchLimit),
+      preHandler: app.requireProjectKey(bodyProjectKey, stitchLimit),
     },
-    async (req) =>
-      stitchFromSender(app.deps, projectOf(req), req.body, { key: req.body.projectKey, address: req.ip }),
+    async (req) => stitchFromSender(app.deps, projectOf(req), req.body, senderOf(req)),
   );
 };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { seedFilterProject } from "../analytics/filter-fixture.js";
+import { seedFilterProject } from "../analytics/filter-fixture.testing.js";
 
-/** Dashboards: a grid of a project's insights, run together (filter-fixture.ts figures). */
+/** Dashboards: a grid of a project's insights, run together (filter-fixture.testing.ts figures). */
 let t: TestApp;
 let a: Tenant;
 let b: Tenant;

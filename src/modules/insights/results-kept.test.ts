@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BROWSER_UA, type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
+import { KeptAnswers } from "./kept.js";
 import { dashboardResults } from "./results.js";
 
 /**
@@ -126,10 +127,35 @@ describe("GET /api/dashboards/:id/results keeps its answer", () => {
     const board = await boardOf(a);
     const project = { id: a.projectId, workspaceId: a.workspaceId };
     const now = Date.now();
-    const [one, two] = await Promise.all([
-      dashboardResults(t.app.deps, project, board.id, { refresh: true }, now),
-      dashboardResults(t.app.deps, project, board.id, { refresh: true }, now + 5),
+    // The first computation is held until the second request has asked for the answer, so the two
+    // overlap however slowly the machine reads the dashboard's rows (CI once let the first finish).
+    const reads = t.app.deps.reads;
+    let computations = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const deps = {
+      ...t.app.deps,
+      reads: {
+        ...reads,
+        run: (async (...args: Parameters<typeof reads.run>) => {
+          computations++;
+          await held;
+          return reads.run(...args);
+        }) as typeof reads.run,
+      },
+    };
+    const asks = vi.spyOn(KeptAnswers.prototype, "get");
+    const both = Promise.all([
+      dashboardResults(deps, project, board.id, { refresh: true }, now),
+      dashboardResults(deps, project, board.id, { refresh: true }, now + 5),
     ]);
+    await vi.waitFor(() => expect(asks).toHaveBeenCalledTimes(2));
+    asks.mockRestore();
+    release();
+    const [one, two] = await both;
+    expect(computations).toBe(1);
     expect(two.computedAt).toBe(one.computedAt);
     expect(one.computedAt).toBe(new Date(now).toISOString());
   });

@@ -1,7 +1,8 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
+import { KEY_PREFIX } from "../../platform/auth/keys.js";
 import { randomBase62, sha256Hex } from "../../platform/crypto.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { appSlot, type ServiceDeps, stateOf } from "../../platform/deps.js";
+import { type ReadDeps, type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import { findDashboardRow, gridOrder, toDashboard } from "./dashboards.js";
 import { findInsightRow, insightsByIds, toInsight } from "./insights.js";
@@ -34,15 +35,14 @@ export async function insightResults(
 /** One insight's answer, on a reader thread. */
 export const insightTask = defineReadTask(
   "insights.run",
-  ({ db }, project, q: { kind: InsightKind; settings: unknown }) =>
-    runInsight(db, project, q.kind, q.settings),
+  (ctx, project, q: { kind: InsightKind; settings: unknown }) => runInsight(ctx, project, q.kind, q.settings),
 );
 
 /** Every tile of a dashboard, on a reader thread. */
 export const tilesTask = defineReadTask(
   "insights.tiles",
-  ({ db }, _project, q: { row: DashboardTable; insights: InsightTable[]; computedAt: string }) =>
-    runTiles(db, q.row, new Map(q.insights.map((i) => [i.id, i])), q.computedAt),
+  (ctx, _project, q: { row: DashboardTable; insights: InsightTable[]; computedAt: string }) =>
+    runTiles(ctx, q.row, new Map(q.insights.map((i) => [i.id, i])), q.computedAt),
 );
 
 type Outcome =
@@ -55,7 +55,7 @@ type Outcome =
  * settings now (a deleted cohort in its filter) shows that error; the others still show.
  */
 async function runTiles(
-  db: DbOrTrx,
+  deps: ReadDeps,
   row: DashboardTable,
   insights: Map<string, InsightTable>,
   computedAt: string,
@@ -66,7 +66,7 @@ async function runTiles(
   for (const [id, ins] of insights)
     outcomes.set(
       id,
-      runInsight(db, project, ins.kind as InsightKind, JSON.parse(ins.settings)).then(
+      runInsight(deps, project, ins.kind as InsightKind, JSON.parse(ins.settings)).then(
         (answer): Outcome => ({ answer, error: null }),
         (err: unknown): Outcome => {
           if (err instanceof AppError && err.status < 500)
@@ -173,8 +173,8 @@ export async function dashboardResults(
 
 // ---------------------------------------------------------------- public links
 
-/** `svc_share_` + 43 base62 characters (256 bits); the log redaction knows the prefix. */
-export const SHARE_PREFIX = "svc_share_";
+/** `svc_share_` + 43 base62 characters (256 bits); the prefix is platform/auth/keys.ts's, which log redaction reads. */
+export const SHARE_PREFIX = KEY_PREFIX.share;
 
 export async function shareDashboard(db: DbOrTrx, project: ProjectRef, id: string, publicUrl: string) {
   const row = await findDashboardRow(db, project, id);

@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { compileSchema, firstSchemaError } from "../../platform/validation.js";
 import { validation } from "../../platform/errors.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import type { ReadDeps } from "../../platform/deps.js";
 import {
   analyticsPaths,
   attributionReport,
@@ -47,7 +47,7 @@ function periodOf(kind: InsightKind, s: PeriodFields, where: string) {
 }
 
 export async function runInsight(
-  db: DbOrTrx,
+  deps: ReadDeps,
   project: ProjectRef,
   kind: InsightKind,
   settings: unknown,
@@ -58,19 +58,25 @@ export async function runInsight(
   const period = periodOf(kind, settings as PeriodFields, where);
   switch (kind) {
     case "summary":
-      return { kind, result: await summaryReport(db, project, period, filter, goal) };
+      return { kind, result: await summaryReport(deps, project, period, filter, goal) };
     case "timeseries": {
       const s = settings as SettingsOf<"timeseries">;
-      return { kind, result: await timeseriesReport(db, project, period, s.interval ?? "day", filter, goal) };
+      return {
+        kind,
+        result: await timeseriesReport(deps, project, period, s.interval ?? "day", filter, goal),
+      };
     }
     case "breakdown": {
       const s = settings as SettingsOf<"breakdown">;
-      return { kind, result: await breakdownReport(db, project, s.by, period, s.limit ?? 10, filter, goal) };
+      return {
+        kind,
+        result: await breakdownReport(deps, project, s.by, period, s.limit ?? 10, filter, goal),
+      };
     }
     case "funnel": {
       const s = settings as SettingsOf<"funnel">;
       const result = await funnelReport(
-        db,
+        deps,
         project,
         s.steps,
         s.windowDays ?? 14,
@@ -83,7 +89,7 @@ export async function runInsight(
     case "retention": {
       const s = settings as SettingsOf<"retention">;
       const result = await retentionReport(
-        db,
+        deps,
         project,
         period,
         s.interval ?? "week",
@@ -97,7 +103,7 @@ export async function runInsight(
       const s = settings as SettingsOf<"attribution">;
       return {
         kind,
-        result: await attributionReport(db, project, s.model ?? "position_based", period, filter, goal),
+        result: await attributionReport(deps, project, s.model ?? "position_based", period, filter, goal),
       };
     }
     case "paths": {
@@ -108,7 +114,7 @@ export async function runInsight(
         steps: s.steps ?? 3,
         limit: s.limit ?? 10,
       };
-      return { kind, result: await analyticsPaths(db, project, q, period, filter) };
+      return { kind, result: await analyticsPaths(deps, project, q, period, filter) };
     }
   }
 }

@@ -1,7 +1,7 @@
-import { withTransaction, type Db } from "../../platform/db/index.js";
+import { withTransaction, type Db, type DbOrTrx } from "../../platform/db/index.js";
 import type { Config } from "../../config.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { SecretBox } from "../../platform/crypto.js";
+import type { ServiceDeps } from "../../platform/deps.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import { type JobContext, RetryLater, type ServiceEvent, enqueueJob } from "../../platform/jobs/index.js";
@@ -104,7 +104,7 @@ async function startAttempt(db: Db, deliveryId: string, attempt: number): Promis
 }
 
 async function finishAttempt(
-  db: Db,
+  db: DbOrTrx,
   attemptId: string,
   r: { succeeded: boolean; statusCode: number | null; durationMs: number; error: string | null },
 ): Promise<void> {
@@ -121,7 +121,7 @@ async function finishAttempt(
 }
 
 async function setDelivery(
-  db: Db,
+  db: DbOrTrx,
   id: string,
   status: "pending" | "succeeded" | "failed",
   attemptCount: number,
@@ -135,7 +135,7 @@ async function setDelivery(
 }
 
 /** Disables the endpoint and closes its pending deliveries (they stay in the log and can be retried). */
-async function disableEndpoint(db: Db, id: string, reason: string) {
+async function disableEndpoint(db: DbOrTrx, id: string, reason: string) {
   const now = new Date().toISOString();
   await withTransaction(db, async (trx) => {
     await trx
@@ -154,7 +154,7 @@ async function disableEndpoint(db: Db, id: string, reason: string) {
 }
 
 /** Starts the failure clock on the first failure, and disables the endpoint once it has run 5 days. */
-async function noteFailure(db: Db, config: Config, ep: WebhookEndpointTable): Promise<void> {
+async function noteFailure(db: DbOrTrx, config: Config, ep: WebhookEndpointTable): Promise<void> {
   const now = Date.now();
   if (ep.failing_since === null) {
     await db
@@ -170,14 +170,16 @@ async function noteFailure(db: Db, config: Config, ep: WebhookEndpointTable): Pr
   }
 }
 
-/** One attempt of one delivery; throws to be retried on the schedule (or after Retry-After). */
-/** One delivery attempt (the job `DELIVER_JOB`). */
+/**
+ * One attempt of one delivery (the job `DELIVER_JOB`); throws to be retried on the schedule (or
+ * after Retry-After).
+ */
 export async function deliverOnce(
-  db: Db,
-  secrets: SecretBox,
+  deps: Pick<ServiceDeps, "db" | "secrets">,
   p: DeliverPayload,
   ctx: JobContext,
 ): Promise<void> {
+  const { db, secrets } = deps;
   const delivery = await db
     .selectFrom("webhook_deliveries")
     .selectAll()
@@ -254,7 +256,12 @@ export async function deliverOnce(
 }
 
 /** Re-sends a delivery now with a fresh schedule; a job still queued for it stops (older generation). */
-export async function retryDelivery(db: Db, project: ProjectRef, endpointId: string, deliveryId: string) {
+export async function retryDelivery(
+  db: DbOrTrx,
+  project: ProjectRef,
+  endpointId: string,
+  deliveryId: string,
+) {
   const ep = await findEndpoint(db, project, endpointId);
   if (ep.status !== "active") {
     throw new AppError("CONFLICT", "webhook is disabled; re-enable it with PATCH /api/webhooks first");

@@ -12,7 +12,7 @@ export const webhooksModule: LiftModule = {
         "ALLOW_PRIVATE_WEBHOOK_TARGETS is on: webhooks may target private addresses (development only)",
       );
     }
-    for (const job of webhookJobs(app.db, app.secrets)) app.jobs.define(job);
+    for (const job of webhookJobs(app.deps)) app.jobs.define(job);
     app.jobs.onServiceEvent((event) => fanOut(app.db, event));
     await app.register(webhookRoutes);
     await app.register(incomingRoutes);

@@ -1,6 +1,6 @@
 import { creationTime } from "../../platform/creation-time.js";
 import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
-import { withTransaction, type Db, type Trx } from "../../platform/db/index.js";
+import { withTransaction, type Db, type Trx, type DbOrTrx } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { SecretBox } from "../../platform/crypto.js";
 import { newId } from "../../platform/crypto.js";
@@ -29,7 +29,11 @@ export function toWebhook(row: WebhookEndpointTable): WebhookT {
   };
 }
 
-export async function findEndpoint(db: Db, project: ProjectRef, id: string): Promise<WebhookEndpointTable> {
+export async function findEndpoint(
+  db: DbOrTrx,
+  project: ProjectRef,
+  id: string,
+): Promise<WebhookEndpointTable> {
   const row = await db
     .selectFrom("webhook_endpoints")
     .selectAll()
@@ -40,7 +44,7 @@ export async function findEndpoint(db: Db, project: ProjectRef, id: string): Pro
   return row;
 }
 
-export async function listWebhooks(db: Db, project: ProjectRef): Promise<WebhookT[]> {
+export async function listWebhooks(db: DbOrTrx, project: ProjectRef): Promise<WebhookT[]> {
   const rows = await db
     .selectFrom("webhook_endpoints")
     .selectAll()
@@ -97,7 +101,7 @@ export async function patchWebhook(
   return toWebhook({ ...row, ...set });
 }
 
-export async function deleteWebhook(db: Db, project: ProjectRef, id: string) {
+export async function deleteWebhook(db: DbOrTrx, project: ProjectRef, id: string) {
   const row = await findEndpoint(db, project, id);
   await withTransaction(db, async (trx) => {
     // Explicit rather than relying on SQLite's foreign_keys pragma for the cascade.
@@ -111,7 +115,7 @@ export async function deleteWebhook(db: Db, project: ProjectRef, id: string) {
 
 /** Deliveries newest first with every attempt, keyset-paginated by (createdAt, id). */
 export async function listDeliveries(
-  db: Db,
+  db: DbOrTrx,
   project: ProjectRef,
   endpointId: string,
   opts: { limit?: number; cursor?: string },

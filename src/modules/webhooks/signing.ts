@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { AppError } from "../../platform/errors.js";
+import { KEY_PREFIX } from "../../platform/auth/keys.js";
 
-const PREFIX = "whsec_";
+const PREFIX = KEY_PREFIX.webhookSecret;
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes (what Svix issues). */
 export function generateSecret(): string {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { sendWebhook, trustCaForTests } from "./sender.js";
-import { drainUntil, makeSelfSignedCert, startReceiver, subscribedTenant } from "./testing/receiver.js";
+import { drainUntil, makeSelfSignedCert, startReceiver, subscribedTenant } from "./receiver.testing.js";
 
 let t: TestApp;
 const tls = makeSelfSignedCert();

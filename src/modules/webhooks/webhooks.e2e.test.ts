@@ -3,9 +3,9 @@ import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { fixture } from "./incoming/fixtures.js";
+import { fixture } from "./incoming/fixtures.testing.js";
 import { trustCaForTests } from "./sender.js";
-import { drainUntil, makeSelfSignedCert, startReceiver, subscribedTenant } from "./testing/receiver.js";
+import { drainUntil, makeSelfSignedCert, startReceiver, subscribedTenant } from "./receiver.testing.js";
 
 let t: TestApp;
 const tls = makeSelfSignedCert();

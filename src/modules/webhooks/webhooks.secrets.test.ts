@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { trustCaForTests } from "./sender.js";
-import { type Received, drainUntil, makeSelfSignedCert, startReceiver } from "./testing/receiver.js";
+import { type Received, drainUntil, makeSelfSignedCert, startReceiver } from "./receiver.testing.js";
 
 /**
  * Subscription secrets: a generated or caller-given `whsec_<base64>` secret, or the caller's own

@@ -1,4 +1,4 @@
-import { withTransaction, type Db, enterExclusive, type Trx } from "../../platform/db/index.js";
+import { withTransaction, enterExclusive, type Trx, type DbOrTrx } from "../../platform/db/index.js";
 import { randomBase62 } from "../../platform/crypto.js";
 import type { Tier } from "./tables.js";
 import { createProject, createProjectKey, createUser, createWorkspace } from "./service.js";
@@ -14,7 +14,7 @@ export interface Provisioned {
 
 /** A new workspace with an admin, a first project and a project API key, in one transaction. */
 export async function provisionWorkspace(
-  db: Db,
+  db: DbOrTrx,
   input: { name: string; email: string; password?: string; tier?: Tier },
 ): Promise<Provisioned> {
   return withTransaction(db, (trx) => provisionIn(trx, input));
@@ -38,7 +38,7 @@ async function provisionIn(
  * create run in one critical section, so exactly one of them creates and the others see it.
  */
 export async function bootstrapIfEmpty(
-  db: Db,
+  db: DbOrTrx,
   opts: { adminEmail?: string; adminPassword?: string },
 ): Promise<Provisioned | null> {
   const any = await db.selectFrom("workspaces").select("id").limit(1).executeTakeFirst();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { sha256Hex } from "../../platform/crypto.js";
-import { parseMail, type SmtpPeer, startSmtpPeer } from "../email/test-support.js";
+import { parseMail, type SmtpPeer, startSmtpPeer } from "../email/email.testing.js";
 
 /** Invitations through Lift's own transactional send to a real SMTP peer (issue 34, item 7). */
 let t: TestApp;

@@ -1,10 +1,11 @@
 import { creationTime } from "../../platform/creation-time.js";
+import { KEY_PREFIX } from "../../platform/auth/keys.js";
 import { hashPassword, newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
 import { type DbOrTrx, isUniqueViolation, withTransaction } from "../../platform/db/index.js";
-import type { ServiceDeps } from "../../platform/deps.js";
+import { type ServiceDeps, stateOf } from "../../platform/deps.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { InviteT } from "./schema.js";
-import { liftMailer } from "./lift-mailer.js";
+import { LIFT_MAILER } from "./lift-mailer.js";
 import { getWorkspace } from "./service.js";
 import { startSession } from "./sessions.js";
 import type { InviteTable, Role, UserTable } from "./tables.js";
@@ -16,8 +17,8 @@ import "./tables.js";
  * workspace with the invited role, signed in. Only the link token's SHA-256 is stored.
  */
 
-/** `svc_inv_` + 43 base62 characters (256 bits); the log redaction knows the prefix. */
-export const INVITE_PREFIX = "svc_inv_";
+/** `svc_inv_` + 43 base62 characters (256 bits); the prefix is platform/auth/keys.ts's, which log redaction reads. */
+export const INVITE_PREFIX = KEY_PREFIX.invitation;
 export const INVITE_TTL_MS = 7 * 86_400_000;
 
 const normEmail = (e: string) => e.trim().toLowerCase();
@@ -88,7 +89,7 @@ export async function createInvite(
   });
   const acceptUrl = `${deps.config.publicUrl}/invite/${token}`;
   const workspace = await getWorkspace(deps.db, admin.workspaceId);
-  const sent = await liftMailer()(deps, admin.workspaceId, {
+  const sent = await stateOf(deps, LIFT_MAILER)(deps, admin.workspaceId, {
     to: email,
     commId: "invite",
     variables: { acceptUrl, inviterName: admin.email, orgName: workspace.name, role: input.role },

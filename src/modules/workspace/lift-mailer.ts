@@ -1,4 +1,4 @@
-import type { ServiceDeps } from "../../platform/deps.js";
+import { type ServiceDeps, providedSlot } from "../../platform/deps.js";
 
 /** One of Lift's own mails: a template of the workspace's catalog, to one recipient. */
 export interface LiftMail {
@@ -23,18 +23,9 @@ export interface LiftSendOutcome {
 export type LiftMailer = (deps: ServiceDeps, workspaceId: string, mail: LiftMail) => Promise<LiftSendOutcome>;
 
 /**
- * How invitations are mailed. Email sends them (its catalog, send log, suppressions) but depends
- * on workspace for a key's tier, so workspace does not import email back: email's module hands
- * its sender in at registration (dependency inversion, as analytics/lead-reader.ts; imports point
- * one way). The sender takes its deps explicitly, so one serves every app in the process.
+ * How invitations are mailed: the app's `LIFT_MAILER`. Email sends them (its catalog, send log,
+ * suppressions) but depends on workspace for a key's tier, so workspace does not import email
+ * back: email's module provides its sender in the app's state at registration (dependency
+ * inversion, as analytics' lead reader; imports point one way).
  */
-let mailer: LiftMailer | null = null;
-
-export function provideLiftMailer(m: LiftMailer): void {
-  mailer = m;
-}
-
-export function liftMailer(): LiftMailer {
-  if (!mailer) throw new Error("no Lift mailer: the email module provides it when it registers");
-  return mailer;
-}
+export const LIFT_MAILER = providedSlot<LiftMailer>("workspace.lift-mailer", "email");

@@ -1,9 +1,9 @@
+import { projectKeyKind } from "../../platform/auth/keys.js";
 import type { Principal, PrincipalResolver, ProjectRef } from "../../platform/auth/principal.js";
 import { firstProject } from "./projects.js";
 import { boundedCache } from "../../platform/cache.js";
 import { sha256Hex } from "../../platform/crypto.js";
 import type { Db } from "../../platform/db/index.js";
-import { API_KEY_PREFIX } from "./project-keys.js";
 import { sessionChecker } from "./sessions.js";
 
 const KNOWN_KEY_TTL_MS = 60_000;
@@ -19,7 +19,7 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
   const lookupPublicKey = async (publicKey: string): Promise<ProjectRef | null> => {
     // The spec names only `svc_key_…` as the project key: server-side callers of the public
     // endpoints use it, web pages the public `svc_pk_…` (DESIGN.md, Tenancy).
-    if (publicKey.startsWith(API_KEY_PREFIX)) {
+    if (projectKeyKind(publicKey) === "secret") {
       const key = await resolver.resolveApiKey(publicKey);
       return key ? { id: key.projectId, workspaceId: key.workspaceId } : null;
     }
@@ -55,6 +55,7 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
       }
       return {
         kind: "apiKey",
+        keyKind: "secret",
         keyId: row.keyId,
         projectId: row.projectId,
         workspaceId: row.workspaceId,
@@ -66,6 +67,7 @@ export function createPrincipalResolver(db: Db): PrincipalResolver {
       return u
         ? {
             kind: "session",
+            keyKind: "session",
             userId: u.id,
             sessionId: claims.sessionId,
             workspaceId: u.workspace_id,

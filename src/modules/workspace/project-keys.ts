@@ -1,13 +1,11 @@
+import { KEY_PREFIX } from "../../platform/auth/keys.js";
 import { creationTime } from "../../platform/creation-time.js";
 import { newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
-import type { Db, DbOrTrx } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import { getProject } from "./projects.js";
 import { notFound } from "../../platform/errors.js";
 import type { CreatedProjectKeyT, ProjectKeyT } from "./schema.js";
 import type { ProjectKeyTable } from "./tables.js";
-
-export /** Prefix of a project's secret API keys (the spec's project key format). */
-const API_KEY_PREFIX = "svc_key_";
 
 const toKey = (k: ProjectKeyTable): ProjectKeyT => ({
   id: k.id,
@@ -24,7 +22,7 @@ export async function createProjectKey(
   name: string,
 ): Promise<CreatedProjectKeyT> {
   await getProject(db, workspaceId, projectId);
-  const rawKey = `${API_KEY_PREFIX}${randomBase62(32)}`;
+  const rawKey = `${KEY_PREFIX.secret}${randomBase62(32)}`;
   const row: ProjectKeyTable = {
     id: newId("key"),
     project_id: projectId,
@@ -39,7 +37,7 @@ export async function createProjectKey(
 }
 
 export async function listProjectKeys(
-  db: Db,
+  db: DbOrTrx,
   workspaceId: string,
   projectId: string,
 ): Promise<ProjectKeyT[]> {
@@ -54,7 +52,7 @@ export async function listProjectKeys(
   return rows.map(toKey);
 }
 
-export async function deleteProjectKey(db: Db, workspaceId: string, projectId: string, keyId: string) {
+export async function deleteProjectKey(db: DbOrTrx, workspaceId: string, projectId: string, keyId: string) {
   await getProject(db, workspaceId, projectId);
   const res = await db
     .deleteFrom("project_keys")

@@ -1,7 +1,8 @@
 import { creationTime } from "../../platform/creation-time.js";
+import { KEY_PREFIX } from "../../platform/auth/keys.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId, randomBase62 } from "../../platform/crypto.js";
-import type { Db, DbOrTrx } from "../../platform/db/index.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
 import type { ProjectT } from "./schema.js";
 import type { ProjectTable } from "./tables.js";
@@ -18,14 +19,14 @@ export async function createProject(db: DbOrTrx, workspaceId: string, name: stri
     id: newId("prj"),
     workspace_id: workspaceId,
     name,
-    public_key: `svc_pk_${randomBase62(16)}`,
+    public_key: `${KEY_PREFIX.public}${randomBase62(16)}`,
     created_at: creationTime(),
   };
   await db.insertInto("projects").values(row).execute();
   return toProject(row);
 }
 
-export async function listProjects(db: Db, workspaceId: string): Promise<ProjectT[]> {
+export async function listProjects(db: DbOrTrx, workspaceId: string): Promise<ProjectT[]> {
   const rows = await db
     .selectFrom("projects")
     .selectAll()

@@ -8,7 +8,7 @@ import type { Tier, WorkspaceTable } from "./tables.js";
 import "./tables.js";
 
 export { changePassword, endSession, endSessionsOfMember, startSession } from "./sessions.js";
-export { type LiftMailer, provideLiftMailer } from "./lift-mailer.js";
+export { LIFT_MAILER, type LiftMailer } from "./lift-mailer.js";
 
 const now = () => new Date().toISOString();
 const normEmail = (e: string) => e.trim().toLowerCase();
@@ -37,7 +37,7 @@ export async function getWorkspaceRef(db: DbOrTrx, workspaceId: string): Promise
  * than the current one is 403.
  */
 export async function updateWorkspace(
-  db: Db,
+  db: DbOrTrx,
   id: string,
   patch: { name?: string; tier?: Tier },
 ): Promise<WorkspaceT> {
@@ -53,7 +53,7 @@ export async function updateWorkspace(
 }
 
 /** The workspace of the user with this email (404 when none): how an operator names one. */
-export async function findWorkspaceByAdminEmail(db: Db, email: string): Promise<string> {
+export async function findWorkspaceByAdminEmail(db: DbOrTrx, email: string): Promise<string> {
   const row = await db
     .selectFrom("users")
     .select("workspace_id")
@@ -64,7 +64,7 @@ export async function findWorkspaceByAdminEmail(db: Db, email: string): Promise<
 }
 
 /** The operator's change of a workspace's plan tier (`lift set-tier`). */
-export async function setWorkspaceTier(db: Db, id: string, tier: Tier): Promise<WorkspaceT> {
+export async function setWorkspaceTier(db: DbOrTrx, id: string, tier: Tier): Promise<WorkspaceT> {
   const res = await db.updateTable("workspaces").set({ tier }).where("id", "=", id).executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) throw notFound("workspace", id);
   return getWorkspace(db, id);

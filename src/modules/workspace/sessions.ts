@@ -88,7 +88,7 @@ export function sessionChecker(db: Db) {
  * session of the user: whoever held a stolen session is out. Returns how many ended.
  */
 export async function changePassword(
-  db: Db,
+  db: DbOrTrx,
   user: { userId: string; sessionId: string },
   currentPassword: string,
   newPassword: string,
@@ -108,7 +108,7 @@ export async function changePassword(
 }
 
 /** An admin ends every session of a user of the workspace (404 for anyone else's user). */
-export async function endSessionsOfMember(db: Db, workspaceId: string, userId: string) {
+export async function endSessionsOfMember(db: DbOrTrx, workspaceId: string, userId: string) {
   const member = await db
     .selectFrom("users")
     .select("id")

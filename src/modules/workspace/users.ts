@@ -1,6 +1,6 @@
 import { creationTime } from "../../platform/creation-time.js";
 import { hashPassword, newId, verifyPassword } from "../../platform/crypto.js";
-import { type Db, type DbOrTrx, isUniqueViolation } from "../../platform/db/index.js";
+import { type DbOrTrx, isUniqueViolation } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { UserT } from "./schema.js";
 import type { Role, UserTable } from "./tables.js";
@@ -42,7 +42,7 @@ export async function createUser(
   return toUser(row);
 }
 
-export async function listUsers(db: Db, workspaceId: string): Promise<UserT[]> {
+export async function listUsers(db: DbOrTrx, workspaceId: string): Promise<UserT[]> {
   const rows = await db
     .selectFrom("users")
     .selectAll()
@@ -53,7 +53,7 @@ export async function listUsers(db: Db, workspaceId: string): Promise<UserT[]> {
   return rows.map(toUser);
 }
 
-export async function deleteUser(db: Db, workspaceId: string, userId: string, actingUserId: string) {
+export async function deleteUser(db: DbOrTrx, workspaceId: string, userId: string, actingUserId: string) {
   if (userId === actingUserId) throw new AppError("CONFLICT", "you cannot delete your own user");
   const res = await db
     .deleteFrom("users")
@@ -65,7 +65,7 @@ export async function deleteUser(db: Db, workspaceId: string, userId: string, ac
 }
 
 /** Checks email and password; the same error for an unknown email and a wrong password. */
-export async function authenticateUser(db: Db, email: string, password: string): Promise<UserT> {
+export async function authenticateUser(db: DbOrTrx, email: string, password: string): Promise<UserT> {
   const row = await db
     .selectFrom("users")
     .selectAll()
@@ -79,7 +79,7 @@ export async function authenticateUser(db: Db, email: string, password: string):
 const DUMMY_HASH =
   "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==";
 
-export async function getUser(db: Db, userId: string): Promise<UserT> {
+export async function getUser(db: DbOrTrx, userId: string): Promise<UserT> {
   const row = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
   if (!row) throw notFound("user", userId);
   return toUser(row);

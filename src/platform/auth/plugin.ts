@@ -1,9 +1,16 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import fp from "fastify-plugin";
 import { AppError } from "../errors.js";
-import { ingestLimitKey } from "../ingest-limits.js";
+import { type IngestSender, ingestLimitKey } from "../ingest-limits.js";
 import { refuseCrossSite } from "./cross-site.js";
-import type { Principal, PrincipalResolver, ProjectRef, SessionPrincipal } from "./principal.js";
+import { KEY_PREFIX, MAX_KEY_LENGTH, isKeyOf, projectKeyKind } from "./keys.js";
+import type {
+  Principal,
+  PrincipalResolver,
+  ProjectRef,
+  SessionPrincipal,
+  TransactionalKeyLookup,
+} from "./principal.js";
 import { SESSION_COOKIE, verifySession } from "./session.js";
 
 export type Access = "read" | "write";
@@ -31,11 +38,22 @@ declare module "fastify" {
     /** Any signed-in user. */
     requireSession(): preHandlerAsyncHookHandler;
     /**
-     * Public routes (the snippet's): the project key the body carries, public or secret, with one
-     * answer for an unknown key; sets `req.principal` and then runs `limit` if given, counted per
-     * secret key, or per public key and client address (`ingestLimitKey`).
+     * Public endpoints: the project key `source` reads from the request (the body's `projectKey`,
+     * Segment's write key, the flag SDK's client key), public or secret; sets `req.principal`
+     * (`kind: "projectKey"`, its `keyKind` and the key) and then runs `limit` if given, counted per
+     * secret key, or per public key and client address (`ingestLimitKey`). The route places it
+     * where the key can be read: `preHandler` for a key in a validated body, else `preValidation`.
      */
-    requireBodyProjectKey(limit?: preHandlerAsyncHookHandler | null): preHandlerAsyncHookHandler;
+    requireProjectKey(
+      source: KeySource,
+      limit?: preHandlerAsyncHookHandler | null,
+    ): preHandlerAsyncHookHandler;
+    /**
+     * The transactional API: a workspace's `svc_tx_…` key as `Authorization: Bearer` or
+     * `X-Api-Key`, looked up by `lookup`; sets `req.principal` (`kind: "txKey"`). Usable from
+     * `onRequest` (it reads headers only), so a bad body never hides a 401.
+     */
+    requireTransactionalKey(lookup: TransactionalKeyLookup): preHandlerAsyncHookHandler;
     principalResolver: PrincipalResolver;
     sessionKey: Uint8Array;
     /** The signed-in user of the request's session cookie while that session stands, else null (no error). */
@@ -60,8 +78,29 @@ export interface AuthOptions {
   limits: Record<Access, preHandlerAsyncHookHandler | null>;
 }
 
+/** Where a public endpoint's project key is, and the 401 messages its callers get. */
+export interface KeySource {
+  /** The key the request carries; null or undefined when it carries none. */
+  read(req: FastifyRequest): unknown;
+  /** The 401 message for a request without a key (else `unknown`'s). */
+  missing?: string;
+  /** The 401 message for a key that names no project. */
+  unknown: string;
+  /**
+   * Only the public key is taken (a key in a URL ends up in logs, proxies and browser history):
+   * any other key is refused with this 401 message before a lookup.
+   */
+  publicOnly?: string;
+}
+
+/** The `projectKey` of a validated body (the snippet's endpoints: events, the stitch). */
+export const bodyProjectKey: KeySource = {
+  read: (req) => (req.body as { projectKey?: unknown } | undefined)?.projectKey,
+  unknown: "unknown projectKey",
+};
+
 /** Reads `x-api-key` or `Authorization: Bearer` with the given prefix. */
-export function bearerOrApiKey(req: FastifyRequest, prefix: string): string | undefined {
+function bearerOrApiKey(req: FastifyRequest, prefix: string): string | undefined {
   const header = req.headers["x-api-key"];
   if (typeof header === "string" && header.startsWith(prefix)) return header;
   const auth = req.headers.authorization;
@@ -79,6 +118,22 @@ export function projectOf(req: FastifyRequest): ProjectRef {
   return project;
 }
 
+/** The request's principal, of the kind the route's guard admits (a route without that guard throws). */
+export function callerOf<K extends Principal["kind"]>(
+  req: FastifyRequest,
+  kind: K,
+): Extract<Principal, { kind: K }> {
+  const p = req.principal;
+  if (p?.kind !== kind) throw new Error(`${req.method} ${req.url}: the route has no ${kind} guard`);
+  return p as Extract<Principal, { kind: K }>;
+}
+
+/** Who sent a public endpoint's events: its project key and the client's address (budgets, limits). */
+export function senderOf(req: FastifyRequest): IngestSender {
+  const p = callerOf(req, "projectKey");
+  return { key: p.key, keyKind: p.keyKind, address: req.ip };
+}
+
 export const authPlugin = fp<AuthOptions>(async (app, opts) => {
   app.decorate("principalResolver", opts.resolver);
   app.decorate("sessionKey", opts.sessionKey);
@@ -92,7 +147,7 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
   app.decorate("sessionOf", sessionOf);
 
   async function authenticate(req: FastifyRequest): Promise<Principal> {
-    const key = bearerOrApiKey(req, "svc_key_");
+    const key = bearerOrApiKey(req, KEY_PREFIX.secret);
     if (key) {
       const p = await opts.resolver.resolveApiKey(key);
       if (!p) throw new AppError("UNAUTHORIZED", "invalid API key");
@@ -151,14 +206,33 @@ export const authPlugin = fp<AuthOptions>(async (app, opts) => {
     });
   });
 
-  app.decorate("requireBodyProjectKey", (limit?: preHandlerAsyncHookHandler | null) => {
-    return async function requireBodyProjectKey(req: FastifyRequest, reply: FastifyReply) {
-      const key = (req.body as { projectKey?: unknown } | undefined)?.projectKey;
-      const project = typeof key === "string" ? await opts.resolver.resolvePublicKey(key) : null;
-      if (!project) throw new AppError("UNAUTHORIZED", "unknown projectKey");
-      req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
-      req.rateLimitKey = ingestLimitKey({ key: key as string, address: req.ip });
+  app.decorate("requireProjectKey", (source: KeySource, limit?: preHandlerAsyncHookHandler | null) => {
+    return async function requireProjectKey(req: FastifyRequest, reply: FastifyReply) {
+      const key = source.read(req);
+      if (typeof key !== "string" || key === "")
+        throw new AppError("UNAUTHORIZED", source.missing ?? source.unknown);
+      if (source.publicOnly && !isKeyOf("public", key)) throw new AppError("UNAUTHORIZED", source.publicOnly);
+      const project = key.length <= MAX_KEY_LENGTH ? await opts.resolver.resolvePublicKey(key) : null;
+      if (!project) throw new AppError("UNAUTHORIZED", source.unknown);
+      const keyKind = projectKeyKind(key);
+      req.principal = { kind: "projectKey", keyKind, key, workspaceId: project.workspaceId, project };
+      req.rateLimitKey = ingestLimitKey({ key, keyKind, address: req.ip });
       if (limit) await limit.call(app, req, reply);
+    };
+  });
+
+  app.decorate("requireTransactionalKey", (lookup: TransactionalKeyLookup) => {
+    return async function requireTransactionalKey(req: FastifyRequest) {
+      const raw = bearerOrApiKey(req, KEY_PREFIX.transactional);
+      if (!raw)
+        throw new AppError(
+          "UNAUTHORIZED",
+          "missing or invalid svc_tx credential: send Authorization: Bearer svc_tx_…",
+        );
+      const key = await lookup(raw);
+      if (!key) throw new AppError("UNAUTHORIZED", "invalid or revoked transactional API key");
+      req.principal = { kind: "txKey", keyKind: "transactional", ...key, project: null };
+      req.rateLimitKey = `tx:${key.keyId}`;
     };
   });
 

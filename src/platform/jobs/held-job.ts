@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { newId } from "../crypto.js";
-import type { DbOrTrx } from "../db/index.js";
+import type { Db, DbOrTrx, Trx } from "../db/index.js";
 import type { JobKind } from "./kinds.js";
 
 /** A dead process's job is taken over within this time (issue 14: within 30 s). */
@@ -25,7 +25,7 @@ export class HeldJob<S extends TSchema = TSchema> {
   ) {}
 
   /** Inserts the job, claimed by this holder; call in the transaction that makes the work due. */
-  async create(trx: DbOrTrx, uniqueKey?: string): Promise<void> {
+  async create(trx: Trx, uniqueKey?: string): Promise<void> {
     const now = Date.now();
     const iso = new Date(now).toISOString();
     await trx
@@ -49,7 +49,7 @@ export class HeldJob<S extends TSchema = TSchema> {
   }
 
   /** Renews the lease every third of it until the returned function is called. */
-  keepAlive(db: DbOrTrx, log?: FastifyBaseLogger): () => void {
+  keepAlive(db: Db, log?: FastifyBaseLogger): () => void {
     const timer = setInterval(() => {
       db.updateTable("jobs")
         .set({ locked_until: Date.now() + this.leaseMs })

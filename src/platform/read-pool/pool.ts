@@ -1,3 +1,4 @@
+import type { MessagePort } from "node:worker_threads";
 import type { ProjectRef } from "../auth/principal.js";
 import type { ReaderConfig } from "../db/reader.js";
 import { AppError } from "../errors.js";
@@ -69,6 +70,8 @@ export class ReadPool implements ReadRunner {
     private readonly db: ReaderConfig,
     private readonly opts: ReadPoolOptions,
     private readonly onWorkerError: (err: unknown) => void = () => {},
+    /** a port to the analytics engine for each new worker, and how to start the engine when one needs it */
+    private readonly engine?: { port: () => MessagePort; wake: () => void },
   ) {}
 
   /** Tasks waiting and running now (metrics, tests). */
@@ -201,14 +204,20 @@ export class ReadPool implements ReadRunner {
 
   private spawn(): Slot {
     const slot: Slot = { running: new Map(), post: () => {}, stop: async () => {} };
-    const reader = startReader(this.code, this.db, this.opts, {
-      answer: (m) => this.answer(slot, m),
-      error: (err) => {
-        this.onWorkerError(err);
-        this.lose(slot, err);
+    const reader = startReader(
+      this.code,
+      this.db,
+      this.opts,
+      {
+        answer: (m) => this.answer(slot, m),
+        error: (err) => {
+          this.onWorkerError(err);
+          this.lose(slot, err);
+        },
+        exit: () => this.lose(slot),
       },
-      exit: () => this.lose(slot),
-    });
+      this.engine?.port(),
+    );
     slot.post = reader.post;
     slot.stop = reader.stop;
     this.slots.push(slot);
@@ -216,6 +225,10 @@ export class ReadPool implements ReadRunner {
   }
 
   private answer(slot: Slot, m: Answer): void {
+    if (m.id === 0 && m.ok && m.value === "engine") {
+      this.engine?.wake();
+      return;
+    }
     const job = slot.running.get(m.id);
     if (!job) return;
     if (!m.ok) {

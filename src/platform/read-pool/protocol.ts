@@ -7,8 +7,12 @@ export type ToWorker =
   | { kind: "pull"; id: number }
   | { kind: "cancel"; id: number };
 
-/** What a reader thread answers: a task's result, a stream's chunk or its end, or an error. */
+/**
+ * What a reader thread answers: a task's result, a stream's chunk or its end, or an error; or that
+ * it is about to use the analytics engine (which starts on first use).
+ */
 export type Answer =
+  | { id: 0; ok: true; value: "engine" }
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: true; value: { chunk: string } | { done: true } }
   | { id: number; ok: false; error: CrossedError };

@@ -1,7 +1,5 @@
-import { createRequire } from "node:module";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
+import { startModuleThread } from "../threads.js";
 import type { ReaderConfig } from "../db/reader.js";
 import type { Answer, ToWorker } from "./protocol.js";
 
@@ -17,24 +15,19 @@ export interface ReaderEvents {
   exit: () => void;
 }
 
-/** Starts one reader thread; its memory bounded, its output the process's. */
+/** Starts one reader thread; its memory bounded, its output the process's; `engine`: its port to the analytics engine. */
 export function startReader(
   code: ReadPoolCode,
   db: ReaderConfig,
   opts: { memoryMb: number; pgConnections: number },
   on: ReaderEvents,
+  engine?: MessagePort,
 ): { post: (m: ToWorker) => void; stop: () => Promise<void> } {
-  const worker = new Worker(BOOTSTRAP, {
-    eval: true,
-    workerData: {
-      entry: code.entry.href,
-      tasks: code.tasks.href,
-      loader: code.entry.pathname.endsWith(".ts") ? tsxLoader() : null,
-      db,
-      pgConnections: opts.pgConnections,
-    },
-    resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb },
-  });
+  const worker = startModuleThread(
+    code.entry,
+    { tasks: code.tasks.href, db, pgConnections: opts.pgConnections, engine },
+    { resourceLimits: { maxOldGenerationSizeMb: opts.memoryMb }, transferList: engine ? [engine] : [] },
+  );
   worker.on("message", on.answer);
   worker.on("error", on.error);
   worker.on("exit", on.exit);
@@ -45,22 +38,3 @@ export function startReader(
     },
   };
 }
-
-/** TypeScript sources (tests, `npm run dev`): the thread registers tsx's loader before importing them. */
-function tsxLoader(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve("tsx/package.json");
-  const api = (require(manifest) as { exports: Record<string, { import: { default: string } }> }).exports[
-    "./esm/api"
-  ]!.import.default;
-  return pathToFileURL(path.join(path.dirname(manifest), api)).href;
-}
-
-// Plain JavaScript, so the thread starts the same from src/ and dist/.
-const BOOTSTRAP = `
-const { workerData } = require("node:worker_threads");
-(async () => {
-  if (workerData.loader) (await import(workerData.loader)).register();
-  await import(workerData.entry);
-})().catch((err) => { setImmediate(() => { throw err; }); });
-`;

@@ -1,6 +1,8 @@
 import { Readable } from "node:stream";
 import type { ProjectRef } from "../auth/principal.js";
+import type { AppState, StateHolder } from "../app-state.js";
 import type { Db } from "../db/index.js";
+import type { ColumnarEngine } from "../engine.js";
 
 /**
  * A read whose cost grows with stored data (a report, a cohort, a filtered lead scan): defined once
@@ -13,11 +15,18 @@ export interface ReadTask<I, R> {
   readonly run: (ctx: ReadContext, project: ProjectRef, input: I) => Promise<R>;
 }
 
-/** What a task runs with: its thread's read connection, and a runner for the tasks it calls in turn. */
+/**
+ * What a task runs with: its thread's read connection, a runner for the tasks it calls in turn,
+ * and its thread's per-app state (what tasks read of it, e.g. a provided lead reader, is filled
+ * by the app's modules, or in a worker by the task list's `prepare`). `ServiceDeps` is one too.
+ */
 export interface ReadContext {
   db: Db;
+  /** the analytics engine (DuckDB), reached from this thread */
+  engine: ColumnarEngine;
   /** inside a worker, runs a task inline on the same connection */
   reads: ReadRunner;
+  state: AppState;
 }
 
 /** Runs read tasks: the pool on the request thread, inline inside a worker. */
@@ -46,10 +55,14 @@ export const defineReadTask = <I, R>(
 
 /** Runs every task at once on one connection: inside a worker, and where no worker can open the database. */
 export class InlineReads implements ReadRunner {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly state: AppState,
+    private readonly engine: ColumnarEngine,
+  ) {}
 
   run<I, R>(task: ReadTask<I, R>, project: ProjectRef, input: I): Promise<R> {
-    return task.run({ db: this.db, reads: this }, project, input);
+    return task.run({ db: this.db, reads: this, state: this.state, engine: this.engine }, project, input);
   }
 
   async *stream<I>(task: ReadTask<I, AsyncIterable<string>>, project: ProjectRef, input: I) {
@@ -74,6 +87,6 @@ export async function streamFromFirst(chunks: AsyncIterableIterator<string>): Pr
 /** The tasks a worker can run, by name, as the module list hands them over (modules/read-tasks.ts). */
 export interface ReadTaskList {
   tasks: ReadTask<never, unknown>[];
-  /** Readies a worker's process-wide state before its first task (the modules' registrations). */
-  prepare?: () => void;
+  /** Fills a worker's state before its first task, as the modules' registrations fill an app's. */
+  prepare?: (holder: StateHolder) => void;
 }

@@ -1,5 +1,7 @@
-import { parentPort, workerData } from "node:worker_threads";
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { AppState } from "../app-state.js";
 import { type ReaderConfig, openReader } from "../db/reader.js";
+import { type ColumnarEngine, engineOverPort } from "../engine.js";
 import { toCrossed } from "./crossing.js";
 import type { Answer, ToWorker } from "./protocol.js";
 import { InlineReads, type ReadTask, type ReadTaskList } from "./task.js";
@@ -14,17 +16,31 @@ interface Data {
   tasks: string;
   db: ReaderConfig;
   pgConnections: number;
+  /** this thread's port to the analytics engine */
+  engine?: MessagePort;
 }
 
 const data = workerData as Data;
 const port = parentPort!;
 const list = (await import(data.tasks)) as { readTaskList: ReadTaskList };
-list.readTaskList.prepare?.();
+// The worker's own state, as an app's: what the modules' registrations would provide, `prepare` does.
+const state = new AppState();
+list.readTaskList.prepare?.({ state });
 const byName = new Map<string, ReadTask<unknown, unknown>>(
   list.readTaskList.tasks.map((t) => [t.name, t as ReadTask<unknown, unknown>]),
 );
 const handle = openReader(data.db, data.pgConnections);
-const reads = new InlineReads(handle.db);
+/** the pool was given no engine (tests of the pool alone) */
+const noEngine: ColumnarEngine = {
+  query: () => Promise.reject(new Error("this read pool has no analytics engine")),
+};
+const reads = new InlineReads(
+  handle.db,
+  state,
+  data.engine
+    ? engineOverPort(data.engine, () => port.postMessage({ id: 0, ok: true, value: "engine" }))
+    : noEngine,
+);
 /** streamed tasks, by id: their iterator once started */
 const streams = new Map<number, Promise<AsyncIterator<string>>>();
 

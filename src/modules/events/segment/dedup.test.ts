@@ -9,7 +9,7 @@ import { DEDUP_WINDOW_MS, expireMessageIds } from "./dedup.js";
 import { RecentKeys, keyClock } from "./recent-keys.js";
 import { sql } from "kysely";
 import { isPostgresDb } from "../../../platform/db/index.js";
-import { call, storeMessageIds, storedEvents, storedMessageIds } from "./testing.js";
+import { call, storeMessageIds, storedEvents, storedMessageIds } from "./segment.testing.js";
 
 const DAY_S = 86_400;
 

@@ -1,9 +1,8 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import { type DbHandle, type DbOrTrx, type Trx, isPostgresDb } from "../../../platform/db/index.js";
+import { type DbOrTrx, type Trx, isPostgresDb } from "../../../platform/db/index.js";
 import type { FlushItem } from "../flush-rows.js";
 import type { IncomingEvent } from "../validate.js";
-import type { MessageClaims } from "../writer.js";
 import { RecentKeys, keyClock } from "./recent-keys.js";
 import "./tables.js";
 
@@ -16,9 +15,22 @@ const SWEEP_EVERY_MS = 3_600_000;
 /** how often the job deletes expired keys from the table */
 export const EXPIRE_EVERY_MS = 3_600_000;
 
-/** The writer's message claims for this database (writer.ts, MessageClaims). */
-export function messageClaims(handle: DbHandle): MessageClaims {
-  return handle.sqlite ? new SqliteClaims(handle.sqlite) : new PostgresClaims();
+/**
+ * Stores each message key once per project: a flush holding keyed requests claims their keys in
+ * its own transaction, before its rows, and stores only the events whose key it claimed. The keys
+ * commit with the events or roll back with them, so a crash can neither store a message twice nor
+ * keep a key whose events were lost. Each event store holds its dialect's claims (store/).
+ */
+export interface MessageClaims {
+  /**
+   * In the flush's transaction: the items without the events whose key is already stored, or is
+   * claimed by an earlier event of the flush; the others' keys are stored.
+   */
+  claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]>;
+  /** the transaction of the last `claim` committed */
+  committed(): void;
+  /** the transaction of the last `claim` rolled back: its keys are free again */
+  rolledBack(): void;
 }
 
 /** A message's key: project and id, with a separator neither contains. */
@@ -69,7 +81,7 @@ function filterItems(
  * ids it claimed, appended in the flush's transaction. A flush that rolls back takes its claims
  * back, so the next attempt (or a retried request) finds the keys free again.
  */
-class SqliteClaims implements MessageClaims {
+export class SqliteClaims implements MessageClaims {
   private keys = new RecentKeys(DEDUP_WINDOW_MS / 1000);
   /** this flush's claims: scope, id, scope, id, … */
   private pending: string[] = [];
@@ -151,7 +163,7 @@ const PG_TABLES = { secret: "segment_message_ids", public: "segment_public_messa
  * that is every keyed event of the namespace (no duplicate, the usual case) nothing more is read;
  * else a second statement reads which keys this transaction claimed (their row version is its own).
  */
-class PostgresClaims implements MessageClaims {
+export class PostgresClaims implements MessageClaims {
   async claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]> {
     // Every flush claims the secret namespace first: two flushes take their locks in one order.
     const claimed = {

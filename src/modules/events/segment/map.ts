@@ -1,3 +1,4 @@
+import type { ProjectKeyKind } from "../../../platform/auth/keys.js";
 import { compileSchema, firstSchemaError } from "../../../platform/validation.js";
 import { isBotAgent } from "../bots.js";
 import { MAX_DATA_BYTES } from "../schema.js";
@@ -15,12 +16,10 @@ import {
   type TrackMessageT,
 } from "./schema.js";
 
-/** Which kind of project key the write key was: a public key's traits only fill empty properties. */
-export type KeyKind = "public" | "secret";
-
 /** What a request brings besides its messages. */
 export interface Envelope {
-  keyKind: KeyKind;
+  /** the write key's kind (the principal's): a public key's traits only fill empty properties */
+  keyKind: ProjectKeyKind;
   /** the receipt time (epoch ms): skew correction's reference and the default time */
   now: number;
   /** the batch's sentAt (epoch ms), for messages without their own */

@@ -1,8 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { projectOf } from "../../../platform/auth/plugin.js";
+import { type KeySource, callerOf, projectOf, senderOf } from "../../../platform/auth/plugin.js";
 import { AppError } from "../../../platform/errors.js";
-import { ingestLimitKey } from "../../../platform/ingest-limits.js";
 import { createLimit } from "../../../platform/rate-limit.js";
 import { compileSchema, firstSchemaError, validatorFrom } from "../../../platform/validation.js";
 import { decompress } from "../gzip.js";
@@ -18,7 +17,7 @@ import {
   SettingsParams,
   Success,
 } from "./schema.js";
-import { type SegmentCall, ingestSegment, keyKindOf, segmentSettings } from "./service.js";
+import { type SegmentCall, ingestSegment, segmentSettings } from "./service.js";
 
 const tags = ["segment"];
 const SUCCESS = { success: true } as const;
@@ -62,12 +61,23 @@ function writeKeyOf(req: FastifyRequest): string | null {
   return typeof key === "string" && key !== "" ? key : null;
 }
 
+const WRITE_KEY: KeySource = {
+  read: writeKeyOf,
+  missing: "a write key is required: HTTP Basic with the key as user name, or writeKey in the body",
+  unknown: "unknown write key",
+};
+
+/** analytics.js's settings name the write key in the path. */
+const WRITE_KEY_IN_PATH: KeySource = {
+  read: (req) => (req.params as { writeKey?: string }).writeKey,
+  unknown: "unknown write key",
+};
+
 /**
  * The request's call for the service, taken out of the request: the parsed body is not held while
  * its events commit (ingestSegment), so what is not stored dies young.
  */
 function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall {
-  const writeKey = writeKeyOf(req)!;
   const call = {
     type,
     body: req.body,
@@ -77,8 +87,7 @@ function takeCall(req: FastifyRequest, type: MessageType | "batch"): SegmentCall
       req.headers["content-encoding"] === undefined && req.headers["content-length"] !== undefined
         ? Number(req.headers["content-length"])
         : undefined,
-    keyKind: keyKindOf(writeKey),
-    sender: { key: writeKey, address: req.ip },
+    sender: senderOf(req),
     userAgent: req.headers["user-agent"],
   };
   req.body = undefined;
@@ -91,18 +100,7 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
   // As /api/events: per secret write key (a batch is one request), per public key and address.
   const limit = createLimit(app, { name: "segment", max: app.config.rateLimits.events });
   // Before validation (the body is parsed): a caller without a valid key learns nothing from it.
-  const authenticate = async (req: FastifyRequest) => {
-    const writeKey = writeKeyOf(req);
-    if (!writeKey)
-      throw new AppError(
-        "UNAUTHORIZED",
-        "a write key is required: HTTP Basic with the key as user name, or writeKey in the body",
-      );
-    const project = writeKey.length <= 200 ? await app.principalResolver.resolvePublicKey(writeKey) : null;
-    if (!project) throw new AppError("UNAUTHORIZED", "unknown write key");
-    req.principal = { kind: "projectKey", workspaceId: project.workspaceId, project };
-    req.rateLimitKey = ingestLimitKey({ key: writeKey, address: req.ip });
-  };
+  const authenticate = app.requireProjectKey(WRITE_KEY, limit);
 
   // Cross-origin calls carry Authorization, so browsers preflight them (the CORS plugin's
   // catch-all OPTIONS route does not carry publicCors).
@@ -152,7 +150,7 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
             done(err as Error);
           }
         },
-        preValidation: limit ? [authenticate, limit] : [authenticate],
+        preValidation: authenticate,
       },
       async (req: FastifyRequest, reply: FastifyReply) => {
         const refused = await ingestSegment(app.deps, projectOf(req), takeCall(req, type));
@@ -188,17 +186,17 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Settings },
       },
       config: { publicCors: true },
-      preHandler: async (req) => {
-        const { writeKey } = req.params as { writeKey: string };
-        if (!(await app.principalResolver.resolvePublicKey(writeKey)))
-          throw new AppError("UNAUTHORIZED", "unknown write key");
-        // A page's source is public: a secret key there would be anyone's.
-        if (keyKindOf(writeKey) === "secret")
-          throw new AppError(
-            "FORBIDDEN",
-            "analytics.js takes the project's public key svc_pk_…, never a secret key",
-          );
-      },
+      preHandler: [
+        app.requireProjectKey(WRITE_KEY_IN_PATH),
+        async (req) => {
+          // A page's source is public: a secret key there would be anyone's.
+          if (callerOf(req, "projectKey").keyKind === "secret")
+            throw new AppError(
+              "FORBIDDEN",
+              "analytics.js takes the project's public key svc_pk_…, never a secret key",
+            );
+        },
+      ],
     },
     async (req, reply) => {
       // Where the browser reached this server (X-Forwarded-* behind a proxy): the calls go there.

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Analytics } from "@segment/analytics-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, startTestApp, type TestApp } from "../../../../test/helpers/app.js";
-import { storedEvents, storedMessageIds } from "./testing.js";
+import { storedEvents, storedMessageIds } from "./segment.testing.js";
 
 /**
  * Segment's own Node SDK (@segment/analytics-node) pointed at Lift by its `host` and `path`

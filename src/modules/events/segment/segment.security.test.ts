@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../../test/helpers/app.js";
-import { call, storedEvents } from "./testing.js";
+import { call, storedEvents } from "./segment.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, startTestApp, type TestApp } from "../../../../test/helpers/app.js";
 import { buildApp } from "../../../app.js";
-import { BROWSER_UA, call, mid, storedEvents } from "./testing.js";
+import { BROWSER_UA, call, mid, storedEvents } from "./segment.testing.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -4,8 +4,8 @@ import { AppError } from "../../../platform/errors.js";
 import type { IngestSender } from "../../../platform/ingest-limits.js";
 import { admitEvents } from "../admission.js";
 import { writeEvents } from "../service.js";
-import { FieldError, type IncomingEvent } from "../validate.js";
-import { type Envelope, type KeyKind, type Mapped, parseTime, toIncoming, typeOf } from "./map.js";
+import { type EventRefusal, FieldError, type IncomingEvent, refusalOf } from "../validate.js";
+import { type Envelope, type Mapped, parseTime, toIncoming, typeOf } from "./map.js";
 import {
   type BatchEnvelopeT,
   type ContextT,
@@ -23,12 +23,6 @@ import { messageBytes, oversizedMessages } from "./sizes.js";
  * with its messageId claimed in the same transaction (dedup.ts).
  */
 
-export type { KeyKind };
-
-/** The kind of project key a write key is (resolvePublicKey accepts both). */
-export const keyKindOf = (writeKey: string): KeyKind =>
-  writeKey.startsWith("svc_key_") ? "secret" : "public";
-
 export interface SegmentCall {
   /** the route's message type, or a batch */
   type: MessageType | "batch";
@@ -38,25 +32,19 @@ export interface SegmentCall {
   rawBody: string | undefined;
   /** its UTF-8 size when the request said (Content-Length of an uncompressed body) */
   rawBytes: number | undefined;
-  keyKind: KeyKind;
-  /** the write key and the client's address: whose budgets the messages draw on */
+  /** the write key, its kind and the client's address: whose budgets the messages draw on */
   sender: IngestSender;
   /** the request's User-Agent */
   userAgent: string | undefined;
 }
 
-type Code = "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE";
-/** What is wrong with one message of the request. */
-export interface MessageError {
-  index: number;
-  code: Code;
-  message: string;
-}
-
-/** A refused request: nothing was stored. */
+/**
+ * A refused request: nothing was stored. Its `errors` are the per-event refusals of
+ * POST /api/events' batches (`EventRefusal`), one per message at fault.
+ */
 export interface Refusal {
   status: 400 | 413;
-  body: { error: string; code: Code; status: 400 | 413; errors: MessageError[] };
+  body: { error: string; code: EventRefusal["code"]; status: 400 | 413; errors: EventRefusal[] };
 }
 
 /**
@@ -79,7 +67,7 @@ export function ingestSegment(
   if ("status" in mapped) return Promise.resolve(mapped);
   const { web, server } = mapped;
   return admitEvents(deps, project, call.sender, web.length + server.length, leadIdsOf(web, server)).then(
-    () => writeMapped(deps, project, web, server, call.keyKind),
+    () => writeMapped(deps, project, web, server, call.sender.keyKind),
   );
 }
 
@@ -92,7 +80,7 @@ function writeMapped(
   project: ProjectRef,
   web: Mapped[],
   server: Mapped[],
-  keyKind: KeyKind,
+  keyKind: IngestSender["keyKind"],
 ): Promise<null> {
   // Pageviews are web visits, the rest server events: two writes, each claiming its keys. Nothing
   // holds the parsed body while they commit: most of it (context, library, metadata) is not
@@ -116,19 +104,19 @@ function mapCall(call: SegmentCall): { web: Mapped[]; server: Mapped[] } | Refus
     throw err instanceof FieldError ? new AppError("VALIDATION_ERROR", err.named("body")) : err;
   }
   const env: Envelope = {
-    keyKind: call.keyKind,
+    keyKind: call.sender.keyKind,
     now,
     sentAt,
     context: (batch?.context as ContextT | null | undefined) ?? null,
     requestAgent: call.userAgent,
   };
   const messages = batch ? batch.batch : [call.body];
-  if (call.keyKind === "public" && messages.length > MAX_PUBLIC_BATCH_MESSAGES)
+  if (call.sender.keyKind === "public" && messages.length > MAX_PUBLIC_BATCH_MESSAGES)
     throw new AppError(
       "PAYLOAD_TOO_LARGE",
       `body.batch holds more than ${MAX_PUBLIC_BATCH_MESSAGES} messages: the limit of a public key's batch (a secret key's: ${MAX_BATCH_MESSAGES})`,
     );
-  const errors: MessageError[] = [];
+  const errors: EventRefusal[] = [];
   // A single call's body is limited to 32 KB by the route.
   const over = new Set(
     batch
@@ -147,7 +135,7 @@ function mapCall(call: SegmentCall): { web: Mapped[]; server: Mapped[] } | Refus
       (mapped.web ? web : server).push(mapped);
     } catch (err) {
       if (!(err instanceof FieldError)) throw err;
-      errors.push({ index: i, code: "VALIDATION_ERROR", message: err.named(batch ? `batch[${i}]` : "body") });
+      errors.push(refusalOf(i, batch ? `batch[${i}]` : "body", err));
     }
   }
   return errors.length > 0 ? refusal(errors) : { web, server };
@@ -171,7 +159,7 @@ function write(
 }
 
 /** 413 when a message is over Segment's size limit, else 400; the error names the first message. */
-function refusal(errors: MessageError[]): Refusal {
+function refusal(errors: EventRefusal[]): Refusal {
   errors.sort((a, b) => a.index - b.index);
   const first = errors.find((e) => e.code === "PAYLOAD_TOO_LARGE") ?? errors[0]!;
   const status = first.code === "PAYLOAD_TOO_LARGE" ? 413 : 400;

@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
-import type { Db } from "../../../platform/db/index.js";
+import type { DbOrTrx } from "../../../platform/db/index.js";
 import { AppError } from "../../../platform/errors.js";
 import "../tables.js";
 import { type Action, type SourceAdapter, email, header, isObject, str } from "./types.js";
@@ -7,7 +7,7 @@ import { TOLERANCE_MS, verifyHubSpotV3 } from "./verify.js";
 
 type CrmObject = Record<string, string | undefined>;
 
-async function load(db: Db, project: ProjectRef, type: string, id: string): Promise<CrmObject> {
+async function load(db: DbOrTrx, project: ProjectRef, type: string, id: string): Promise<CrmObject> {
   const row = await db
     .selectFrom("webhook_crm_objects")
     .select("data")
@@ -18,7 +18,7 @@ async function load(db: Db, project: ProjectRef, type: string, id: string): Prom
   return row ? (JSON.parse(row.data) as CrmObject) : {};
 }
 
-async function remember(db: Db, project: ProjectRef, type: string, id: string, patch: CrmObject) {
+async function remember(db: DbOrTrx, project: ProjectRef, type: string, id: string, patch: CrmObject) {
   const data = JSON.stringify({ ...(await load(db, project, type, id)), ...patch });
   const now = new Date().toISOString();
   await db

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../../test/helpers/app.js";
 import { listEventsForVisitors } from "../../events/service.js";
 import { upsertLeadByEmail } from "../../identity/service.js";
-import { fixture } from "./fixtures.js";
+import { fixture } from "./fixtures.testing.js";
 
 let t: TestApp;
 const stripe = new Stripe("sk_test_dummy");

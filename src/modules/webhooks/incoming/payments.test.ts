@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../../test/helpers/app.js";
-import { fixture } from "./fixtures.js";
+import { fixture } from "./fixtures.testing.js";
 
 /** Which Stripe events count revenue, and that one payment counts once whatever the order. */
 let t: TestApp;

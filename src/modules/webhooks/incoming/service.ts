@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { SecretBox } from "../../../platform/crypto.js";
-import type { Db } from "../../../platform/db/index.js";
+import type { Db, DbOrTrx } from "../../../platform/db/index.js";
 import { AppError, notFound } from "../../../platform/errors.js";
 import { ingestServerEvents } from "../../events/service.js";
 import { upsertLeadByEmail } from "../../identity/service.js";
@@ -29,7 +29,7 @@ export function knownSource(source: string): Source {
  * Every source with whether the workspace has set its secret (never the secret itself) and the
  * address the platform should call.
  */
-export async function listSources(db: Db, workspaceId: string, publicUrl: string) {
+export async function listSources(db: DbOrTrx, workspaceId: string, publicUrl: string) {
   const rows = await db
     .selectFrom("webhook_sources")
     .select(["source", "updated_at"])
@@ -46,7 +46,7 @@ export async function listSources(db: Db, workspaceId: string, publicUrl: string
 
 /** Stores (or replaces) a workspace's verification secret for a source, encrypted. */
 export async function setSourceSecret(
-  db: Db,
+  db: DbOrTrx,
   secrets: SecretBox,
   workspaceId: string,
   source: string,
@@ -99,7 +99,7 @@ function opened(deps: ServiceDeps, sealed: string): string {
 }
 
 async function resolveProject(
-  db: Db,
+  db: DbOrTrx,
   workspaces: string[],
   projectId: string | undefined,
 ): Promise<ProjectRef> {

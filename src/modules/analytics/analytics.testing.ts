@@ -2,6 +2,7 @@ import { withTransaction } from "../../platform/db/index.js";
 import { randomUUID } from "node:crypto";
 import type { CommittedEvent } from "../../platform/event-bus.js";
 import type { ServiceDeps } from "../../platform/deps.js";
+import "../events/tables.js";
 
 /** Test support: committed events as the events writer hands them to processors. */
 export interface Scope {
@@ -35,12 +36,41 @@ export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId
   };
 }
 
-/** Runs every registered processor over the events in one transaction, as the writer does. */
+/**
+ * Stores the events and runs every registered processor over them in one transaction, as the
+ * writer does (reports read both: the analytics engine copies the stored events).
+ */
 export async function commitEvents(
   deps: Pick<ServiceDeps, "db" | "eventBus">,
   events: CommittedEvent[],
 ): Promise<void> {
-  const committed = await withTransaction(deps.db, (trx) => deps.eventBus.process(trx, events));
+  const receivedAt = Date.now();
+  const committed = await withTransaction(deps.db, async (trx) => {
+    for (let i = 0; i < events.length; i += 200)
+      await trx
+        .insertInto("events")
+        .values(
+          events.slice(i, i + 200).map((e) => ({
+            id: e.id,
+            project_id: e.projectId,
+            visitor_id: e.visitorId,
+            lead_id: e.leadId,
+            type: e.type,
+            url: e.url,
+            referrer: e.referrer,
+            data: JSON.stringify(e.data),
+            ts: e.timestamp,
+            received_at: receivedAt,
+            session_id: e.sessionId,
+            channel: e.channel,
+            source: e.source,
+            is_bot: e.isBot ? 1 : 0,
+            is_server: e.origin === "server" ? 1 : 0,
+          })),
+        )
+        .execute();
+    return deps.eventBus.process(trx, events);
+  });
   for (const fn of committed) fn();
 }
 

@@ -4,8 +4,8 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { TestApp } from "../../../../test/helpers/app.js";
-import { type ServiceEventType, emitServiceEvent } from "../../../platform/jobs/index.js";
+import type { TestApp } from "../../../test/helpers/app.js";
+import { type ServiceEventType, emitServiceEvent } from "../../platform/jobs/index.js";
 
 /** A self-signed certificate made for this test run (EC P-256: fast), valid for localhost names. */
 export function makeSelfSignedCert(names = ["localhost", "pinned.example.test"]): {

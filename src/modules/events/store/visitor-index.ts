@@ -14,8 +14,8 @@ const INSERT_HEAD = "insert into event_visitor_index (project_id, bucket, visito
  * `event_visitor_index` (an append), in steps between flushes; the bucket becomes visible (and the
  * entries leave the tail) with its last step. The tail is rebuilt from `events` on start: it is
  * derived from rows that are already committed. SQL readers on this connection see it through the
- * `event_visitor_tail(project_id, visitor_ids_json)` table-valued function. Only the events writer
- * changes any of it.
+ * `event_visitor_tail(project_id, visitor_ids_json)` table-valued function. Only the events writer's
+ * SQLite store (sqlite.ts) changes any of it.
  */
 export class VisitorIndex {
   // the tail, in seq order: parallel arrays, plus positions per project and visitor

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
-import { openMigratedSqlite } from "../../../test/helpers/sqlite.js";
-import { firstTouchForVisitors, listEventsForVisitors, writerFor } from "./service.js";
-import type { SnippetEventBody } from "./schema.js";
-import { snippetToIncoming } from "./validate.js";
-import { EventBus } from "../../platform/event-bus.js";
-import { AT, WIDTH, sqliteInserter } from "./rows.js";
+import { startTestApp, type Tenant, type TestApp } from "../../../../test/helpers/app.js";
+import { openMigratedSqlite } from "../../../../test/helpers/sqlite.js";
+import { EventBus } from "../../../platform/event-bus.js";
+import type { SnippetEventBody } from "../schema.js";
+import { firstTouchForVisitors, listEventsForVisitors, writerFor } from "../service.js";
+import { snippetToIncoming } from "../validate.js";
+import { openEventWriter } from "../writer-slot.js";
+import { AT, WIDTH } from "./rows.js";
+import { sqliteInserter } from "./sqlite.js";
 import { VisitorIndex } from "./visitor-index.js";
-import { EventWriter } from "./writer.js";
 
 // A merge every 5 events: requests cross merges, each merge writes a bucket of its own.
 const MERGE_ROWS = 5;
@@ -202,7 +203,7 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
         Array.from({ length: 5 }, (_, j) => ({ type: "pageview", visitorId: `o${i}-${j}`, url: SITE })),
       );
     await writerFor(t.app.deps).idle(); // the old writer's last merge is done, as at a shutdown
-    const fresh = new EventWriter(t.app.dbHandle, t.app.eventBus, t.app.log, {
+    const fresh = openEventWriter(t.app.dbHandle, t.app.eventBus, t.app.log, {
       maxEvents: 5000,
       maxDelayMs: 0,
       indexMergeRows: MERGE_ROWS,
@@ -353,7 +354,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
   });
 
   it("the writer carries a merge through all its steps when no request comes", async () => {
-    const writer = new EventWriter(handle, new EventBus(), t.app.log, {
+    const writer = openEventWriter(handle, new EventBus(), t.app.log, {
       maxEvents: 5000,
       maxDelayMs: 0,
       indexMergeRows: 10,
@@ -390,7 +391,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
   });
 
   it("rows and merged entries of two projects sharing 200-row chunks land under the right project", async () => {
-    const writer = new EventWriter(handle, new EventBus(), t.app.log, {
+    const writer = openEventWriter(handle, new EventBus(), t.app.log, {
       maxEvents: 5000,
       maxDelayMs: 0,
       indexMergeRows: 300,

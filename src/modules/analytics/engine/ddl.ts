@@ -1,0 +1,129 @@
+/**
+ * The analytics engine's tables (DuckDB, columnar): a copy of the committed events and of what
+ * reports join them with, kept by the engine thread (thread.ts) from the durable store. `engine_state`
+ * holds the watermarks, written in the same DuckDB transaction as the rows they cover, so a crash at
+ * any moment leaves rows and watermark agreeing: nothing lost, nothing twice.
+ */
+/** Bumped when a table's shape changes: a copy of another version is rebuilt on start. */
+export const ENGINE_VERSION = "2";
+
+export const ENGINE_DDL = [
+  `create table if not exists events (
+    id varchar not null,
+    project_id varchar not null,
+    visitor_id varchar not null,
+    lead_id varchar,
+    type varchar not null,
+    url varchar not null,
+    referrer varchar,
+    data varchar not null,
+    ts bigint not null,
+    received_at bigint not null,
+    session_id varchar not null,
+    channel varchar not null,
+    source varchar,
+    is_bot boolean not null,
+    is_server boolean not null
+  )`,
+  // One row per web session: its start and the values it decided (the row store's touchpoints).
+  `create table if not exists sessions (
+    project_id varchar not null,
+    session_id varchar not null,
+    visitor_id varchar not null,
+    channel varchar not null,
+    ts bigint not null,
+    source varchar,
+    campaign varchar,
+    landing_page varchar,
+    referrer_domain varchar,
+    device varchar,
+    browser varchar,
+    os varchar
+  )`,
+  // Visitor → lead: a lead's visitors are one person.
+  `create table if not exists links (
+    project_id varchar not null,
+    visitor_id varchar not null,
+    lead_id varchar not null
+  )`,
+  // The conversions and goal hits analytics recorded for copied events. `channel` is the one
+  // recorded (the person's first touch then, never rewritten); the person is the links' now.
+  `create table if not exists conversions (
+    project_id varchar not null,
+    event_id varchar not null,
+    visitor_id varchar not null,
+    goal_id varchar,
+    type varchar not null,
+    revenue double not null,
+    counted integer not null,
+    currency varchar,
+    channel varchar not null,
+    ts bigint not null
+  )`,
+  `create table if not exists goal_hits (
+    project_id varchar not null,
+    goal_key varchar not null,
+    event_id varchar not null,
+    ts bigint not null
+  )`,
+  `create table if not exists engine_state (name varchar primary key, value varchar not null)`,
+] as const;
+
+/** The columns of `events` in order, as the appender writes them. */
+export const EVENT_COLUMNS = [
+  "id",
+  "project_id",
+  "visitor_id",
+  "lead_id",
+  "type",
+  "url",
+  "referrer",
+  "data",
+  "ts",
+  "received_at",
+  "session_id",
+  "channel",
+  "source",
+  "is_bot",
+  "is_server",
+] as const;
+
+export const SESSION_COLUMNS = [
+  "project_id",
+  "session_id",
+  "visitor_id",
+  "channel",
+  "ts",
+  "source",
+  "campaign",
+  "landing_page",
+  "referrer_domain",
+  "device",
+  "browser",
+  "os",
+] as const;
+
+export const CONVERSION_COLUMNS = [
+  "project_id",
+  "event_id",
+  "visitor_id",
+  "goal_id",
+  "type",
+  "revenue",
+  "counted",
+  "currency",
+  "channel",
+  "ts",
+] as const;
+
+export const HIT_COLUMNS = ["project_id", "goal_key", "event_id", "ts"] as const;
+
+/** Every table of the copy (a rebuild drops them all). */
+export const ENGINE_TABLES = [
+  "events",
+  "sessions",
+  "links",
+  "conversions",
+  "goal_hits",
+  "engine_state",
+] as const;

@@ -1,0 +1,70 @@
+import type { ProjectRef } from "../../../platform/auth/principal.js";
+import { type ReadDeps, stateOf } from "../../../platform/deps.js";
+import { cohortMembers } from "../cohorts.js";
+import { SESSION_DIMENSIONS } from "../dimensions.js";
+import { type Condition, testValue } from "../filter.js";
+import { LEAD_READER } from "../lead-reader.js";
+import { type EngineQuery, personKeySql } from "./sql.js";
+
+/**
+ * People in the engine's SQL: a person is a lead (all its visitors) or an anonymous visitor, keyed
+ * `l:<lead>` / `v:<visitor>` as everywhere in analytics; the copy's `links` say which visitors are
+ * a lead's. These build the common table expressions the reports share.
+ */
+
+/** `links_p(visitor_id, lead_id)`: the project's links. */
+export const linksCte = (q: EngineQuery, project: ProjectRef) =>
+  `links_p as (select visitor_id, lead_id from links where project_id = ${q.v(project.id)})`;
+
+/**
+ * `touches(person, visitor_id, session_id, ts, channel, <dimensions>)`: every web session of the
+ * project with its person (needs `links_p`).
+ */
+export const touchesCte = (q: EngineQuery, project: ProjectRef) =>
+  `touches as (select ${personKeySql("s.visitor_id")} as person, s.visitor_id, s.session_id, s.ts, s.channel,
+    ${SESSION_DIMENSIONS.map((d) => `s.${d}`).join(", ")}
+    from sessions s left join links_p l on l.visitor_id = s.visitor_id where s.project_id = ${q.v(project.id)})`;
+
+/**
+ * `first_touch(person, channel, <dimensions>)`: each person's first touch, the earliest session of
+ * any of its visitors ever (ties: the lower session id), for the people of `persons` (a query
+ * giving a `person` column) — needs `touches`.
+ */
+export const firstTouchCte = (persons: string) =>
+  `first_touch as (select person,
+    ${["channel", ...SESSION_DIMENSIONS].map((d) => `arg_min(${d}, (ts, session_id)) as ${d}`).join(", ")}
+    from touches where person in (select person from (${persons})) group by person)`;
+
+/**
+ * The person conditions (lead properties, cohorts) as a condition on a person key and its lead id
+ * (SQL expressions); null when the filter has none. A lead property resolves to the leads that
+ * hold it (identity's store, bound as a list); a visitor with no lead has no properties, so
+ * `is_not`, `not_contains` and `not_set` hold for it. A cohort resolves to its members.
+ */
+export async function personConditions(
+  q: EngineQuery,
+  deps: ReadDeps,
+  project: ProjectRef,
+  conds: Condition[],
+  person: string,
+  lead: string,
+): Promise<string | null> {
+  const list = conds.filter((c) => c.level === "person");
+  if (list.length === 0) return null;
+  const parts: string[] = [];
+  for (const c of list) {
+    if (c.field === "cohort") {
+      const members = new Set<string>();
+      for (const id of c.values)
+        for (const k of await cohortMembers(deps, project, id, `filter[${c.index}].value`, true))
+          members.add(k);
+      const within = `${person} in ${q.list(members)}`;
+      parts.push(c.op === "is" ? within : `not (${within})`);
+    } else {
+      const leads = await stateOf(deps, LEAD_READER).idsWhere(deps.db, project, c);
+      const anonymous = testValue(c, null);
+      parts.push(`(case when ${lead} is null then ${anonymous} else ${lead} in ${q.list(leads)} end)`);
+    }
+  }
+  return parts.join(" and ");
+}

@@ -1,0 +1,132 @@
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { DuckDBInstance, listValue } from "@duckdb/node-api";
+import { isPostgres } from "../../../config.js";
+import { type ReaderConfig, openReader } from "../../../platform/db/reader.js";
+import { EngineCopy } from "./copy.js";
+import { ENGINE_DDL, ENGINE_TABLES, ENGINE_VERSION } from "./ddl.js";
+import type { EngineReply, EngineRequest } from "../../../platform/engine.js";
+import { plainRows } from "./rows.js";
+
+/**
+ * The analytics engine's thread (started by client.ts): it alone opens the DuckDB file, keeps the
+ * copy up (copy.ts) — in the background, and before every query, so a report sees each event
+ * committed before it was asked — and answers queries, each on a connection of its own (DuckDB's
+ * threads run them; this thread only hands rows back). Read workers reach it through ports.
+ */
+
+interface Data {
+  path: string;
+  memoryMb: number;
+  threads: number;
+  pollMs: number;
+  reader: ReaderConfig;
+}
+
+const data = workerData as Data;
+const instance = await DuckDBInstance.create(data.path, {
+  memory_limit: `${data.memoryMb}MB`,
+  threads: String(data.threads),
+});
+const writer = await instance.connect();
+await createTables(await isOtherVersion());
+const store = openReader(data.reader, 1);
+let copy = new EngineCopy(writer, store.db, isPostgres(data.reader));
+await copy.open();
+
+/** Whether the file holds a copy of another version (its tables are then made anew). */
+async function isOtherVersion(): Promise<boolean> {
+  const held = await writer.runAndReadAll(
+    "select count(*) as n from information_schema.tables where table_name = 'engine_state'",
+  );
+  if (Number(held.getRowObjectsJS()[0]!.n) === 0) return false;
+  const row = (
+    await writer.runAndReadAll("select value from engine_state where name = 'version'")
+  ).getRowObjectsJS()[0];
+  return row?.value !== ENGINE_VERSION;
+}
+
+/** The tables (dropped first with `fresh`) and the version, in one transaction. */
+async function createTables(fresh: boolean): Promise<void> {
+  await writer.run("begin");
+  if (fresh) for (const table of ENGINE_TABLES) await writer.run(`drop table if exists ${table}`);
+  for (const ddl of ENGINE_DDL) await writer.run(ddl);
+  await writer.run("insert or replace into engine_state values ('version', $1)", [ENGINE_VERSION]);
+  await writer.run("commit");
+}
+
+/** One sync at a time; `fresh()` waits for one that started after it was called. */
+let running: Promise<number> | null = null;
+let queued: Promise<number> | null = null;
+function start(): Promise<number> {
+  const p = copy.sync().finally(() => {
+    if (running === p) running = null;
+  });
+  running = p;
+  return p;
+}
+function fresh(): Promise<number> {
+  if (!running) return start();
+  queued ??= running
+    .catch(() => 0)
+    .then(() => {
+      queued = null;
+      return start();
+    });
+  return queued;
+}
+
+async function query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+  await fresh();
+  const c = await instance.connect();
+  try {
+    // Arrays go as DuckDB lists (`in (select unnest($1::varchar[]))`).
+    const values = params.map((p) => (Array.isArray(p) ? listValue(p) : p));
+    const result = await c.runAndReadAll(sql, values as never);
+    return plainRows(result.getRowObjectsJS());
+  } finally {
+    c.closeSync();
+  }
+}
+
+/** The copy from scratch, in the sync slot (no other sync meanwhile; queries wait for it). */
+async function rebuild(reply: (m: EngineReply) => void, id: number): Promise<void> {
+  while (running) await running.catch(() => 0);
+  const p = (async () => {
+    await createTables(true);
+    copy = new EngineCopy(writer, store.db, isPostgres(data.reader));
+    await copy.open();
+    return copy.sync((events) => reply({ id, kind: "progress", events }));
+  })().finally(() => {
+    if (running === p) running = null;
+  });
+  running = p;
+  reply({ id, kind: "done", value: await p });
+}
+
+function serve(port: MessagePort | typeof parentPort): void {
+  port!.on("message", async (m: EngineRequest) => {
+    const reply = (r: EngineReply) => port!.postMessage(r);
+    try {
+      if (m.kind === "query") reply({ id: m.id, kind: "done", value: await query(m.sql, m.params) });
+      else if (m.kind === "sync") reply({ id: m.id, kind: "done", value: await fresh() });
+      else if (m.kind === "rebuild") await rebuild(reply, m.id);
+      else if (m.kind === "port") serve(m.port);
+      else if (m.kind === "close") {
+        clearInterval(timer);
+        await (running ?? Promise.resolve()).catch(() => {});
+        writer.closeSync();
+        instance.closeSync();
+        await store.close();
+        reply({ id: m.id, kind: "done", value: null });
+      }
+    } catch (err) {
+      reply({ id: (m as { id: number }).id, kind: "error", message: (err as Error).message ?? String(err) });
+    }
+  });
+}
+
+const timer = setInterval(() => {
+  if (!running) void start().catch(() => {});
+}, data.pollMs);
+serve(parentPort);
+parentPort!.postMessage({ id: 0, kind: "ready" });
