@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type client from "prom-client";
 import type { Config } from "./config.js";
 import { modules } from "./modules/index.js";
-import { AnalyticsEngine } from "./modules/analytics/service.js";
+import { AnalyticsEngine, engineFileOf } from "./modules/analytics/service.js";
 import { createPrincipalResolver } from "./modules/workspace/service.js";
 import { registerApiDocs } from "./platform/api-docs.js";
 import { authPlugin } from "./platform/auth/plugin.js";
@@ -140,7 +140,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   app.decorate("worker", worker);
   app.decorate("eventBus", new EventBus(handle.sqlite));
   const state = new AppState();
-  const engine = openEngine(config, handle, app);
+  const engine = openEngine(config, app);
   const reads = openReads(config, handle, app, state, engine);
   const deps: ServiceDeps = {
     db: handle.db,
@@ -220,20 +220,22 @@ function openReads(
 }
 
 /** The analytics engine (analytics/engine/): its thread starts when a report first asks. */
-function openEngine(config: Config, handle: DbHandle, app: FastifyInstance): AnalyticsEngine {
+function openEngine(config: Config, app: FastifyInstance): AnalyticsEngine {
   return new AnalyticsEngine(
     new URL(`./modules/analytics/engine/thread${EXT}`, import.meta.url),
     {
-      path:
-        handle.dialect === "sqlite" && config.sqlitePath === ":memory:"
-          ? ":memory:"
-          : path.join(config.dataDir, "analytics.duckdb"),
+      path: engineFileOf(config),
+      // Processes sharing DATA_DIR (PostgreSQL) each take a file of their own.
+      slots: ENGINE_SLOTS,
       ...config.engine,
       reader: readerConfigOf(config),
     },
     (err) => app.log.error({ err }, "analytics engine failed"),
   );
 }
+
+/** Processes that can share one DATA_DIR, each with its own copy of the analytics engine. */
+const ENGINE_SLOTS = 16;
 
 /** This file's extension: `.ts` under tsx (the threads load sources too), `.js` from dist/. */
 const EXT = path.extname(new URL(import.meta.url).pathname);

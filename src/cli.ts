@@ -9,6 +9,11 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
     run: async (argv) =>
       (await import("./platform/db/migrate-to-postgres/command.js")).migrateToPostgres(argv),
   },
+  analytics: {
+    summary: "analytics rebuild: copy every stored event into the analytics engine again, with progress",
+    run: async (argv) =>
+      (await import("./modules/analytics/engine/rebuild-command.js")).analyticsCommand(argv),
+  },
   "set-tier": {
     summary: "set a workspace's plan tier (an operator's setting, not a workspace admin's)",
     run: async (argv) => (await import("./modules/workspace/set-tier-command.js")).setTierCommand(argv),

@@ -2,7 +2,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LiftStore, liftStore } from "./lift-process.js";
+import { type LiftStore, liftStore, crashMoments } from "./lift-process.js";
 
 /**
  * Concurrent ingest (single snippet events and batches) with the real server SIGKILLed at a random
@@ -19,13 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => store?.dispose());
 
-// A seeded generator: the kill moments can be replayed (CRASH_SEED).
-const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
-let state = seed;
-const random = () => {
-  state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return state / 2_147_483_648;
-};
+// The kill moments can be replayed (CRASH_SEED).
+const { seed, random } = crashMoments();
 
 async function storedMarks(): Promise<string[]> {
   const q = "select data from events";

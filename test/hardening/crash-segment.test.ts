@@ -2,7 +2,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LiftStore, liftStore, printedApiKey } from "./lift-process.js";
+import { type LiftStore, liftStore, printedApiKey, crashMoments } from "./lift-process.js";
 
 /**
  * Segment batches sent by clients that retry every batch until it is acknowledged, as the SDKs do
@@ -22,12 +22,8 @@ beforeAll(async () => {
 });
 afterAll(async () => store?.dispose());
 
-const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
-let state = seed;
-const random = () => {
-  state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return state / 2_147_483_648;
-};
+// The kill moments can be replayed (CRASH_SEED).
+const { seed, random } = crashMoments();
 
 async function storedMarks(): Promise<string[]> {
   const q = "select data from events where type = 'Crash Test'";

@@ -155,3 +155,14 @@ export async function call(
   }
   return { status: res.status, body, headers: res.headers };
 }
+
+/** A seeded generator of kill moments: CRASH_SEED replays a run (its seed is printed by the tests). */
+export function crashMoments(): { seed: number; random: () => number } {
+  const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100_000);
+  let state = seed;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+  return { seed, random };
+}

@@ -227,6 +227,29 @@ export const REPORTS = [
   "/api/attribution/summary?model=linear",
 ];
 
+const filter = (f: unknown) => encodeURIComponent(JSON.stringify(f));
+
+/** Questions over raw events (the analytics engine, a copy per process): [method, url, body]. */
+export const ENGINE_REPORTS: [string, string, unknown?][] = [
+  ["GET", `/api/analytics/summary?filter=${filter([{ key: "page", op: "contains", value: "/pricing" }])}`],
+  [
+    "GET",
+    `/api/analytics/breakdown?by=channel&filter=${filter([{ key: "event", op: "is", value: "purchase" }])}`,
+  ],
+  ["GET", "/api/analytics/retention?period=7d&interval=day"],
+  [
+    "POST",
+    "/api/analytics/funnel",
+    { steps: [{ eventType: "pageview" }, { eventType: "signup" }, { eventType: "purchase" }], period: "7d" },
+  ],
+  ["POST", "/api/analytics/paths", { start: { event: "pageview", page: "*/" }, steps: 3, period: "7d" }],
+  [
+    "POST",
+    "/api/cohorts/preview",
+    { definition: { conditions: [{ type: "event", event: "signup", withinDays: 7 }] } },
+  ],
+];
+
 export async function leadsOf(p: Proc, key: string) {
   const list = await get(p, key, "/api/leads?limit=200");
   expect(list.nextCursor).toBeNull();

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,6 +20,7 @@ import {
 } from "./two-processes.harness.js";
 import {
   type Db,
+  ENGINE_REPORTS,
   REPORTS,
   type Visitor,
   expectedSessions,
@@ -210,6 +211,26 @@ describe("two API processes over one PostgreSQL and one Redis", () => {
     expect(refLeads).toHaveLength(VISITORS / 2);
     expect(splitLeads).toEqual(refLeads);
   }, 60_000);
+
+  it("questions over raw events get one answer from A's and B's engines (a copy each) and R's", async () => {
+    expect(ingested, "the first test's ingest did not complete").toBe(true);
+    // A and B share a DATA_DIR: each keeps its engine's copy in a file of its own.
+    for (const [method, url, body] of ENGINE_REPORTS) {
+      const ask = (p: Proc, key: string) => call(p.base, method, url, { key, body });
+      const [r, a, b] = await Promise.all([ask(R, one.apiKey), ask(A, two.apiKey), ask(B, two.apiKey)]);
+      for (const res of [r, a, b])
+        expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBe(200);
+      // A cohort's count (its answer also says when it was computed).
+      const answer = (res: { body: any }) =>
+        url === "/api/cohorts/preview" ? res.body.count : rounded(res.body);
+      expect(answer(a), `${method} ${url} on A`).toEqual(answer(r));
+      expect(answer(b), `${method} ${url} on B`).toEqual(answer(r));
+    }
+    const copies = readdirSync(dirs[0]!)
+      .filter((f) => f.endsWith(".duckdb"))
+      .sort();
+    expect(copies).toEqual(["analytics-2.duckdb", "analytics.duckdb"]);
+  });
 
   it("every service event is delivered once although A and B both run job workers", async () => {
     expect(ingested, "the first test's ingest did not complete").toBe(true);

@@ -7,8 +7,9 @@ import { type Tenant, type TestApp, startTestApp } from "../helpers/app.js";
 /**
  * No report holds the event loop: the heaviest reads the API accepts (filtered reports, funnels,
  * retention, paths, cohorts, filtered lead lists, a shared dashboard of them) run on the read
- * pool's threads while `/healthz` is sampled every 50 ms over real HTTP. With the reports on the
- * request thread (READ_WORKERS=0, as before the pool), the same load stalls it for seconds.
+ * pool's threads (their raw-data questions on the analytics engine's) while `/healthz` is sampled
+ * every 50 ms over real HTTP. The same load with the reports on the request thread (READ_WORKERS=0)
+ * is measured beside it, for the log.
  */
 
 const VISITORS = 6_000;
@@ -260,10 +261,12 @@ describe("no report holds the event loop", () => {
   }, 240_000);
   afterAll(async () => app?.close());
 
-  // Measured on this 2-core machine: 0.6–6.2 s on the request thread (PostgreSQL's rows reach JS
-  // asynchronously, so less), 11–240 ms with the pool; the more loaded the machine, the more both.
-  it("with the reports on the request thread, /healthz stalls (the load is heavy enough to show it)", () => {
-    expect(before.stall.worstMs).toBeGreaterThan(Math.max(500, 5 * after.stall.worstMs));
+  // Before the analytics engine, the same load on the request thread stalled /healthz 0.6–6.2 s
+  // (read row by row into JavaScript); the engine's threads now do that work wherever the report
+  // runs, so the request-thread run is reported, not asserted. What must hold is that the load is
+  // heavy enough for the samples to mean something: it keeps /healthz sampled for over a second.
+  it("the load is heavy: /healthz is sampled throughout more than a second of it", () => {
+    expect(after.stall.samples).toBeGreaterThan(20);
   });
 
   it("with the read pool, /healthz answers within 300 ms while every report runs, and every report answers", () => {

@@ -1,7 +1,7 @@
 import { withTransaction } from "../../platform/db/index.js";
-import { randomUUID } from "node:crypto";
 import type { CommittedEvent } from "../../platform/event-bus.js";
 import type { ServiceDeps } from "../../platform/deps.js";
+import { timeOrderedId } from "../events/service.js";
 import "../events/tables.js";
 
 /** Test support: committed events as the events writer hands them to processors. */
@@ -16,7 +16,8 @@ export const DAY = 24 * HOUR;
 export function committed(scope: Scope, e: Partial<CommittedEvent> & { visitorId: string }): CommittedEvent {
   const timestamp = e.timestamp ?? Date.now();
   return {
-    id: e.id ?? `ev_${randomUUID()}`,
+    // As the writer makes them: rising with receipt (the events' scans page by id).
+    id: e.id ?? timeOrderedId("ev"),
     workspaceId: scope.workspaceId,
     projectId: scope.projectId,
     leadId: null,

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { isInCohort } from "./service.js";
+import { cohortMemberPage, countCohort, evaluateCohort, previewCohort } from "./cohorts.js";
+import { personConditions } from "./engine/people.js";
+import { EngineQuery } from "./engine/sql.js";
+import { parseFilter } from "./filter.js";
 import { seedFilterProject } from "./filter-fixture.testing.js";
 
 let t: TestApp;
@@ -179,5 +183,103 @@ describe("cohort records", () => {
       [{ type: "property", property: "plan", op: "gt", value: "x" }],
       "body.definition.conditions[0].value must be one number",
     );
+  });
+});
+
+describe("membership on the analytics engine", () => {
+  const project = () => ({ id: a.projectId, workspaceId: a.workspaceId });
+  /** The app's deps with an engine that notes every query it is asked. */
+  const recording = () => {
+    const asked: string[] = [];
+    const deps = {
+      ...t.app.deps,
+      engine: {
+        query: <T>(text: string, params?: unknown[]) => {
+          asked.push(text);
+          return t.app.deps.engine.query<T>(text, params);
+        },
+      },
+    };
+    return { deps, asked };
+  };
+
+  it("a report's cohort condition is SQL over the engine's events: no member list is bound", async () => {
+    const bought = await create("Bought (filter)", [purchase]);
+    const q = new EngineQuery();
+    const conds = parseFilter([{ key: "cohort", op: "is", value: bought.id }]);
+    const where = await personConditions(q, t.app.deps, project(), conds, "p.person", "p.lead_id");
+    const lists = q.params.filter((v): v is unknown[] => Array.isArray(v));
+    expect(lists.some((l) => l.includes("v:phone"))).toBe(false);
+    // The condition, run on the engine over the project's people, selects the phone alone.
+    const rows = await t.app.deps.engine.query<{ person: string }>(
+      ...q.bound(`select p.person from (select distinct (case when l.lead_id is not null then 'l:' || l.lead_id
+        else 'v:' || e.visitor_id end) as person, l.lead_id from events e left join links l
+        on l.project_id = e.project_id and l.visitor_id = e.visitor_id where e.project_id = '${a.projectId}') p
+        where ${where}`),
+    );
+    expect(rows.map((r) => r.person)).toEqual(["v:phone"]);
+  });
+
+  it("counts, previews and member pages are asked of the engine", async () => {
+    const views = await create("Pageviews (engine)", [{ type: "event", event: "pageview", withinDays: 7 }]);
+    const { deps, asked } = recording();
+    expect(await countCohort(deps, project(), views.id)).toMatchObject({ count: 3 });
+    expect(asked.length).toBeGreaterThan(0);
+    asked.length = 0;
+    const def = { conditions: [{ type: "event" as const, event: "purchase", withinDays: 7 }] };
+    expect(await previewCohort(deps, project(), def)).toMatchObject({ count: 1 });
+    expect(asked.length).toBeGreaterThan(0);
+    asked.length = 0;
+    const page = await cohortMemberPage(deps, project(), views.id, { limit: 2 });
+    expect(page.count).toBe(3);
+    expect(page.items).toEqual([
+      { leadId: "Lmac", visitorId: null },
+      { leadId: null, visitorId: "laptop" },
+    ]);
+    expect(asked.length).toBeGreaterThan(0);
+    const rest = await cohortMemberPage(deps, project(), views.id, { limit: 2, cursor: page.nextCursor! });
+    expect(rest).toEqual({ count: 3, items: [{ leadId: null, visitorId: "phone" }], nextCursor: null });
+  });
+
+  it("flags' membership is computed on the engine too", async () => {
+    const bought = await create("Bought (engine flag)", [purchase]);
+    const { deps, asked } = recording();
+    const members = await evaluateCohort(deps, project(), {
+      conditions: [purchase as { type: "event"; event: string; withinDays: number }],
+    });
+    expect(members).toEqual(new Set(["v:phone"]));
+    expect(asked.length).toBeGreaterThan(0);
+    expect(await isInCohort(t.app.deps, project(), bought.id, { visitorId: "phone" })).toBe(true);
+  });
+});
+
+describe("a cohort as a report filter (hand-computed)", () => {
+  const q = (filter: unknown) => `filter=${encodeURIComponent(JSON.stringify(filter))}`;
+  const figures = (s: { visitors: number; conversions: number; leads: number }) => ({
+    visitors: s.visitors,
+    conversions: s.conversions,
+    leads: s.leads,
+  });
+
+  it("summary, retention, the lead list and the export keep the cohort's people", async () => {
+    const bought = await create("Bought (reports)", [purchase]);
+    const notBought = await create("Not bought (reports)", [{ ...purchase, did: false }]);
+    const is = [{ key: "cohort", op: "is", value: bought.id }];
+    const isNot = [{ key: "cohort", op: "is_not", value: bought.id }];
+    const summary = async (f: unknown) => (await a.get(`/api/analytics/summary?period=7d&${q(f)}`)).body;
+    expect(figures(await summary(is))).toEqual({ visitors: 1, conversions: 1, leads: 0 });
+    // Everyone else: the laptop and the mac visited; L1 paid (a server event, no visit); both leads new.
+    expect(figures(await summary(isNot))).toEqual({ visitors: 2, conversions: 1, leads: 2 });
+    const retention = await a.get(`/api/analytics/retention?period=7d&interval=day&${q(is)}`);
+    expect(retention.body.cohorts.reduce((n: number, c: { size: number }) => n + c.size, 0)).toBe(1);
+    const leads = await a.get(`/api/leads?${q([{ key: "cohort", op: "is", value: notBought.id }])}`);
+    expect(leads.body.items.map((l: { id: string }) => l.id).sort()).toEqual(["L1", "Lmac"]);
+    const exported = await a.get(`/api/export/events?${q(is)}`);
+    expect(exported.status).toBe(200);
+    const types = exported.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).type);
+    expect(types).toEqual(["pageview", "pageview", "purchase"]);
   });
 });

@@ -1,181 +1,96 @@
-import { creationTime } from "../../platform/creation-time.js";
-import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { boundedCache } from "../../platform/cache.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
 import { type ReadDeps, type ServiceDeps, stateOf, stateSlot } from "../../platform/deps.js";
-import { defineReadTask } from "../../platform/read-pool/task.js";
-import { isPostgresDb } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
-import { newId } from "../../platform/crypto.js";
-import { ISO_DATE_OR_TIME as ISO } from "../../platform/validation.js";
-import { eventRowPages } from "../events/service.js";
-import { LEAD_READER } from "./lead-reader.js";
-import type {
-  CohortDefinitionT,
-  CohortT,
-  CreateCohortBodyT,
-  EventConditionT,
-  PatchCohortBodyT,
-} from "./cohort-schema.js";
-import { type Condition, conditionAt, eventSql, parseFilter, testValue } from "./filter.js";
-import { linksOfProject, personKey } from "./people.js";
-import { DAY_MS, dayOf } from "./rollup-store.js";
+import { defineReadTask } from "../../platform/read-pool/task.js";
+import { checkDefinition, findCohort, windowOf } from "./cohort-records.js";
+import type { CohortDefinitionT } from "./cohort-schema.js";
+import { cohortSql, memberCountSql, memberPageSql } from "./engine/cohort-sql.js";
+import { EngineQuery } from "./engine/sql.js";
+import { personKey } from "./people.js";
 import type { CohortTable } from "./tables.js";
-import "./tables.js";
+
+export {
+  createCohort,
+  deleteCohort,
+  existingCohortIds,
+  getCohort,
+  listCohorts,
+  updateCohort,
+} from "./cohort-records.js";
 
 /**
  * Cohorts (issue 34): saved definitions of people. A person is a lead (all its visitors) or an
  * anonymous visitor, keyed as analytics keys people (`l:<lead>`, `v:<visitor>`). Every condition
- * must hold. Membership is computed when asked (`countCohort`, members, a report's `cohort`
- * condition) and kept a minute for `isInCohort` (flags).
+ * must hold. Membership is one query on the analytics engine (engine/cohort-sql.ts), run when
+ * asked: counts and member pages count and page in the engine, a report's `cohort` condition is
+ * part of the report's own query, and flags (`isInCohort`) keep a member set a minute.
  */
 
-const toCohort = (r: CohortTable): CohortT => ({
-  id: r.id,
-  name: r.name,
-  description: r.description,
-  definition: JSON.parse(r.definition) as CohortDefinitionT,
-  trustBrowserProperties: r.trust_browser_properties === 1,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-/** Checks what the schema cannot: conditions' own filters and date windows. */
-function checkDefinition(def: CohortDefinitionT, where: string): void {
-  def.conditions.forEach((c, i) => {
-    const at = `${where}.conditions[${i}]`;
-    if (c.type === "event") {
-      const conds = parseFilter(c.where ?? [], `${at}.where`);
-      const bad = conds.find((x) => x.level !== "event" || x.field === "type");
-      if (bad) throw validation(`${at}.where[${bad.index}].key must be page, country or event.<property>`);
-      windowOf(c, at, Date.now());
-    } else {
-      conditionAt({ key: `lead.${c.property}`, op: c.op, value: c.value }, at);
-    }
-  });
+/** The definition's membership query on `q`; `now` places windows given in days. */
+function definitionSql(
+  q: EngineQuery,
+  deps: ReadDeps,
+  project: ProjectRef,
+  def: CohortDefinitionT,
+  now: number,
+  serverOnly = false,
+): Promise<string> {
+  const windows = def.conditions.map((c, i) =>
+    c.type === "event" ? windowOf(c, `definition.conditions[${i}]`, now) : null,
+  );
+  return cohortSql(q, deps, project, def, { windows, serverOnly });
 }
 
-/** The condition's window as whole UTC days [fromDay, toDay]. */
-function windowOf(c: EventConditionT, at: string, now: number): { fromDay: number; toDay: number } {
-  if (c.from !== undefined || c.to !== undefined) {
-    if (c.withinDays !== undefined) throw validation(`${at}.withinDays cannot be given with from/to`);
-    if (c.from === undefined || c.to === undefined) throw validation(`${at}.from and to go together`);
-    const day = (v: string, f: string) => {
-      const ms = ISO.test(v) ? Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v) : Number.NaN;
-      if (!Number.isFinite(ms)) throw validation(`${at}.${f} must be an ISO 8601 date`);
-      return dayOf(ms);
-    };
-    const fromDay = day(c.from, "from");
-    const toDay = day(c.to, "to");
-    if (fromDay > toDay) throw validation(`${at}.from must not be after to`);
-    if (toDay - fromDay >= 3660) throw validation(`${at}.from: a window spans at most 3660 days`);
-    return { fromDay, toDay };
+/** The saved cohort, or 400 naming `field` (a report filter) / 404 when it is not this project's. */
+async function cohortRow(
+  deps: ReadDeps,
+  project: ProjectRef,
+  id: string,
+  field?: string,
+): Promise<CohortTable> {
+  const row = await findCohort(deps.db, project, id);
+  if (row) return row;
+  if (field) throw validation(`${field}: no cohort ${id} in this project`);
+  throw notFound("cohort", id);
+}
+
+/**
+ * The people (person keys) in any of the saved cohorts, as a subquery on `q`: `(select person …)`
+ * for a report's `cohort` condition (`x in <this>`). `field` names the request field for the 400
+ * when a cohort is not this project's.
+ */
+export async function cohortPeopleSql(
+  q: EngineQuery,
+  deps: ReadDeps,
+  project: ProjectRef,
+  ids: string[],
+  field: string,
+): Promise<string> {
+  const parts: string[] = [];
+  const now = Date.now();
+  for (const id of ids) {
+    const row = await cohortRow(deps, project, id, field);
+    parts.push(`(${await definitionSql(q, deps, project, JSON.parse(row.definition), now)})`);
   }
-  const toDay = dayOf(now);
-  return { fromDay: toDay - (c.withinDays ?? 30) + 1, toDay };
+  return `(select person from (${parts.join(" union ")}) cp)`;
 }
 
-export async function createCohort(
-  db: DbOrTrx,
+/** The people a definition holds now (person keys); `serverOnly`: browser-written properties count as missing. */
+export async function evaluateCohort(
+  deps: ReadDeps,
   project: ProjectRef,
-  body: CreateCohortBodyT,
-): Promise<CohortT> {
-  checkDefinition(body.definition, "body.definition");
-  const now = creationTime();
-  const row: CohortTable = {
-    id: newId("coh"),
-    project_id: project.id,
-    name: body.name,
-    description: body.description ?? null,
-    definition: JSON.stringify(body.definition),
-    trust_browser_properties: body.trustBrowserProperties ? 1 : 0,
-    created_at: now,
-    updated_at: now,
-  };
-  await db.insertInto("analytics_cohorts").values(row).execute();
-  return toCohort(row);
+  def: CohortDefinitionT,
+  now = Date.now(),
+  opts: { serverOnly?: boolean } = {},
+): Promise<Set<string>> {
+  const q = new EngineQuery();
+  const members = await definitionSql(q, deps, project, def, now, opts.serverOnly);
+  const rows = await deps.engine.query<{ person: string }>(...q.bound(members));
+  return new Set(rows.map((r) => r.person));
 }
 
-export async function listCohorts(db: DbOrTrx, project: ProjectRef): Promise<CohortT[]> {
-  const rows = await db
-    .selectFrom("analytics_cohorts")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(1000)
-    .execute();
-  return rows.map(toCohort);
-}
-
-async function findCohort(db: DbOrTrx, project: ProjectRef, id: string): Promise<CohortTable | undefined> {
-  return db
-    .selectFrom("analytics_cohorts")
-    .selectAll()
-    .where("project_id", "=", project.id)
-    .where("id", "=", id)
-    .executeTakeFirst();
-}
-
-export async function getCohort(db: DbOrTrx, project: ProjectRef, id: string): Promise<CohortT> {
-  const row = await findCohort(db, project, id);
-  if (!row) throw notFound("cohort", id);
-  return toCohort(row);
-}
-
-export async function updateCohort(
-  db: DbOrTrx,
-  project: ProjectRef,
-  id: string,
-  patch: PatchCohortBodyT,
-): Promise<CohortT> {
-  const row = await findCohort(db, project, id);
-  if (!row) throw notFound("cohort", id);
-  if (patch.definition) checkDefinition(patch.definition, "body.definition");
-  // A later updated_at than the row's, so a cached membership of the old definition is not used.
-  const stamp = new Date(Math.max(Date.now(), Date.parse(row.updated_at) + 1)).toISOString();
-  const next: CohortTable = {
-    ...row,
-    name: patch.name ?? row.name,
-    description: patch.description ?? row.description,
-    definition: patch.definition ? JSON.stringify(patch.definition) : row.definition,
-    trust_browser_properties:
-      patch.trustBrowserProperties === undefined
-        ? row.trust_browser_properties
-        : Number(patch.trustBrowserProperties),
-    updated_at: stamp,
-  };
-  await db
-    .updateTable("analytics_cohorts")
-    .set({
-      name: next.name,
-      description: next.description,
-      definition: next.definition,
-      trust_browser_properties: next.trust_browser_properties,
-      updated_at: stamp,
-    })
-    .where("project_id", "=", project.id)
-    .where("id", "=", id)
-    .execute();
-  return toCohort(next);
-}
-
-export async function deleteCohort(
-  db: DbOrTrx,
-  project: ProjectRef,
-  id: string,
-): Promise<{ id: string; deleted: true }> {
-  const res = await db
-    .deleteFrom("analytics_cohorts")
-    .where("project_id", "=", project.id)
-    .where("id", "=", id)
-    .executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw notFound("cohort", id);
-  return { id, deleted: true };
-}
-
-// ---------------------------------------------------------------- membership
+// ---------------------------------------------------------------- member sets for flags
 
 const MEMBERSHIP_TTL_MS = 60_000;
 
@@ -189,22 +104,18 @@ const MEMBERSHIPS = stateSlot("analytics.cohort-memberships", () => ({
 }));
 
 /**
- * The members (person keys) of a saved cohort, computed now; `field` names the request field that
- * named it (a report filter's 400 when the cohort is not this project's).
+ * The members (person keys) of a saved cohort as a set, computed now on the engine; `field` names
+ * the request field that named it (a 400 when the cohort is not this project's). `recent`: a
+ * membership computed in the last minute will do.
  */
 export async function cohortMembers(
   deps: ReadDeps,
   project: ProjectRef,
   id: string,
   field?: string,
-  /** a membership computed in the last minute will do (a report filter; not the live count) */
   recent = false,
 ): Promise<Set<string>> {
-  const row = await findCohort(deps.db, project, id);
-  if (!row) {
-    if (field) throw validation(`${field}: no cohort ${id} in this project`);
-    throw notFound("cohort", id);
-  }
+  const row = await cohortRow(deps, project, id, field);
   const key = `${project.id}\u0000${id}\u0000${row.updated_at}`;
   const cache = stateOf(deps, MEMBERSHIPS).recent;
   const cached = recent ? cache.get(key) : undefined;
@@ -294,66 +205,6 @@ export async function cohortsOfPerson(
   return out;
 }
 
-/** The ids among `ids` that are cohorts of the project (a flag rule naming one is checked when saved). */
-export async function existingCohortIds(
-  db: DbOrTrx,
-  project: ProjectRef,
-  ids: string[],
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("analytics_cohorts")
-    .select("id")
-    .where("project_id", "=", project.id)
-    .where("id", "in", ids)
-    .execute();
-  return new Set(rows.map((r) => r.id));
-}
-
-export async function countCohort(deps: ReadDeps, project: ProjectRef, id: string) {
-  const members = await cohortMembers(deps, project, id);
-  return { count: members.size, computedAt: new Date().toISOString() };
-}
-
-export async function previewCohort(deps: ReadDeps, project: ProjectRef, def: CohortDefinitionT) {
-  checkDefinition(def, "body.definition");
-  const members = await evaluateCohort(deps, project, def);
-  return { count: members.size, computedAt: new Date().toISOString() };
-}
-
-const encode = (key: string) => Buffer.from(key).toString("base64url");
-
-export async function cohortMemberPage(
-  deps: ReadDeps,
-  project: ProjectRef,
-  id: string,
-  q: { limit?: number; cursor?: string },
-) {
-  const members = [...(await cohortMembers(deps, project, id))].sort();
-  let start = 0;
-  if (q.cursor) {
-    const after = Buffer.from(q.cursor, "base64url").toString("utf8");
-    if (!/^[lv]:/.test(after)) throw validation("query.cursor is not a cursor returned by this endpoint");
-    let lo = 0;
-    let hi = members.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (members[mid]! <= after) lo = mid + 1;
-      else hi = mid;
-    }
-    start = lo;
-  }
-  const limit = q.limit ?? 100;
-  const page = members.slice(start, start + limit);
-  return {
-    count: members.length,
-    items: page.map((k) =>
-      k.startsWith("l:") ? { leadId: k.slice(2), visitorId: null } : { leadId: null, visitorId: k.slice(2) },
-    ),
-    nextCursor: start + limit < members.length && page.length > 0 ? encode(page[page.length - 1]!) : null,
-  };
-}
-
 /** A cohort's members now (person keys), on a reader thread, for flags' membership cache. */
 export const evaluateCohortTask = defineReadTask(
   "analytics.cohort-evaluate",
@@ -361,110 +212,54 @@ export const evaluateCohortTask = defineReadTask(
     evaluateCohort(ctx, project, q.def, Date.now(), { serverOnly: q.serverOnly }),
 );
 
-/** include: the people who satisfy it; exclude: everyone but these. */
-type Part = { include: boolean; keys: Set<string> };
+// ---------------------------------------------------------------- counts and pages (engine)
 
-/** The people a definition holds now (person keys); `serverOnly`: browser-written properties count as missing. */
-export async function evaluateCohort(
-  deps: ReadDeps,
-  project: ProjectRef,
-  def: CohortDefinitionT,
-  now = Date.now(),
-  opts: { serverOnly?: boolean } = {},
-): Promise<Set<string>> {
-  const { db } = deps;
-  const leads = stateOf(deps, LEAD_READER);
-  const links = new Map<string, string>();
-  for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
-  const keyOf = (visitorId: string) => personKey(visitorId, links.get(visitorId));
-  const parts: Part[] = [];
-  for (const [i, c] of def.conditions.entries()) {
-    if (c.type === "event") {
-      const did = await peopleWhoDid(db, project, c, windowOf(c, `definition.conditions[${i}]`, now), keyOf);
-      parts.push({ include: c.did !== false, keys: did });
-    } else {
-      const cond = conditionAt(
-        { key: `lead.${c.property}`, op: c.op, value: c.value },
-        `definition.conditions[${i}]`,
-      );
-      if (!testValue(cond, null)) {
-        parts.push({ include: true, keys: prefixed(await leads.idsWhere(db, project, cond, opts)) });
-      } else {
-        // Anonymous visitors hold it (is_not, not_set …): everyone but the leads that do not.
-        const holding = await leads.idsWhere(db, project, cond, opts);
-        const failing = new Set<string>();
-        for (const id of await leads.idsWhere(db, project, null))
-          if (!holding.has(id)) failing.add(`l:${id}`);
-        parts.push({ include: false, keys: failing });
-      }
-    }
-  }
-  const includes = parts.filter((p) => p.include).sort((a, b) => a.keys.size - b.keys.size);
-  let out: Set<string>;
-  if (includes.length > 0) {
-    out = new Set(includes[0]!.keys);
-    for (const p of includes.slice(1)) for (const k of out) if (!p.keys.has(k)) out.delete(k);
-  } else {
-    out = await everyone(deps, project, keyOf);
-  }
-  for (const p of parts) if (!p.include) for (const k of p.keys) out.delete(k);
-  return out;
+async function countOf(deps: ReadDeps, project: ProjectRef, def: CohortDefinitionT) {
+  const q = new EngineQuery();
+  const members = await definitionSql(q, deps, project, def, Date.now());
+  const [row] = await deps.engine.query<{ n: number | bigint }>(...q.bound(memberCountSql(members)));
+  return { count: Number(row?.n ?? 0), computedAt: new Date().toISOString() };
 }
 
-const prefixed = (ids: Set<string>) => new Set([...ids].map((id) => `l:${id}`));
-
-/** Every person of the project: each visitor seen in an event (bots left out), and every lead. */
-async function everyone(
-  deps: ReadDeps,
-  project: ProjectRef,
-  keyOf: (v: string) => string,
-): Promise<Set<string>> {
-  const { db } = deps;
-  const out = prefixed(await stateOf(deps, LEAD_READER).idsWhere(db, project, null));
-  const { rows } = await sql<{ visitor_id: string }>`select distinct visitor_id from analytics_activity
-    where project_id = ${project.id}`.execute(db);
-  for (const r of rows) out.add(keyOf(r.visitor_id));
-  return out;
+export async function countCohort(deps: ReadDeps, project: ProjectRef, id: string) {
+  const row = await cohortRow(deps, project, id);
+  return countOf(deps, project, JSON.parse(row.definition) as CohortDefinitionT);
 }
 
-/**
- * People with at least `atLeast` events of the type (and its conditions) in the window. Once with
- * no conditions reads `analytics_activity` (who did what on which day), else the window's events.
- */
-async function peopleWhoDid(
-  db: DbOrTrx,
+export async function previewCohort(deps: ReadDeps, project: ProjectRef, def: CohortDefinitionT) {
+  checkDefinition(def, "body.definition");
+  return countOf(deps, project, def);
+}
+
+const encode = (key: string) => Buffer.from(key).toString("base64url");
+
+/** A page of a cohort's members in key order (the engine counts and pages), with the total. */
+export async function cohortMemberPage(
+  deps: ReadDeps,
   project: ProjectRef,
-  c: EventConditionT,
-  window: { fromDay: number; toDay: number },
-  keyOf: (v: string) => string,
-): Promise<Set<string>> {
-  const atLeast = c.atLeast ?? 1;
-  const where = parseFilter(c.where ?? [], "where");
-  const out = new Set<string>();
-  if (atLeast === 1 && where.length === 0) {
-    const { rows } = await sql<{ visitor_id: string }>`select distinct visitor_id from analytics_activity
-      where project_id = ${project.id} and day >= ${window.fromDay} and day <= ${window.toDay} and type = ${c.event}`.execute(
-      db,
-    );
-    for (const r of rows) out.add(keyOf(r.visitor_id));
-    return out;
+  id: string,
+  page: { limit?: number; cursor?: string },
+) {
+  const row = await cohortRow(deps, project, id);
+  let after: string | null = null;
+  if (page.cursor) {
+    after = Buffer.from(page.cursor, "base64url").toString("utf8");
+    if (!/^[lv]:/.test(after)) throw validation("query.cursor is not a cursor returned by this endpoint");
   }
-  const counts = new Map<string, number>();
-  const extra = eventSql(where as Condition[], isPostgresDb(db));
-  const filter = sql<boolean>`type = ${c.event} and visitor_id <> ''${extra ? sql` and ${extra}` : sql``}`;
-  const range = { from: window.fromDay * DAY_MS, to: (window.toDay + 1) * DAY_MS };
-  for await (const page of eventRowPages<{ visitor_id: string }>(
-    db,
-    project,
-    range,
-    sql`visitor_id`,
-    filter,
-  )) {
-    for (const e of page) {
-      const key = keyOf(e.visitor_id);
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-  }
-  for (const [k, n] of counts) if (n >= atLeast) out.add(k);
-  return out;
+  const limit = page.limit ?? 100;
+  const q = new EngineQuery();
+  const members = await definitionSql(q, deps, project, JSON.parse(row.definition), Date.now());
+  // One more than the page: whether another follows.
+  const rows = await deps.engine.query<{ total: number | bigint; person: string | null }>(
+    ...q.bound(memberPageSql(q, members, after, limit + 1)),
+  );
+  const keys = rows.flatMap((r) => (r.person === null ? [] : [r.person]));
+  const items = keys.slice(0, limit);
+  return {
+    count: Number(rows[0]?.total ?? 0),
+    items: items.map((k) =>
+      k.startsWith("l:") ? { leadId: k.slice(2), visitorId: null } : { leadId: null, visitorId: k.slice(2) },
+    ),
+    nextCursor: keys.length > limit ? encode(items[items.length - 1]!) : null,
+  };
 }

@@ -201,7 +201,7 @@ export async function filteredBreakdown(
   const range = rangeOf(period);
   const q = new EngineQuery();
   const byType = by === "event_type";
-  const withs = await selection(q, deps, project, conds, range, { goal, byType });
+  const withs = await selection(q, deps, project, conds, range, { goal, byType, sessionValues: true });
   const none = q.v(NONE_KEY);
   // A visit's key and a conversion's: the event type, the channel (a conversion's as recorded), or
   // the session's value (a conversion's person's first touch).

@@ -3,21 +3,16 @@ import { type ReadDeps, stateOf } from "../../platform/deps.js";
 import { LEAD_READER } from "./lead-reader.js";
 import { cohortMembers } from "./cohorts.js";
 import { type Condition, testValue } from "./filter.js";
-import { linksOfProject, personKey } from "./people.js";
+import { personKey } from "./people.js";
 
-/** Whether a person matches the person conditions: by a visitor (its lead looked up) or a known person. */
-export interface PersonTest {
-  visitor(visitorId: string): boolean;
-  person(personKey: string, leadId: string | null): boolean;
-  /** the lead of a visitor (analytics' own links) */
-  leadOf(visitorId: string): string | undefined;
-}
+/** Whether a known person (its key and lead) matches the person conditions. */
+export type PersonTest = (personKey: string, leadId: string | null) => boolean;
 
 /**
  * Resolves the person conditions once per request: each lead-property condition to the set of
  * leads that hold it (a visitor with no lead has no properties: `is_not`, `not_contains` and
- * `not_set` hold for it), each cohort to its members, and the project's visitor → lead links.
- * Null when the filter has no person condition.
+ * `not_set` hold for it), each cohort to its members (computed on the analytics engine). Null
+ * when the filter has no person condition.
  */
 export async function personTest(
   deps: ReadDeps,
@@ -42,15 +37,29 @@ export async function personTest(
       checks.push((_key, leadId) => (leadId === null ? anonymous : leads.has(leadId)));
     }
   }
-  const links = new Map<string, string>();
-  for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
-  const person = (key: string, leadId: string | null) => checks.every((f) => f(key, leadId));
-  return {
-    person,
-    visitor: (visitorId) => {
-      const lead = links.get(visitorId) ?? null;
-      return person(personKey(visitorId, lead), lead);
-    },
-    leadOf: (visitorId) => links.get(visitorId),
+  return (key, leadId) => checks.every((f) => f(key, leadId));
+}
+
+/** The person test of visitors, each by its person (the engine's links say whose lead it is). */
+export async function visitorTest(
+  deps: ReadDeps,
+  project: ProjectRef,
+  conds: Condition[],
+): Promise<((visitorId: string) => boolean) | null> {
+  const person = await personTest(deps, project, conds);
+  if (!person) return null;
+  const links = await engineLinks(deps, project);
+  return (visitorId) => {
+    const lead = links.get(visitorId) ?? null;
+    return person(personKey(visitorId, lead), lead);
   };
+}
+
+/** The project's visitor → lead links, as the engine's copy holds them. */
+async function engineLinks(deps: ReadDeps, project: ProjectRef): Promise<Map<string, string>> {
+  const rows = await deps.engine.query<{ visitor_id: string; lead_id: string }>(
+    "select visitor_id, lead_id from links where project_id = $1",
+    [project.id],
+  );
+  return new Map(rows.map((r) => [r.visitor_id, r.lead_id]));
 }

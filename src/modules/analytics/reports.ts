@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
+import { isPostgresDb } from "../../platform/db/index.js";
 import type { ReadDeps } from "../../platform/deps.js";
 import type { RawBuilder } from "kysely";
 import { attributionSummary } from "./attribution.js";
@@ -14,10 +14,9 @@ import {
   filteredTimeseries,
   matchingPeople,
 } from "./filtered-reports.js";
-import { type ResolvedFilter, resolveFilter } from "./filtered.js";
 import { type FunnelStep, analyticsFunnel } from "./funnel.js";
 import type { AttributionModel } from "./models.js";
-import { linksOfProject, personKey } from "./people.js";
+import { personTest, visitorTest } from "./person-test.js";
 import type { Period } from "./period.js";
 import { type RetentionInterval, analyticsRetention } from "./retention.js";
 import { DAY_MS } from "./rollup-store.js";
@@ -107,9 +106,7 @@ export async function funnelReport(
   breakdownBy: FunnelBreakdown | undefined,
   conds: Condition[],
 ) {
-  const { db } = deps;
-  const filter = conds.length === 0 ? undefined : await resolveFilter(deps, project, conds);
-  return analyticsFunnel(db, project, steps, windowDays, period, breakdownBy, filter);
+  return analyticsFunnel(deps, project, steps, windowDays, period, breakdownBy, conds);
 }
 
 export async function retentionReport(
@@ -121,44 +118,14 @@ export async function retentionReport(
   returnEvent: string | null,
   conds: Condition[],
 ) {
-  const { db } = deps;
-  return analyticsRetention(
-    db,
-    project,
-    period,
-    interval,
-    startEvent,
-    returnEvent,
-    await peopleKeep(deps, project, period, conds),
-  );
+  return analyticsRetention(deps, project, period, interval, startEvent, returnEvent, conds);
 }
 
 /**
- * The filter as a test of visitors for reports over people: a visitor is kept when its person
- * has a selected visit or conversion in the period (person conditions alone: when the person
- * meets them). Undefined without a filter.
+ * The filter as a test of people (person keys `l:<lead>`, `v:<visitor>`); undefined without a
+ * filter. A person is kept when it has a selected visit or conversion in the period (one engine
+ * query); with person conditions alone, when it meets them (cohorts' members from the engine).
  */
-export async function peopleKeep(
-  deps: ReadDeps,
-  project: ProjectRef,
-  period: { fromDay: number; toDay: number },
-  conds: Condition[],
-): Promise<((visitorId: string) => boolean) | undefined> {
-  const { db } = deps;
-  if (conds.length === 0) return undefined;
-  const f = await resolveFilter(deps, project, conds);
-  const match = await matchOf(deps, project, period, f);
-  // The person test already holds the project's links; read them only when it does not.
-  let leadOf = f.people?.leadOf;
-  if (!leadOf) {
-    const links = new Map<string, string>();
-    for (const r of await linksOfProject(db, project.id)) links.set(r.visitor_id, r.lead_id);
-    leadOf = (v) => links.get(v);
-  }
-  return (v) => match(personKey(v, leadOf(v)));
-}
-
-/** The filter as a test of people (person keys `l:<lead>`, `v:<visitor>`); undefined without a filter. */
 export async function peopleMatch(
   deps: ReadDeps,
   project: ProjectRef,
@@ -166,19 +133,12 @@ export async function peopleMatch(
   conds: Condition[],
 ): Promise<((personKey: string) => boolean) | undefined> {
   if (conds.length === 0) return undefined;
-  return matchOf(deps, project, period, await resolveFilter(deps, project, conds));
-}
-
-async function matchOf(
-  deps: ReadDeps,
-  project: ProjectRef,
-  period: { fromDay: number; toDay: number },
-  f: ResolvedFilter,
-): Promise<(personKey: string) => boolean> {
-  if (!hasLevel(f.conds, "session") && !hasLevel(f.conds, "event"))
-    return (key) => f.people!.person(key, key.startsWith("l:") ? key.slice(2) : null);
+  if (!hasLevel(conds, "session") && !hasLevel(conds, "event")) {
+    const person = (await personTest(deps, project, conds))!;
+    return (key) => person(key, key.startsWith("l:") ? key.slice(2) : null);
+  }
   const range = { from: period.fromDay * DAY_MS, to: (period.toDay + 1) * DAY_MS };
-  const people = await matchingPeople(deps, project, f.conds, range);
+  const people = await matchingPeople(deps, project, conds, range);
   return (key) => people.has(key);
 }
 
@@ -191,9 +151,8 @@ export async function eventFilter(
   project: ProjectRef,
   conds: Condition[],
 ): Promise<{ where?: RawBuilder<boolean>; keep?: (visitorId: string) => boolean }> {
-  const { db } = deps;
   if (conds.length === 0) return {};
-  const f = await resolveFilter(deps, project, conds);
-  const where = eventRowWhere(conds, isPostgresDb(db)) ?? undefined;
-  return { where, keep: f.people ? (v) => f.people!.visitor(v) : undefined };
+  const keep = (await visitorTest(deps, project, conds)) ?? undefined;
+  const where = eventRowWhere(conds, isPostgresDb(deps.db)) ?? undefined;
+  return { where, keep };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { BROWSER_UA } from "./analytics.testing.js";
+import "./tables.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -94,5 +95,37 @@ describe("GET /api/analytics/retention", () => {
       expect(bad.status, q).toBe(400);
       expect(bad.body.code).toBe("VALIDATION_ERROR");
     }
+  });
+
+  it("counts from the stored events themselves (the analytics engine), server events and a lead's visitors included", async () => {
+    const b = await t.tenant();
+    await seed(b);
+    // A server event of the lead cat (a batch userId) on day 3: cat comes back on day 3 too.
+    const server = await b.post(
+      "/api/events",
+      {
+        projectKey: b.publicKey,
+        userId: "cat",
+        events: [
+          {
+            type: "invoice",
+            url: "https://shop.example.com/billing",
+            timestamp: new Date(D0 + 3 * DAY + 9 * 3_600_000).toISOString(),
+          },
+        ],
+      },
+      { as: "none", headers: { "user-agent": BROWSER_UA } },
+    );
+    expect(server.status).toBe(200);
+    // Nothing but the events answers: a per-day index of who did what is not read.
+    await t.app.db.deleteFrom("analytics_activity").where("project_id", "=", b.projectId).execute();
+    const res = await b.get<Retention>(`/api/analytics/retention?from=${iso(0)}&to=${iso(3)}&interval=day`);
+    expect(res.status).toBe(200);
+    expect(res.body.cohorts).toEqual([
+      { start: iso(0), size: 1, returned: [1, 1, 0, 1] },
+      { start: iso(1), size: 1, returned: [1, 1, 1] },
+      { start: iso(2), size: 1, returned: [1, 0] },
+      { start: iso(3), size: 0, returned: [0] },
+    ]);
   });
 });

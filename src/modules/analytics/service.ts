@@ -93,7 +93,7 @@ export {
   parseFilterParam,
   propertyConditionSql,
 } from "./filter.js";
-export { eventFilter, peopleKeep as filterPeople, peopleMatch as filterPersons } from "./reports.js";
+export { eventFilter, peopleMatch as filterPersons } from "./reports.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
 export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts.js";
 export { LEAD_READER, type LeadReader } from "./lead-reader.js";
@@ -130,4 +130,4 @@ export {
 export { Paths, PathsBody } from "./explore-schema.js";
 
 /** The analytics engine (DuckDB), which the app opens beside the read pool. */
-export { AnalyticsEngine } from "./engine/client.js";
+export { AnalyticsEngine, engineFileOf } from "./engine/client.js";

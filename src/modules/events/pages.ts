@@ -91,63 +91,6 @@ export function eventPages(
   );
 }
 
-/** A step of a funnel as the events table can pre-filter it: a type and an optional URL pattern. */
-export interface StepFilter {
-  type: string;
-  /** `*` matches any run of characters; everything else literally */
-  urlPattern?: string;
-}
-
-/** The pattern as SQLite GLOB (`?` and `[` made literal) or PostgreSQL LIKE (`%`, `_`, `\` escaped). */
-function urlPredicate(pattern: string, postgres: boolean) {
-  if (postgres)
-    return sql`url like ${pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll("*", "%")} escape '\\'`;
-  return sql`url glob ${pattern.replace(/[?[]/g, (c) => `[${c}]`)}`;
-}
-
-type StepEventRow = {
-  visitor_id: string;
-  type: string;
-  url: string;
-  data: string;
-  ts: number | string;
-  /** with `withSession` only */
-  session_id?: string;
-};
-
-/**
- * The non-bot events of a project in [from, to) that may satisfy one of `steps`, page by page in
- * storage order, with only the columns a funnel reads. The URL patterns are applied in SQL, so a
- * step "a pageview of the pricing page" does not bring every pageview back. One pass over the
- * table: an index on (project, type, time) was measured slower (bench/README.md, issue 16).
- */
-export function stepEventPages(
-  db: DbOrTrx,
-  project: ProjectRef,
-  range: ExportRange,
-  steps: StepFilter[],
-  opts: { pageRows?: number; withSession?: boolean; where?: RawBuilder<boolean> } = {},
-): AsyncGenerator<StepEventRow[]> {
-  const postgres = isPostgresDb(db);
-  const any = sql.join(
-    steps.map((s) =>
-      s.urlPattern
-        ? sql`(type = ${s.type} and ${urlPredicate(s.urlPattern, postgres)})`
-        : sql`type = ${s.type}`,
-    ),
-    sql` or `,
-  );
-  return keysetPages<StepEventRow>(
-    db,
-    opts.withSession
-      ? sql`visitor_id, type, url, data, ts, session_id`
-      : sql`visitor_id, type, url, data, ts`,
-    sql`project_id = ${project.id} and ts >= ${range.from} and ts < ${range.to} and is_bot = 0 and (${any})${opts.where ? sql` and ${opts.where}` : sql``}`,
-    opts.pageRows ?? 20_000,
-    range.from,
-  );
-}
-
 /**
  * A project's non-bot events that have a visitor, in [from, to), page by page, with what visitor
  * counts are built from (rebuilding sketches after an erasure).

@@ -139,15 +139,13 @@ export function withIngestPaused<T>(
   });
 }
 
-/** Reads of many events, page by page (export, funnels, sketch rebuilds). */
+/** Reads of many events, page by page (export, sketch rebuilds). */
 export {
   EVENT_PAGE_ROWS,
   type ExportRange,
-  type StepFilter,
   eventPages,
   eventRowPages,
   latestEvents,
-  stepEventPages,
   visitorEventPages,
 } from "./pages.js";
 
@@ -156,6 +154,7 @@ export { type ScanPage, type ScannedEvent, eventTypeScanPage, lockStoredEvents }
 
 /** The committed events in commit order after a cursor: what the analytics engine copies (feed.ts). */
 export { type FeedCursor, committedEventsAfter, eventsByIds, lateEventIds } from "./feed.js";
+export { timeOrderedId } from "./ids.js";
 export type { EventTable } from "./tables.js";
 
 /** The export of stored events (analytics serves it, with the report filter). */

@@ -1,4 +1,6 @@
 import { MessageChannel, type MessagePort, type Worker } from "node:worker_threads";
+import path from "node:path";
+import { type Config, isPostgres } from "../../../config.js";
 import type { ReaderConfig } from "../../../platform/db/reader.js";
 import { type ColumnarEngine, EngineAsker, type EngineReply } from "../../../platform/engine.js";
 import { startModuleThread } from "../../../platform/threads.js";
@@ -11,7 +13,15 @@ export interface EngineOptions {
   /** how often the copy takes new events when no report asks */
   pollMs: number;
   reader: ReaderConfig;
+  /** how many files (`analytics.duckdb`, `analytics-2.duckdb` …) to try when other processes hold the first */
+  slots?: number;
 }
+
+/** Where a server with this configuration keeps the engine's file (an in-memory database: in memory too). */
+export const engineFileOf = (config: Config): string =>
+  !isPostgres(config) && config.sqlitePath === ":memory:"
+    ? ":memory:"
+    : path.join(config.dataDir, "analytics.duckdb");
 
 /**
  * The engine on the app's side: starts its thread on first use, answers queries through it, and

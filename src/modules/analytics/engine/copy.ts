@@ -30,8 +30,8 @@ const OVERLAP_MS = 5_000;
 
 interface Cursors {
   events: FeedCursor;
-  /** the newest `changed_at` of the links taken */
-  links: number;
+  /** the last link taken, in (time, project, visitor) order */
+  links: LinkKey;
   /** the newest change applied */
   changes: number;
 }
@@ -51,11 +51,13 @@ const CONVERSION_KINDS: Partial<Record<string, ColumnKind>> = {
 const HIT_KINDS: Partial<Record<string, ColumnKind>> = { ts: "bigint" };
 
 export class EngineCopy {
-  private cursors: Cursors = { events: {}, links: 0, changes: 0 };
+  private cursors: Cursors = { events: {}, links: NO_LINK, changes: 0 };
   /** sessions already copied (bounded; a repeat is dropped by the insert's anti-join anyway) */
   private knownSessions = new Set<string>();
   /** changes applied within the overlap (a change applied twice is harmless, but costs) */
   private applied = new Set<string>();
+  /** PostgreSQL: links applied within the overlap */
+  private appliedLinks = new Set<string>();
 
   constructor(
     private readonly duck: DuckDBConnection,
@@ -66,7 +68,11 @@ export class EngineCopy {
   async open(): Promise<void> {
     const state = await this.duck.runAndReadAll("select value from engine_state where name = 'cursors'");
     const row = state.getRowObjectsJS()[0];
-    if (row) this.cursors = { ...this.cursors, ...(JSON.parse(String(row.value)) as Partial<Cursors>) };
+    if (!row) return;
+    const held = JSON.parse(String(row.value)) as Partial<Cursors> & { links?: LinkKey | number };
+    // A copy from before the links' cursor was a key held only their time.
+    const links = typeof held.links === "number" ? { ...NO_LINK, changedAt: held.links } : held.links;
+    this.cursors = { ...this.cursors, ...held, links: links ?? NO_LINK };
   }
 
   /** Copies everything committed until now; returns how many events it took. */
@@ -154,39 +160,48 @@ export class EngineCopy {
     return byProject;
   }
 
-  /** Links written since the cursor (less the overlap), a page at a time, each replacing the visitor's. */
+  /**
+   * Links written after the links' cursor (a keyset: time, project, visitor), a page at a time, each
+   * replacing the visitor's. PostgreSQL: several processes write, and a link's time is taken before
+   * its transaction commits, so the overlap before the cursor is read again and the links in it not
+   * applied yet (this process's memory; after a restart, once more, which is harmless) are taken.
+   * Links from before the feed existed all have time 0: with nothing newer, no overlap is read.
+   */
   private async takeLinks(): Promise<void> {
-    const from = Math.max(0, this.cursors.links - OVERLAP_MS);
-    let after: LinkKey | null = null;
+    const cursor = this.cursors.links;
+    if (this.postgres && cursor.changedAt > 0) {
+      const late = (await linksPage(this.store, cursor.changedAt - OVERLAP_MS, null, PAGE)).filter(
+        (r) => !isAfter(r, cursor) && !this.appliedLinks.has(linkId(r)),
+      );
+      if (late.length > 0) await this.applyLinks(late, cursor);
+    }
     for (;;) {
-      const rows = await linksPage(this.store, from, after, PAGE);
+      const rows = await linksPage(this.store, cursor.changedAt, this.cursors.links, PAGE);
       if (rows.length === 0) return;
       const last = rows[rows.length - 1]!;
-      const newest = Math.max(this.cursors.links, Number(last.changed_at));
-      await inTransaction(this.duck, async () => {
-        await this.duck.run("create temp table if not exists staged_links as select * from links limit 0");
-        await this.duck.run("delete from staged_links");
-        await appendRows(
-          this.duck,
-          "staged_links",
-          ["project_id", "visitor_id", "lead_id"],
-          rows,
-          {},
-          "temp",
-        );
-        await this.duck.run(`delete from links l using staged_links n
-          where l.project_id = n.project_id and l.visitor_id = n.visitor_id`);
-        await this.duck.run("insert into links select * from staged_links");
-        await this.saveCursors({ ...this.cursors, links: newest });
-      });
-      this.cursors = { ...this.cursors, links: newest };
-      if (rows.length < PAGE) return;
-      after = {
+      await this.applyLinks(rows, {
         changedAt: Number(last.changed_at),
         projectId: String(last.project_id),
         visitorId: String(last.visitor_id),
-      };
+      });
+      if (rows.length < PAGE) return;
     }
+  }
+
+  private async applyLinks(rows: Record<string, unknown>[], next: LinkKey): Promise<void> {
+    await inTransaction(this.duck, async () => {
+      await this.duck.run("create temp table if not exists staged_links as select * from links limit 0");
+      await this.duck.run("delete from staged_links");
+      await appendRows(this.duck, "staged_links", ["project_id", "visitor_id", "lead_id"], rows, {}, "temp");
+      await this.duck.run(`delete from links l using staged_links n
+        where l.project_id = n.project_id and l.visitor_id = n.visitor_id`);
+      await this.duck.run("insert into links select * from staged_links");
+      await this.saveCursors({ ...this.cursors, links: next });
+    });
+    this.cursors = { ...this.cursors, links: next };
+    if (!this.postgres) return;
+    for (const r of rows) this.appliedLinks.add(linkId(r));
+    if (this.appliedLinks.size > 100_000) this.appliedLinks.clear();
   }
 
   /** Changes since the cursor (less the overlap) not applied yet, each in a transaction with the cursor. */
@@ -254,6 +269,19 @@ export class EngineCopy {
     await this.duck.run("insert or replace into engine_state values ('cursors', $1)", [JSON.stringify(c)]);
   }
 }
+
+const NO_LINK: LinkKey = { changedAt: 0, projectId: "", visitorId: "" };
+
+/** Whether a link row comes after the key, in the links' order. */
+function isAfter(r: Record<string, unknown>, k: LinkKey): boolean {
+  const at = Number(r.changed_at);
+  if (at !== k.changedAt) return at > k.changedAt;
+  const project = String(r.project_id);
+  if (project !== k.projectId) return project > k.projectId;
+  return String(r.visitor_id) > k.visitorId;
+}
+
+const linkId = (r: Record<string, unknown>) => `${r.project_id}\u0000${r.visitor_id}\u0000${r.changed_at}`;
 
 const eventsOf = (change: StoredChange): string[] =>
   (JSON.parse(change.subject) as { events: string[] }).events;

@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import { type ReadDeps, stateOf } from "../../../platform/deps.js";
-import { cohortMembers } from "../cohorts.js";
+import { cohortPeopleSql } from "../cohorts.js";
 import { SESSION_DIMENSIONS } from "../dimensions.js";
 import { type Condition, testValue } from "../filter.js";
 import { LEAD_READER } from "../lead-reader.js";
@@ -17,23 +17,21 @@ export const linksCte = (q: EngineQuery, project: ProjectRef) =>
   `links_p as (select visitor_id, lead_id from links where project_id = ${q.v(project.id)})`;
 
 /**
- * `touches(person, visitor_id, session_id, ts, channel, <dimensions>)`: every web session of the
- * project with its person (needs `links_p`).
+ * `first_touch(person, channel, <dimensions>)`: each person's first touch, the earliest web session
+ * of any of its visitors ever (ties: the lower session id), for the people of `persons` (a query
+ * giving a `person` column) — needs `links_p`. Only those people's visitors' sessions are read: a
+ * `v:` person's own, and every visitor linked to an `l:` person's lead.
  */
-export const touchesCte = (q: EngineQuery, project: ProjectRef) =>
-  `touches as (select ${personKeySql("s.visitor_id")} as person, s.visitor_id, s.session_id, s.ts, s.channel,
-    ${SESSION_DIMENSIONS.map((d) => `s.${d}`).join(", ")}
-    from sessions s left join links_p l on l.visitor_id = s.visitor_id where s.project_id = ${q.v(project.id)})`;
-
-/**
- * `first_touch(person, channel, <dimensions>)`: each person's first touch, the earliest session of
- * any of its visitors ever (ties: the lower session id), for the people of `persons` (a query
- * giving a `person` column) — needs `touches`.
- */
-export const firstTouchCte = (persons: string) =>
-  `first_touch as (select person,
+export const firstTouchCte = (q: EngineQuery, project: ProjectRef, persons: string) =>
+  `ft_people as (select distinct person from (${persons})),
+  ft_visitors as (select substr(person, 3) as visitor_id from ft_people where person like 'v:%'
+    union select l.visitor_id from links_p l where 'l:' || l.lead_id in (select person from ft_people)),
+  first_touch as (select person,
     ${["channel", ...SESSION_DIMENSIONS].map((d) => `arg_min(${d}, (ts, session_id)) as ${d}`).join(", ")}
-    from touches where person in (select person from (${persons})) group by person)`;
+    from (select ${personKeySql("s.visitor_id")} as person, s.*
+      from sessions s left join links_p l on l.visitor_id = s.visitor_id
+      where s.project_id = ${q.v(project.id)} and s.visitor_id in (select visitor_id from ft_visitors)) t
+    where person in (select person from ft_people) group by person)`;
 
 /**
  * The person conditions (lead properties, cohorts) as a condition on a person key and its lead id
@@ -54,11 +52,7 @@ export async function personConditions(
   const parts: string[] = [];
   for (const c of list) {
     if (c.field === "cohort") {
-      const members = new Set<string>();
-      for (const id of c.values)
-        for (const k of await cohortMembers(deps, project, id, `filter[${c.index}].value`, true))
-          members.add(k);
-      const within = `${person} in ${q.list(members)}`;
+      const within = `${person} in ${await cohortPeopleSql(q, deps, project, c.values, `filter[${c.index}].value`)}`;
       parts.push(c.op === "is" ? within : `not (${within})`);
     } else {
       const leads = await stateOf(deps, LEAD_READER).idsWhere(deps.db, project, c);

@@ -3,7 +3,7 @@ import type { ReadDeps } from "../../../platform/deps.js";
 import type { GoalRef } from "../conversion-model.js";
 import { NONE_KEY, SESSION_DIMENSIONS } from "../dimensions.js";
 import { type Condition, hasLevel } from "../filter.js";
-import { firstTouchCte, linksCte, personConditions, touchesCte } from "./people.js";
+import { firstTouchCte, linksCte, personConditions } from "./people.js";
 import { type EngineQuery, allOf, eventConditions, personKeySql, sessionConditions } from "./sql.js";
 
 /**
@@ -14,7 +14,7 @@ import { type EngineQuery, allOf, eventConditions, personKeySql, sessionConditio
  *   in a session that meets the session conditions; only people who meet the person conditions;
  * - `conv`: conversions in the range (of the goal, or any), whose event meets the event conditions
  *   and whose person's first touch meets the session conditions (the channel: the one recorded);
- * - `first_touch` for the people of both, `touches`, `links_p` beneath them.
+ * - `first_touch` for the people of both, `links_p` beneath them.
  */
 
 /** [from, to) in epoch ms */
@@ -30,6 +30,8 @@ export interface SelectionOptions {
   serverToo?: boolean;
   /** conversions of this goal only (null: any conversion goal) */
   goal?: GoalRef | null;
+  /** visits from events carry their session's values (a report by a session value) */
+  sessionValues?: boolean;
 }
 
 /** `with …` the selection's expressions; `extra` adds a report's own after them. */
@@ -54,10 +56,14 @@ export async function selection(
       where ${allOf(`s.project_id = ${p} and s.ts >= ${from} and s.ts < ${to}`, sessionConditions(q, conds, "s"), await people(personKeySql("s.visitor_id")))})`;
   } else {
     const session = sessionConditions(q, conds, "s");
+    // The sessions are joined only when a condition or the report reads their values: the period's
+    // events against every session is most of such a query's time otherwise.
+    const joinSessions = session !== null || opts.sessionValues === true;
+    const values = SESSION_DIMENSIONS.map((d) => (joinSessions ? `s.${d}` : `cast(null as varchar) as ${d}`));
     visits = `visits as (select e.visitor_id, ${personKeySql("e.visitor_id")} as person, l.lead_id, e.channel, e.ts,
-      e.session_id, e.type, e.is_server as server, ${SESSION_DIMENSIONS.map((d) => `s.${d}`).join(", ")}
+      e.session_id, e.type, e.is_server as server, ${values.join(", ")}
       from events e left join links_p l on l.visitor_id = e.visitor_id
-      left join sessions s on s.project_id = e.project_id and s.session_id = e.session_id
+      ${joinSessions ? "left join sessions s on s.project_id = e.project_id and s.session_id = e.session_id" : ""}
       where ${allOf(
         `e.project_id = ${p} and e.ts >= ${from} and e.ts < ${to} and not e.is_bot and e.visitor_id <> ''`,
         opts.serverToo ? null : "not e.is_server",
@@ -80,11 +86,11 @@ export async function selection(
       event &&
         `exists (select 1 from events e where e.project_id = ${p} and e.id = c.event_id and e.ts >= ${from} and e.ts < ${to} and not e.is_bot and ${event})`,
     )})`;
-  const firstTouch = firstTouchCte("select person from visits union select person from conv_all");
+  const firstTouch = firstTouchCte(q, project, "select person from visits union select person from conv_all");
   // A conversion's session values: its recorded channel, and its person's first touch for the rest.
   const conv = `conv as (select x.* from (select ca.*, ${SESSION_DIMENSIONS.map((d) => `ft.${d}`).join(", ")}
     from conv_all ca left join first_touch ft on ft.person = ca.person) x where ${allOf(sessionConditions(q, conds, "x"))})`;
-  return `with ${linksCte(q, project)}, ${touchesCte(q, project)}, ${visits}, ${convAll}, ${firstTouch}, ${conv}`;
+  return `with ${linksCte(q, project)}, ${visits}, ${convAll}, ${firstTouch}, ${conv}`;
 }
 
 /**

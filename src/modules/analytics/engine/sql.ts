@@ -1,4 +1,4 @@
-import { type Condition, NONE_VALUE, globToLike } from "../filter.js";
+import { type Condition, NONE_VALUE } from "../filter.js";
 
 /**
  * The report filter (filter.ts) in the engine's SQL (DuckDB), every value bound. Column names come
@@ -56,6 +56,20 @@ export const jsonNumber = (q: EngineQuery, column: string, name: string): string
 /** `$."name"`: the property itself, dots and all (the row store reads it the same way). */
 const jsonPath = (name: string) => `$."${name.replaceAll('"', '\\"')}"`;
 
+/**
+ * A `*` pattern as an RE2 expression matched against the whole text (`*`: any run of characters,
+ * newlines too; every other character itself), case-sensitive unless `ignoreCase`. RE2 matches in
+ * linear time; DuckDB's LIKE with a bound pattern backtracks (`%a%a%a%b` against a 4 KB URL ran for
+ * minutes), and a caller chooses both pattern and URL. ASCII punctuation is escaped: RE2 reads an
+ * escaped punctuation character as itself. Matched with `regexp_full_match` (DuckDB; ClickHouse:
+ * `match(text, '^(?:…)$')`, RE2 too).
+ */
+export const globToRegex = (pattern: string, ignoreCase = false): string =>
+  `(?s${ignoreCase ? "i" : ""}:${pattern
+    .split("*")
+    .map((piece) => piece.replace(/[!-/:-@[-`{-~]/g, "\\$&"))
+    .join(".*")})`;
+
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
@@ -78,7 +92,7 @@ export function conditionSql(q: EngineQuery, c: Condition, text: string, num: ((
     case "not_contains":
       return `(not ${like(`%${likeEscape(c.values[0]!)}%`)})`;
     case "matches":
-      return like(globToLike(c.values[0]!));
+      return `coalesce(regexp_full_match(${text}, ${q.v(globToRegex(c.values[0]!, true))}), false)`;
     case "is":
     case "is_not": {
       const vals = c.values.filter((v) => v !== NONE_VALUE);

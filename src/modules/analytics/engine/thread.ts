@@ -20,13 +20,29 @@ interface Data {
   threads: number;
   pollMs: number;
   reader: ReaderConfig;
+  /** how many files to try when others hold the first (1: that file or fail) */
+  slots?: number;
 }
 
 const data = workerData as Data;
-const instance = await DuckDBInstance.create(data.path, {
-  memory_limit: `${data.memoryMb}MB`,
-  threads: String(data.threads),
-});
+const instance = await openSlot();
+
+/**
+ * DuckDB's file has one owner process. Processes sharing a DATA_DIR (several servers on one machine
+ * over PostgreSQL) each take the first file not held by another — `analytics.duckdb`, then
+ * `analytics-2.duckdb` … — and keep it across restarts, so a restart does not copy everything again.
+ */
+async function openSlot(): Promise<DuckDBInstance> {
+  const options = { memory_limit: `${data.memoryMb}MB`, threads: String(data.threads) };
+  for (let slot = 1; ; slot++) {
+    const file = slot === 1 ? data.path : data.path.replace(/\.duckdb$/, `-${slot}.duckdb`);
+    try {
+      return await DuckDBInstance.create(file, options);
+    } catch (err) {
+      if (slot >= (data.slots ?? 1) || !/lock/i.test((err as Error).message)) throw err;
+    }
+  }
+}
 const writer = await instance.connect();
 await createTables(await isOtherVersion());
 const store = openReader(data.reader, 1);
@@ -79,8 +95,9 @@ async function query(sql: string, params: unknown[]): Promise<Record<string, unk
   await fresh();
   const c = await instance.connect();
   try {
-    // Arrays go as DuckDB lists (`in (select unnest($1::varchar[]))`).
-    const values = params.map((p) => (Array.isArray(p) ? listValue(p) : p));
+    // Arrays go as DuckDB lists (`in (select unnest($1::varchar[]))`); an empty one as null, whose
+    // unnest is no row (DuckDB cannot type an empty list it is handed).
+    const values = params.map((p) => (Array.isArray(p) ? (p.length === 0 ? null : listValue(p)) : p));
     const result = await c.runAndReadAll(sql, values as never);
     return plainRows(result.getRowObjectsJS());
   } finally {
