@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 
-/** Annotations (issue 34): dated notes on the project's time charts. */
+/** Annotations: dated notes on the project's time charts. */
 
 const IsoDate = (description: string) =>
   Type.String({

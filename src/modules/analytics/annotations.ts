@@ -13,7 +13,7 @@ import type { AnnotationTable } from "./tables.js";
 import "./tables.js";
 
 /**
- * Annotations (issue 34): a project's dated notes, drawn on every time chart. Dates are UTC days
+ * Annotations: a project's dated notes, drawn on every time chart. Dates are UTC days
  * as text (YYYY-MM-DD), which sort and compare as the days they name.
  */
 

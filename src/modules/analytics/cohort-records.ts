@@ -17,7 +17,7 @@ import type { CohortTable } from "./tables.js";
 import "./tables.js";
 
 /**
- * Cohorts' records (issue 34): saved definitions of people, checked when saved. Membership is
+ * Cohorts' records: saved definitions of people, checked when saved. Membership is
  * cohorts.ts's.
  */
 

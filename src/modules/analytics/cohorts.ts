@@ -20,7 +20,7 @@ export {
 } from "./cohort-records.js";
 
 /**
- * Cohorts (issue 34): saved definitions of people. A person is a lead (all its visitors) or an
+ * Cohorts: saved definitions of people. A person is a lead (all its visitors) or an
  * anonymous visitor, keyed as analytics keys people (`l:<lead>`, `v:<visitor>`). Every condition
  * must hold. Membership is one query on the analytics engine (engine/cohort-sql.ts), run when
  * asked: counts and member pages count and page in the engine, a report's `cohort` condition is

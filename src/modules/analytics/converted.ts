@@ -4,7 +4,7 @@ import { ALL_CHANNELS } from "./rollup-store.js";
 import "./tables.js";
 
 /**
- * Per-person figures beside the rollups' per-event counters (issue 34): how many people
+ * Per-person figures beside the rollups' per-event counters: how many people
  * converted, and which currencies the revenue came in. They read `analytics_conversions`: one row
  * per conversion event, far fewer than events, so an unfiltered report stays off the events table.
  */

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Filter } from "./schema.js";
 
-/** POST /api/analytics/paths (issue 34). */
+/** POST /api/analytics/paths. */
 export const PathsBody = Type.Object(
   {
     start: Type.Object(

@@ -1,5 +1,5 @@
 /**
- * Test support (issue 34): a small project every filter, cohort, path and picker test reads, with
+ * Test support: a small project every filter, cohort, path and picker test reads, with
  * its figures computed by hand in the tests. All events are within the last 7 days.
  *
  *  phone (iPhone), from a newsletter (email, utm_campaign=spring): pageview /pricing {plan: pro},

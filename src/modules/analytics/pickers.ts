@@ -10,7 +10,7 @@ import { ALL_CHANNELS, dayOf } from "./rollup-store.js";
 import { weekOf } from "./sketches.js";
 
 /**
- * Pickers (issue 34): event names, property keys and values as the data holds them, for
+ * Pickers: event names, property keys and values as the data holds them, for
  * autocomplete. Names and session values come from the breakdown rollups (exact, every event
  * type and session value of the last 13 weeks, a few rows per key). Properties and pages come from
  * a bounded sample: the newest 5000 events (or 2000 leads) — no index is kept at ingest.

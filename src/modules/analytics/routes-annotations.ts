@@ -28,7 +28,7 @@ function author(req: FastifyRequest): Author {
   throw new Error(`annotation by ${p?.kind ?? "nobody"}`);
 }
 
-/** /api/annotations: dated notes on the project's time charts (issue 34). */
+/** /api/annotations: dated notes on the project's time charts. */
 export const annotationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/annotations",

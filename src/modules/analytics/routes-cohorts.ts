@@ -16,7 +16,7 @@ import { cohortCountTask, cohortMemberPageTask, cohortPreviewTask } from "./read
 
 const tags = ["cohorts"];
 
-/** /api/cohorts: saved definitions of people, their live count and members (issue 34). */
+/** /api/cohorts: saved definitions of people, their live count and members. */
 export const cohortRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     "/api/cohorts",

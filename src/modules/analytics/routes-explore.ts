@@ -15,7 +15,7 @@ import { eventNames, keyValues, propertyKeys } from "./pickers.js";
 
 const tags = ["analytics"];
 
-/** Paths and the pickers' autocomplete (issue 34). */
+/** Paths and the pickers' autocomplete. */
 export const exploreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     "/api/analytics/paths",

@@ -3,7 +3,7 @@ import { BREAKDOWN_DIMENSIONS, FUNNEL_BREAKDOWNS } from "./dimensions.js";
 import { VisitorsEstimate } from "./estimate-schema.js";
 import { ATTRIBUTION_MODELS } from "./models.js";
 
-// ---------------------------------------------------------------- filters (issue 34)
+// ---------------------------------------------------------------- filters
 
 export const FILTER_OPS = [
   "is",

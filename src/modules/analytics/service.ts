@@ -86,7 +86,7 @@ export async function conversionTotalsOfLeads(
 export { eraseAnalyticsOf, takeBackLeadCreated } from "./erasure.js";
 export { rebuildVisitorSketches } from "./sketch-rebuild.js";
 
-/** Report filters (issue 34): parsing, SQL for a lead's properties, and the people a filter selects. */
+/** Report filters: parsing, SQL for a lead's properties, and the people a filter selects. */
 export {
   type Condition as FilterCondition,
   parseFilter,
@@ -99,7 +99,7 @@ export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from ".
 export { LEAD_READER, type LeadReader } from "./lead-reader.js";
 
 /**
- * The reports as saved insights run them (the insights module, issue 34): the same functions the
+ * The reports as saved insights run them (the insights module): the same functions the
  * report endpoints call, their periods and their request and answer schemas.
  */
 export {

@@ -4,7 +4,7 @@ import type { ExperimentResults, VariantResult } from "./results.js";
 import { SEQUENTIAL_ALPHA, sequentialRho2 } from "./stats.js";
 
 /**
- * The experiment's outcome in plain words (issue 34: a running experiment showed "Confidence 89%"
+ * The experiment's outcome in plain words (a running experiment showed "Confidence 89%"
  * beside the sequential test's "not yet"). One confidence figure, the sequential test's — the
  * test that decides — and, while nothing is decided, how many more visitors per variant it would
  * take at the rates seen so far.

@@ -7,7 +7,7 @@ import { cohortsOfPerson, existingCohortIds } from "../analytics/service.js";
 import { COHORT_ATTRIBUTES, type CohortAttribute, type CohortRef } from "./conditions.js";
 
 /**
- * Cohorts as flag targeting (issue 34): a condition `{"id" | "leadId": {"$inGroup": "coh_…"}}`
+ * Cohorts as flag targeting: a condition `{"id" | "leadId": {"$inGroup": "coh_…"}}`
  * is GrowthBook's saved-group test. The payload the SDKs download names the cohort but holds no
  * members; on the server (the evaluate endpoint and remote evaluation) each evaluation gets a saved
  * group per cohort holding just the caller's own `id` and/or `leadId` when that person is in it

@@ -6,7 +6,7 @@ import { serverPropertiesSql } from "./property-marks.js";
 import "./tables.js";
 
 /**
- * What analytics' filters and cohorts ask of leads (issue 34): which leads hold a property
+ * What analytics' filters and cohorts ask of leads: which leads hold a property
  * condition, when leads were created, and a sample of their properties for pickers. Analytics
  * never reads identity's tables.
  */

@@ -15,7 +15,7 @@ import {
 import type { DashboardTable } from "./tables.js";
 import "./tables.js";
 
-/** Dashboards (issue 34): a grid of the project's saved insights. */
+/** Dashboards: a grid of the project's saved insights. */
 
 export const toDashboard = (r: DashboardTable): DashboardT => ({
   id: r.id,

@@ -15,7 +15,7 @@ import type {
 import type { InsightTable } from "./tables.js";
 import "./tables.js";
 
-/** Saved insights (issue 34): a report's kind and settings under a name, per project. */
+/** Saved insights: a report's kind and settings under a name, per project. */
 
 export const toInsight = (r: InsightTable): InsightT => ({
   id: r.id,

@@ -3,7 +3,7 @@ import { insightRoutes } from "./routes.js";
 import { dashboardRoutes } from "./routes-dashboards.js";
 import { sharedRoutes } from "./routes-shared.js";
 
-/** Saved insights, dashboards of them, and a dashboard's read-only public link (issue 34). */
+/** Saved insights, dashboards of them, and a dashboard's read-only public link. */
 export const insightsModule: LiftModule = {
   name: "insights",
   async register(app) {

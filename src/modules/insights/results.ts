@@ -18,7 +18,7 @@ import type {
 } from "./schema.js";
 import type { DashboardTable, InsightTable } from "./tables.js";
 
-/** Running insights and dashboards, and a dashboard's public link (issue 34). */
+/** Running insights and dashboards, and a dashboard's public link. */
 
 export async function insightResults(
   deps: ServiceDeps,

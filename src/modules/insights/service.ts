@@ -1,5 +1,5 @@
 /**
- * Saved insights, dashboards and their public links (issue 34, item 4). Reports run through the
+ * Saved insights, dashboards and their public links. Reports run through the
  * analytics service; nothing here reads another module's tables.
  */
 export { createInsight, deleteInsight, getInsight, listInsights, updateInsight } from "./insights.js";

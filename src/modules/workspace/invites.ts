@@ -12,7 +12,7 @@ import type { InviteTable, Role, UserTable } from "./tables.js";
 import "./tables.js";
 
 /**
- * Invitations (issue 34): an admin invites an email; Lift mails the catalog `invite` template with
+ * Invitations: an admin invites an email; Lift mails the catalog `invite` template with
  * a one-time link; whoever holds the link sets their own password and becomes a user of the
  * workspace with the invited role, signed in. Only the link token's SHA-256 is stored.
  */

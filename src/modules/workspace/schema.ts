@@ -93,7 +93,7 @@ export const ProjectKeyParams = Type.Object({
 });
 export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
 
-// ---------------------------------------------------------------- invitations (issue 34)
+// ---------------------------------------------------------------- invitations
 
 export const CreateInviteBody = Type.Object(
   { email: Email, role: RoleSchema },

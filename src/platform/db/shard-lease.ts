@@ -23,7 +23,7 @@ const namespace = (schema: string) =>
   createHash("sha256").update(`lift-shard:${schema}`).digest().readInt32BE(0);
 
 /**
- * Claims a writer shard for this process's lifetime on PostgreSQL (issue 35): a session-level
+ * Claims a writer shard for this process's lifetime on PostgreSQL: a session-level
  * advisory lock, held on a connection of the lease's own, so no two live processes ever write the
  * same counter rows (a hash of host and port collided one time in fifteen, and the two then queued
  * on the same rows). A process tries its host-and-port shard first (a restart reuses its rows),

@@ -5,7 +5,7 @@ import { authKindOf } from "../auth/plugin.js";
  * CORS is off everywhere but on routes marked `publicCors` (the snippet's and SDKs' endpoints),
  * which are open to any origin: one static answer set by a hook on those routes alone. It
  * replaced @fastify/cors, whose global hook builds an options object and reads `routeOptions` on
- * every request, 3.7% of the single-event path's CPU (bench/README.md, issue 35) for two headers.
+ * every request, 3.7% of the single-event path's CPU (bench/README.md) for two headers.
  * Preflights are answered by each public route's own OPTIONS route; one without the preflight
  * headers gets the same answer (a browser's always has them).
  */

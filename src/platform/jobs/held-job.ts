@@ -5,7 +5,7 @@ import { newId } from "../crypto.js";
 import type { Db, DbOrTrx, Trx } from "../db/index.js";
 import type { JobKind } from "./kinds.js";
 
-/** A dead process's job is taken over within this time (issue 14: within 30 s). */
+/** A dead process's job is taken over within this time (within 30 s). */
 export const DEFAULT_LEASE_MS = 15_000;
 
 /**

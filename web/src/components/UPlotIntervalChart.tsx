@@ -10,7 +10,7 @@ const AXIS_FONT = "12px system-ui, -apple-system, sans-serif";
 const LABEL_SHARE = 0.45;
 
 /**
- * Sizes the label axis to its longest label (issue 34: a fixed 90 px clipped "blue-headline" to
+ * Sizes the label axis to its longest label (a fixed 90 px clipped "blue-headline" to
  * "lue-headline"), and shortens only what cannot fit in `LABEL_SHARE` of the width.
  */
 function labelFitter(labels: string[], width: number) {

@@ -1,6 +1,6 @@
 /**
  * How a headline number moved against the previous period, in words a marketer can trust
- * (issue 34: "+16492% vs previous" when the previous period was nearly empty).
+ * ("+16492% vs previous" when the previous period was nearly empty).
  * - counts and money: a percentage only when the previous period is big enough to be a base (at
  *   least `MIN_BASE` for counts) and the change stays under ×10; otherwise the absolute change
  *   ("+1,950 from 12"), and "new" from nothing;

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 34 item 7: invitations. An admin invites an email with a role; the mail's link carries a
+ * Invitations. An admin invites an email with a role; the mail's link carries a
  * one-time token of which only the SHA-256 is stored (unique: the link finds its invitation).
  * Accepting sets `accepted_at` once; revoking or a newer invitation to the same email sets
  * `revoked_at`. Times are ISO text (record timestamps), so `expires_at` compares as text.

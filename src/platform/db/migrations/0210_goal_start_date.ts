@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 34. A goal counts its metric from `start_date` (an ISO date or date-time), not only from
+ * A goal counts its metric from `start_date` (an ISO date or date-time), not only from
  * its creation: a revenue goal for the quarter set up mid-quarter counts the whole quarter.
  * Existing goals keep counting from their creation.
  */

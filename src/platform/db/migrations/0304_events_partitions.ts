@@ -6,7 +6,7 @@ import { ensureMonthlyPartitions, monthAfter } from "../partitions.js";
 const MONTHS_AHEAD = 2;
 
 /**
- * Issue 18, PostgreSQL: `events` is partitioned by month of `received_at` (native range
+ * PostgreSQL: `events` is partitioned by month of `received_at` (native range
  * partitioning), so a month's rows are one table to scan, vacuum or drop, and the writer's inserts
  * and their index pages stay in the newest one. The primary key gains `received_at` (a
  * partitioned table's unique keys must hold the partition column; ids stay unique by

@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 18, index review: erasing a lead deletes the events sent with its id by any visitor
+ * Index review: erasing a lead deletes the events sent with its id by any visitor
  * (events/erasure.ts), and nothing led there but a scan of every event of every project. Partial:
  * only events that carry a lead id (server events naming one) are in it, so page views, most of
  * ingest, cost it nothing. On PostgreSQL it is made on every monthly partition.

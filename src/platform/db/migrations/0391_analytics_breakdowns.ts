@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Breakdowns (issue 16). A touchpoint row is a session: it gains the session's dimensions, taken
+ * Breakdowns. A touchpoint row is a session: it gains the session's dimensions, taken
  * from its first event (source, campaign, landing page, referrer domain; device, browser and OS
  * parsed from the User-Agent). Sessions stored before this migration keep nulls ("(none)").
  * Per project × dimension × UTC day × key, and per Monday-based week × key: a distinct-visitor

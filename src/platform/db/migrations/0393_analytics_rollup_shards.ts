@@ -3,7 +3,7 @@ import type { Dialect } from "../index.js";
 import { addShardToKey } from "../shard.js";
 
 /**
- * Issue 18: the rollup rows every flush of a project updates (its day's and week's visitor
+ * The rollup rows every flush of a project updates (its day's and week's visitor
  * sketches and counters, per channel and per breakdown key) were one row per key, so two API
  * processes' flushes queued on their row locks. On PostgreSQL each process now writes rows of its
  * own `shard` (part of the key); reads already merge sketches and sum counters over rows. SQLite

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 18, index review: three reads by lead or person had no index and scanned every row of the
+ * Index review: three reads by lead or person had no index and scanned every row of the
  * project, so they grew with the data. In the 10-minute mixed load on SQLite the first went from
  * 1.4 to 8.4 ms a call and held the one thread meanwhile:
  * - a lead list's conversion totals (`conversionTotalsOfLeads`: analytics_conversions by lead_id);

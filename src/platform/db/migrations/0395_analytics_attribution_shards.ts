@@ -3,7 +3,7 @@ import type { Dialect } from "../index.js";
 import { addShardToKey } from "../shard.js";
 
 /**
- * Issue 18: every conversion adds its credits to the attribution rows of its day, one per model
+ * Every conversion adds its credits to the attribution rows of its day, one per model
  * and channel, which two API processes' flushes then updated in turn. Each process now adds to
  * rows of its own shard (platform/db/shard.ts); the summary sums over them.
  */

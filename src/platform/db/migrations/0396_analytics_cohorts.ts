@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 34. Cohorts: saved definitions of people, per project, listed newest first. And a
+ * Cohorts: saved definitions of people, per project, listed newest first. And a
  * `(project_id, ts)` index on session touchpoints: a filter on a session's values reads the
  * sessions of the period (one row per session) instead of every touchpoint of the project.
  * Touchpoints are written once per session, in about time order, so the index grows at its end.

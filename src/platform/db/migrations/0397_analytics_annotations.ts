@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 34. Annotations: a dated note per project ("launched the pricing page"), optionally over a
+ * Annotations: a dated note per project ("launched the pricing page"), optionally over a
  * period (a campaign's days), drawn on every time chart. Read by project and date range, so the
  * index leads with the date; lists go newest date first.
  */

@@ -2,14 +2,14 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 34. The currency a conversion's revenue was sent in (`data.currency`, ISO 4217,
+ * The currency a conversion's revenue was sent in (`data.currency`, ISO 4217,
  * upper-cased), so the summary can say which currency its revenue is in, or that it is mixed.
  * Conversions recorded before this column have none: their revenue counts, in no stated currency.
  *
  * And a covering index for the period's people who converted: the summary reads person, channel,
  * counted and currency of the period's conversions from the index alone. Through the (project_id,
  * ts) index each row was a table lookup (10M events' worth, 30 days: ~10k conversions, 30–45 ms);
- * index-only, ~8 ms (bench/README.md, issue 34). One more index entry per conversion, about 2% of
+ * index-only, ~8 ms (bench/README.md). One more index entry per conversion, about 2% of
  * events.
  */
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {

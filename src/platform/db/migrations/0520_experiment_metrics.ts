@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 17: secondary and guardrail goals, revenue per visitor, and the method that decided.
+ * Secondary and guardrail goals, revenue per visitor, and the method that decided.
  * - `experiments.metrics`: JSON {secondary: string[], guardrails: [{goal, worseWhen}]}, null = none.
  * - `experiments.decision_method`: sequential | fixed-horizon | bandit | manual, set on completion.
  * - Each exposure keeps its visitor's revenue after exposure; each variant Σ and Σ² of those, so a

@@ -3,7 +3,7 @@ import type { Dialect } from "../index.js";
 import { addShardToKey } from "../shard.js";
 
 /**
- * Issue 18: every first exposure and conversion adds to its variant's counters, one row per
+ * Every first exposure and conversion adds to its variant's counters, one row per
  * variant (and per variant and goal), which two API processes' flushes then updated in turn. Each
  * process now adds to rows of its own shard (platform/db/shard.ts); results sum over them.
  */

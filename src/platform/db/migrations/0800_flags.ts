@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
-/** Feature flags (issue 32): flags, their change history, and each project's flag settings. */
+/** Feature flags: flags, their change history, and each project's flag settings. */
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema
     .createTable("flags")

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Issue 34 item 4. Saved insights (a report's kind and settings) and dashboards (a grid of a
+ * Saved insights (a report's kind and settings) and dashboards (a grid of a
  * project's insights), both per project and listed newest first. A dashboard's public link is
  * stored as the SHA-256 of its token, like API keys: the raw token is shown once, and a lookup by
  * the hash (unique) finds the dashboard. Clearing the hash revokes the link at once.

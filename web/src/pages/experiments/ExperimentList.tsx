@@ -73,7 +73,7 @@ export function ExperimentList() {
                 csv: (e) => e.results.totalConversions,
               },
               // The results page's one figure (the verdict's: the sequential test's, or a bandit's
-              // probability best), not the single-look Bayesian `confidence` beside it (issue 34).
+              // probability best), not the single-look Bayesian `confidence` beside it.
               {
                 header: "Confidence",
                 numeric: true,

@@ -86,7 +86,7 @@ export function VariantTable({ results: r, bandit }: { results: Results; bandit:
     ...(bandit
       ? []
       : [
-          // The page's one confidence figure (issue 34): 1 − the always-valid p-value, so the
+          // The page's one confidence figure: 1 − the always-valid p-value, so the
           // test decides at 95%. The Bayesian chance stays in the API, off the page.
           {
             header: "Confidence",

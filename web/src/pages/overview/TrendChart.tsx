@@ -19,7 +19,7 @@ const fetchSeries = (query: Record<string, string | undefined>) =>
 /**
  * Visitors and conversions per day, with the previous period of the same length as dashed lines
  * (its day k drawn over this period's day k). The legend gives the period's totals from the API —
- * distinct visitors over the period, not a sum of days (issue 34).
+ * distinct visitors over the period, not a sum of days.
  */
 export function TrendChart({
   period,
