@@ -67,7 +67,7 @@ const jsonPath = (name: string) => `$."${name.replaceAll('"', '\\"')}"`;
 export const globToRegex = (pattern: string, ignoreCase = false): string =>
   `(?s${ignoreCase ? "i" : ""}:${pattern
     .split("*")
-    .map((piece) => piece.replace(/[!-/:-@[-`{-~]/g, "\\$&"))
+    .map((piece) => piece.replace(/[!-/:-@[-\x60{-~]/g, "\\$&"))
     .join(".*")})`;
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
