@@ -155,6 +155,8 @@ export { type ScanPage, type ScannedEvent, eventTypeScanPage, lockStoredEvents }
 /** The committed events in commit order after a cursor: what the analytics engine copies (feed.ts). */
 export { type FeedCursor, committedEventsAfter, eventsByIds, lateEventIds } from "./feed.js";
 export { timeOrderedId } from "./ids.js";
+/** The stored events' columns in order (what a copy of them appends). */
+export { COLUMNS as EVENT_ROW_COLUMNS } from "./store/rows.js";
 export type { EventTable } from "./tables.js";
 
 /** The export of stored events (analytics serves it, with the report filter). */

@@ -1,3 +1,5 @@
+import { EVENT_ROW_COLUMNS } from "../../events/service.js";
+import { SESSION_DIMENSIONS } from "../dimensions.js";
 /**
  * The analytics engine's tables (DuckDB, columnar): a copy of the committed events and of what
  * reports join them with, kept by the engine thread (thread.ts) from the durable store. `engine_state`
@@ -69,38 +71,17 @@ export const ENGINE_DDL = [
   `create table if not exists engine_state (name varchar primary key, value varchar not null)`,
 ] as const;
 
-/** The columns of `events` in order, as the appender writes them. */
-export const EVENT_COLUMNS = [
-  "id",
-  "project_id",
-  "visitor_id",
-  "lead_id",
-  "type",
-  "url",
-  "referrer",
-  "data",
-  "ts",
-  "received_at",
-  "session_id",
-  "channel",
-  "source",
-  "is_bot",
-  "is_server",
-] as const;
+/** The columns of `events` in order, as the appender writes them: the row store's (its DDL above follows them). */
+export const EVENT_COLUMNS = EVENT_ROW_COLUMNS;
 
+/** The columns of `sessions` in order: a touchpoint's key and start, then the session's values. */
 export const SESSION_COLUMNS = [
   "project_id",
   "session_id",
   "visitor_id",
   "channel",
   "ts",
-  "source",
-  "campaign",
-  "landing_page",
-  "referrer_domain",
-  "device",
-  "browser",
-  "os",
+  ...SESSION_DIMENSIONS,
 ] as const;
 
 export const CONVERSION_COLUMNS = [
