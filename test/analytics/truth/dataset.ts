@@ -231,7 +231,9 @@ export function generate(seed = 41, now = Date.now(), visitorCount = 2_000): Dat
     const owner = visitors.find((v) => v.id === lead.visitors[0])!;
     const id = `${owner.id}-b`;
     const device: DeviceName = owner.device === "mobile" ? "windows" : "mobile";
-    const start = Math.min(owner.sessions[0]!.start + (2 + r.int(48)) * 3_600_000, latest - 60 * 60_000);
+    // Clamped ten minutes after the clamp of `at`, so never in the same millisecond as the owner's
+    // first session (a tie the truth could not break as Lift does).
+    const start = Math.min(owner.sessions[0]!.start + (2 + r.int(48)) * 3_600_000, latest - 50 * 60_000);
     const session: Session = {
       visitor: id,
       channel: r.pick(CHANNELS),
