@@ -152,8 +152,8 @@ export {
 /** A resumable scan of stored events by type, a page per call (recounts from history). */
 export { type ScanPage, type ScannedEvent, eventTypeScanPage, lockStoredEvents } from "./scan.js";
 
-/** The committed events in commit order after a cursor: what the analytics engine copies (feed.ts). */
-export { type FeedCursor, committedEventsAfter, eventsByIds, lateEventIds } from "./feed.js";
+/** The committed events in commit order after a cursor: what the analytics engine copies (store/feed.ts). */
+export { type FeedCursor, committedEventsAfter, eventsByIds, lateEventIds } from "./store/feed.js";
 export { timeOrderedId } from "./ids.js";
 /** The stored events' columns in order (what a copy of them appends). */
 export { COLUMNS as EVENT_ROW_COLUMNS } from "./store/rows.js";

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { EventBus } from "../../platform/event-bus.js";
 import type { SnippetEventBody } from "./schema.js";
 import type { CommittedBatch, StoreKey } from "./store/types.js";
+import { committedEventsAfter } from "./store/feed.js";
 import { snippetToIncoming } from "./validate.js";
 import { openEventWriter } from "./writer-slot.js";
 
@@ -60,34 +61,33 @@ describe("committed batches, for a second store of analytics reads", () => {
     expect(events.map((e) => e.id).sort()).toEqual(stored.map((r) => r.id).sort());
     expect(new Set(keys).size).toBe(keys.length);
     // Each key is the stored row's: SQLite's `seq` (rising in commit order), PostgreSQL's `id`.
-    const rows = await writer.store.readAfter(null, 100_000);
-    const idOfKey = new Map(rows.map((r) => [r.key, r.row.id]));
+    const { rows } = await committedEventsAfter(writer.store.db, {}, 100_000);
+    const keyOf = (r: (typeof rows)[number]) =>
+      t.app.dbHandle.sqlite ? Number((r as { seq?: number }).seq) : r.id;
+    const idOfKey = new Map(rows.map((r) => [keyOf(r), r.id]));
     expect(keys.map((k) => idOfKey.get(k))).toEqual(events.map((e) => e.id));
     if (t.app.dbHandle.sqlite) expect([...keys].sort(byKey)).toEqual(keys);
   });
 
-  it("the store reads committed events after a watermark key, in key order (catch-up)", async () => {
+  it("the feed gives committed events after a cursor, in commit order, a page at a time", async () => {
     const a = await t.tenant();
     const project = { id: a.projectId, workspaceId: a.workspaceId };
-    const { writer, batches } = writerWithListener();
+    const { writer } = writerWithListener();
     await writer.write(project, [ev("pageview", "w1"), ev("pageview", "w2")], "web");
-    const seen = batches.flatMap((b) => b.keys);
-    const watermark = [...seen].sort(byKey).at(-1)!;
-    // PostgreSQL's keys are time-ordered ids: later ones come from a later millisecond.
+    const { next: cursor } = await committedEventsAfter(writer.store.db, {}, 100_000);
+    // PostgreSQL's cursor is (receipt time, id): later rows come from a later millisecond.
     const from = Date.now();
     while (Date.now() === from) await new Promise((r) => setImmediate(r));
     await writer.write(project, [ev("click", "w1"), ev("click", "w3"), ev("click", "w4")], "web");
     await writer.close();
-    const later = batches.flatMap((b) => b.keys).slice(seen.length);
-    expect(later).toHaveLength(3);
 
-    const after = await writer.store.readAfter(watermark, 100_000);
-    expect(after.map((r) => r.key)).toEqual([...later].sort(byKey));
-    expect(after.map((r) => r.row.type)).toEqual(["click", "click", "click"]);
-    expect(after.every((r) => r.row.project_id === a.projectId)).toBe(true);
-    // Pages: a limit, then the next page after its last key.
-    const first = await writer.store.readAfter(watermark, 2);
-    const rest = await writer.store.readAfter(first.at(-1)!.key, 2);
-    expect([...first, ...rest].map((r) => r.key)).toEqual(after.map((r) => r.key));
+    const after = await committedEventsAfter(writer.store.db, cursor, 100_000);
+    expect(after.rows.map((r) => r.type)).toEqual(["click", "click", "click"]);
+    expect(after.rows.every((r) => r.project_id === a.projectId)).toBe(true);
+    // Pages: a limit, then the next page after its last row.
+    const first = await committedEventsAfter(writer.store.db, cursor, 2);
+    const rest = await committedEventsAfter(writer.store.db, first.next, 2);
+    expect(first.rows).toHaveLength(2);
+    expect([...first.rows, ...rest.rows].map((r) => r.id)).toEqual(after.rows.map((r) => r.id));
   });
 });

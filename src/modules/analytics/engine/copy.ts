@@ -92,7 +92,7 @@ export class EngineCopy {
     return taken;
   }
 
-  /** PostgreSQL: rows that committed behind the cursor (events/feed.ts), those the copy lacks. */
+  /** PostgreSQL: rows that committed behind the cursor (events/store/feed.ts), those the copy lacks. */
   private async takeLate(): Promise<number> {
     const ids = await lateEventIds(this.store, this.cursors.events);
     if (ids.length === 0) return 0;

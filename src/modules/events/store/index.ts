@@ -4,7 +4,7 @@ import { PostgresEventStore } from "./postgres.js";
 import { SqliteEventStore, type SqliteStoreOptions } from "./sqlite.js";
 import type { EventStore } from "./types.js";
 
-export type { CommittedBatch, CommittedListener, EventStore, KeyedRow, StoreKey } from "./types.js";
+export type { CommittedBatch, CommittedListener, EventStore, StoreKey } from "./types.js";
 
 /** The event store of the handle's database (SQLite: its index options apply). */
 export function openEventStore(

@@ -5,9 +5,8 @@ import { readConfigVersions } from "../../../platform/config-version.js";
 import type { FlushItem } from "../flush-rows.js";
 import { ensureEventPartitions } from "../partitions.js";
 import { PostgresClaims } from "../segment/dedup.js";
-import type { EventTable } from "../tables.js";
 import { COLUMNS, WIDTH } from "./rows.js";
-import type { EventStore, InsertedRows, KeyedRow, StoreKey } from "./types.js";
+import type { EventStore, InsertedRows } from "./types.js";
 
 const PG_TYPES = [
   "text",
@@ -76,16 +75,6 @@ export class PostgresEventStore implements EventStore {
   async maintain(): Promise<void> {}
   async settle(): Promise<void> {}
   forget(): void {}
-
-  /**
-   * Ids follow receipt time, not commit order across processes (nor within one millisecond): a
-   * catch-up that must miss nothing reads from a margin before its watermark and skips keys it has.
-   */
-  async readAfter(after: StoreKey | null, limit: number): Promise<KeyedRow[]> {
-    const { rows } = await sql<EventTable>`select * from events
-      where id > ${after ?? ""} order by id limit ${limit}`.execute(this.db);
-    return rows.map((row) => ({ key: row.id, row }));
-  }
 }
 
 /** One `insert … select * from unnest(…)` per flush, 15 array parameters whatever the row count. */

@@ -1,12 +1,10 @@
 import type SQLite from "better-sqlite3";
 import type { FastifyBaseLogger } from "fastify";
-import { sql } from "kysely";
 import { type DbHandle, type Trx, withTransaction } from "../../../platform/db/index.js";
 import type { FlushItem } from "../flush-rows.js";
 import { SqliteClaims } from "../segment/dedup.js";
-import type { EventTable } from "../tables.js";
 import { AT, COLUMNS, WIDTH } from "./rows.js";
-import type { EventStore, InsertedRows, KeyedRow, StoreKey } from "./types.js";
+import type { EventStore, InsertedRows } from "./types.js";
 import { VisitorIndex } from "./visitor-index.js";
 
 // 15 columns × 200 rows = 3000 parameters, far under SQLite's 32766.
@@ -124,12 +122,6 @@ export class SqliteEventStore implements EventStore {
 
   forget(keys: readonly number[]): void {
     if (keys.length > 0) this.index.forget(new Set(keys));
-  }
-
-  async readAfter(after: StoreKey | null, limit: number): Promise<KeyedRow[]> {
-    const { rows } = await sql<EventTable & { seq: number }>`select * from events
-      where seq > ${after ?? 0} order by seq limit ${limit}`.execute(this.db);
-    return rows.map(({ seq, ...row }) => ({ key: seq, row }));
   }
 }
 

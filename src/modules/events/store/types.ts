@@ -1,7 +1,6 @@
 import type { CommittedEvent } from "../../../platform/event-bus.js";
 import type { Db, Trx } from "../../../platform/db/index.js";
 import type { FlushItem } from "../flush-rows.js";
-import type { EventTable } from "../tables.js";
 
 /** A stored event's key: SQLite's `seq`, PostgreSQL's `id`. */
 export type StoreKey = number | string;
@@ -15,12 +14,6 @@ export interface InsertedRows {
    * (PostgreSQL); undefined: the event bus reads them.
    */
   versions?: Map<string, number>;
-}
-
-/** A committed row with its key, as a catch-up reads it. */
-export interface KeyedRow {
-  key: StoreKey;
-  row: EventTable;
 }
 
 /** One committed flush: its events and their store keys, in the same order. */
@@ -77,6 +70,4 @@ export interface EventStore {
   settle(): Promise<void>;
   /** Such a task committed after deleting the events with these keys (SQLite). */
   forget(keys: readonly number[]): void;
-  /** Committed rows after `after` (null: from the first), in key order, at most `limit`. */
-  readAfter(after: StoreKey | null, limit: number): Promise<KeyedRow[]>;
 }

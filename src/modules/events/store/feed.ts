@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
-import type { EventTable } from "./tables.js";
-import "./tables.js";
+import { type DbOrTrx, isPostgresDb } from "../../../platform/db/index.js";
+import type { EventTable } from "../tables.js";
+import "../tables.js";
 
 /**
  * The committed events in the order a copy of them (the analytics engine) takes them, a page at a
