@@ -21,9 +21,9 @@ const jsonPath = (name: string) => `$."${name.replaceAll('"', '\\"')}"`;
  * person, the step-matching events in order — time, then the earliest step an event matches
  * (events of one millisecond: the one matching an earlier step first), then the event id. For
  * each entry (a first-step event inside the period) step k is the first event after step k-1's
- * matching step k, within the window from the entry: `n<k>` (a window function) gives each event
- * the position of the next step-k event after it, and the chain follows those positions with one
- * join a step. The entry reaching furthest counts, the earliest among equals; the answer is the
+ * matching step k, within the window from the entry. Window functions over each person's later
+ * events give every event the time each step is reached from it (n-1 passes, no self-joins); the
+ * entry reaching furthest counts, the earliest among equals (one aggregate per person); the answer is the
  * per-step counts and medians, overall and per entry-session value — never the events.
  */
 
@@ -100,41 +100,49 @@ export async function funnelSql(
   const lowest = `case ${ks(0)
     .map((k) => `when s${k} then ${k}`)
     .join(" ")} end`;
-  const ordered = `ordered as (select person, ts, session_id, ${ks(0)
-    .map((k) => `s${k}`)
-    .join(", ")},
-    row_number() over (partition by person order by ts, ${lowest}, id) as pos
-    from hits where ${ks(0)
-      .map((k) => `s${k}`)
-      .join(" or ")})`;
-  const nexts = `nexts as (select *, ${ks(1)
-    .map((k) => `min(case when s${k} then pos end) over w as n${k}`)
-    .join(", ")}
-    from ordered window w as (partition by person order by pos rows between 1 following and unbounded following))`;
-  const joins = ks(1)
-    .map(
-      (k) =>
-        `left join nexts c${k} on c${k}.person = en.person and c${k}.pos = ${k === 1 ? "en" : `c${k - 1}`}.n${k} and c${k}.ts <= en.ts + ${windowMs}`,
-    )
-    .join("\n    ");
+  // Each event's place: time, then the earliest step it matches, then its id.
+  const later = `(partition by person order by ts, ${lowest}, id rows between 1 following and unbounded following)`;
+  // Pass j (from n-1 down to 1) gives each event `a<j>_<k>` for k = j … n-1: the time step k is
+  // reached by a chain whose step j is the first step-j event after it. For k = j that is that
+  // event's time; for k > j, the least `a<j+1>_<k>` among the step-j events after it — the first of
+  // them holds it, because a chain from a later event never ends earlier (times rise with places).
+  const passes: string[] = [];
+  for (let j = n - 1; j >= 1; j--) {
+    const from =
+      j === n - 1
+        ? `hits where ${ks(0)
+            .map((k) => `s${k}`)
+            .join(" or ")}`
+        : `pass${j + 1}`;
+    const cols = ks(j)
+      .map((k) =>
+        k === j
+          ? `min(case when s${k} then ts end) over w as a${j}_${k}`
+          : `min(case when s${j} then a${j + 1}_${k} end) over w as a${j}_${k}`,
+      )
+      .join(", ");
+    passes.push(`pass${j} as (select *, ${cols} from ${from} window w as ${later})`);
+  }
+  // Step k's time from an entry: the chain through the next step-1 event, counted within the window.
+  const within = (k: number) => `case when a1_${k} <= ts + ${windowMs} then a1_${k} end`;
   const reached = `case ${ks(1)
     .reverse()
-    .map((k) => `when c${k}.ts is not null then ${k + 1}`)
+    .map((k) => `when a1_${k} <= ts + ${windowMs} then ${k + 1}`)
     .join(" ")} else 1 end`;
-  const tries = `tries as (select en.person, en.session_id, ${reached} as reached,
-    row_number() over (partition by en.person order by ${reached} desc, en.pos) as attempt,
-    en.ts as t0, ${ks(1)
-      .map((k) => `c${k}.ts as t${k}`)
-      .join(", ")}
-    from nexts en
-    ${joins}
-    where en.s0 and en.ts >= ${entryFrom} and en.ts < ${entryTo})`;
+  // Per person the entry reaching furthest, the earliest among equals (least place): one row each.
+  const best = `struct_pack(r := -(${reached}), ts := ts, id := id, session_id := session_id, ${ks(1)
+    .map((k) => `t${k} := ${within(k)}`)
+    .join(", ")})`;
+  const tries = `tries as (select person, min(${best}) as b from pass1
+    where s0 and ts >= ${entryFrom} and ts < ${entryTo} group by person)`;
+  const shaped = `people as (select person, b.session_id as session_id, b.ts as t0, ${ks(1)
+    .map((k) => `b.t${k} as t${k}`)
+    .join(", ")} from tries)`;
   // ClickHouse: medianExact (its median is approximate).
   const figures = ks(0)
     .map((k) => `count(t${k}) as c${k}${k > 0 ? `, median(t${k} - t${k - 1}) as m${k}` : ""}`)
     .join(", ");
-  const withs = `with ${linksCte(q, project)}, ${hits}, ${ordered}, ${nexts}, ${tries},
-    people as (select * from tries where attempt = 1)`;
+  const withs = `with ${linksCte(q, project)}, ${hits}, ${passes.join(", ")}, ${tries}, ${shaped}`;
   const overall = `select cast(null as varchar) as g, ${figures} from people`;
   if (!f.breakdownBy) return `${withs} ${overall}`;
   if (!FUNNEL_BREAKDOWNS.includes(f.breakdownBy)) throw new Error(`not a funnel breakdown: ${f.breakdownBy}`);
