@@ -4,7 +4,7 @@ import { cohortPeopleSql } from "../cohorts.js";
 import { SESSION_DIMENSIONS } from "../dimensions.js";
 import { type Condition, testValue } from "../filter.js";
 import { LEAD_READER } from "../lead-reader.js";
-import { type EngineQuery, personKeySql } from "./sql.js";
+import type { EngineQuery } from "./sql.js";
 
 /**
  * People in the engine's SQL: a person is a lead (all its visitors) or an anonymous visitor, keyed
@@ -24,14 +24,13 @@ export const linksCte = (q: EngineQuery, project: ProjectRef) =>
  */
 export const firstTouchCte = (q: EngineQuery, project: ProjectRef, persons: string) =>
   `ft_people as (select distinct person from (${persons})),
-  ft_visitors as (select substr(person, 3) as visitor_id from ft_people where person like 'v:%'
-    union select l.visitor_id from links_p l where 'l:' || l.lead_id in (select person from ft_people)),
-  first_touch as (select person,
-    ${["channel", ...SESSION_DIMENSIONS].map((d) => `arg_min(${d}, (ts, session_id)) as ${d}`).join(", ")}
-    from (select ${personKeySql("s.visitor_id")} as person, s.*
-      from sessions s left join links_p l on l.visitor_id = s.visitor_id
-      where s.project_id = ${q.v(project.id)} and s.visitor_id in (select visitor_id from ft_visitors)) t
-    where person in (select person from ft_people) group by person)`;
+  ft_visitors as (select substr(person, 3) as visitor_id, person from ft_people where person like 'v:%'
+    union all select l.visitor_id, 'l:' || l.lead_id as person from links_p l
+    where 'l:' || l.lead_id in (select person from ft_people)),
+  first_touch as (select fv.person,
+    ${["channel", ...SESSION_DIMENSIONS].map((d) => `arg_min(s.${d}, (s.ts, s.session_id)) as ${d}`).join(", ")}
+    from sessions s join ft_visitors fv on fv.visitor_id = s.visitor_id
+    where s.project_id = ${q.v(project.id)} group by fv.person)`;
 
 /**
  * The person conditions (lead properties, cohorts) as a condition on a person key and its lead id
