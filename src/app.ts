@@ -62,6 +62,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Accept `text/plain` bodies holding JSON (navigator.sendBeacon). */
     allowTextPlain?: boolean;
+    /** Read the body as JSON whatever its Content-Type (Segment's API; `readAnyBodyAsJson`). */
+    jsonWhateverType?: boolean;
     /** Errors of this route use its module's own format (email's transactional API). */
     errorFormat?: ErrorFormat;
     /** Public endpoint: CORS open to any origin. */

@@ -18,19 +18,6 @@ export function registerBodies(app: FastifyInstance): void {
 
   // JSON bodies are kept raw as well: incoming webhooks verify signatures over the exact bytes.
   app.removeContentTypeParser(["application/json", "text/plain"]);
-  const parseJson = (
-    req: { rawBody?: string },
-    body: string,
-    done: (e: Error | null, v?: unknown) => void,
-  ) => {
-    req.rawBody = body;
-    if (body.length === 0) return done(null, undefined);
-    try {
-      done(null, parseJsonBody(body));
-    } catch (err) {
-      done(err as Error);
-    }
-  };
   app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) =>
     parseJson(req, body as string, done),
   );
@@ -57,6 +44,29 @@ export function registerBodies(app: FastifyInstance): void {
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (type === "application/json") return;
     if (type === "text/plain" && req.routeOptions.config?.allowTextPlain) return;
+    if (req.routeOptions.config?.jsonWhateverType) return;
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
   });
+}
+
+function parseJson(req: { rawBody?: string }, body: string, done: (e: Error | null, v?: unknown) => void) {
+  req.rawBody = body;
+  if (body.length === 0) return done(null, undefined);
+  try {
+    done(null, parseJsonBody(body));
+  } catch (err) {
+    done(err as Error);
+  }
+}
+
+/**
+ * Reads every body of the plugin it is called in as JSON, whatever its Content-Type (or none), for
+ * routes that also set `config.jsonWhateverType`. Segment's and RudderStack's servers read their
+ * API this way, and RudderStack's Node SDK labels its gzipped JSON as a form. Only for routes that
+ * never take a cookie session: the Content-Type check is the CSRF defence of the others.
+ */
+export function readAnyBodyAsJson(app: FastifyInstance): void {
+  app.addContentTypeParser("*", { parseAs: "string" }, (req, body, done) =>
+    parseJson(req, body as string, done),
+  );
 }

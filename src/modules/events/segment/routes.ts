@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type KeySource, callerOf, projectOf, senderOf } from "../../../platform/auth/plugin.js";
 import { AppError } from "../../../platform/errors.js";
+import { readAnyBodyAsJson } from "../../../platform/http/bodies.js";
 import { createLimit } from "../../../platform/rate-limit.js";
 import { compileSchema, firstSchemaError, validatorFrom } from "../../../platform/validation.js";
 import { decompress } from "../gzip.js";
@@ -101,6 +102,10 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
   const limit = createLimit(app, { name: "segment", max: app.config.rateLimits.events });
   // Before validation (the body is parsed): a caller without a valid key learns nothing from it.
   const authenticate = app.requireProjectKey(WRITE_KEY, limit);
+  // Segment's and RudderStack's servers read these bodies as JSON whatever they are labelled
+  // (RudderStack's Node SDK sends gzipped JSON as a form). The key, never a cookie, authenticates
+  // them, so the Content-Type has no CSRF role here. Added in this (encapsulated) plugin: /v1/* only.
+  readAnyBodyAsJson(app);
 
   // Cross-origin calls carry Authorization, so browsers preflight them (the CORS plugin's
   // catch-all OPTIONS route does not carry publicCors).
@@ -124,7 +129,7 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
           hide: short,
           operationId: `segment${type[0]!.toUpperCase()}${type.slice(1)}`,
           summary,
-          description: `Segment's HTTP API; analytics.js posts the same to /v1/${SHORT[type]}. Write key by HTTP Basic (user name) or \`writeKey\` in the body; JSON or text/plain, gzip accepted. See docs/segment.md.`,
+          description: `Segment's HTTP API; analytics.js posts the same to /v1/${SHORT[type]}. Write key by HTTP Basic (user name) or \`writeKey\` in the body; the body is read as JSON whatever its Content-Type, gzip accepted. See docs/segment.md.`,
           tags,
           security: [{ segmentWriteKey: [] }],
           errors: ["UNAUTHORIZED", "RATE_LIMITED"],
@@ -133,7 +138,7 @@ export async function segmentRoutes(app: FastifyInstance): Promise<void> {
         },
         // The envelope here; each message in the service, so errors name it.
         validatorCompiler: validatorFrom(batch ? validateEnvelope : validateMessage),
-        config: { allowTextPlain: true, publicCors: true, hotPath: true },
+        config: { allowTextPlain: true, jsonWhateverType: true, publicCors: true, hotPath: true },
         compress: false,
         bodyLimit: batch ? MAX_BATCH_BYTES : MAX_MESSAGE_BYTES,
         preParsing: (req, _reply, payload, done) => {
