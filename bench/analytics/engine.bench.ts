@@ -123,6 +123,28 @@ const lift: Record<string, () => Promise<unknown>> = {
       steps: 3,
       period: "30d",
     }),
+  "trends 30d: pageviews per day, total + unique people": () =>
+    call("POST", "/api/analytics/trends", {
+      period: "30d",
+      series: [{ event: "pageview" }, { event: "pageview", measure: "unique_people" }],
+    }),
+  "trends 90d: WAU by channel, purchases ÷ signups": () =>
+    call("POST", "/api/analytics/trends", {
+      period: "90d",
+      series: [{ event: "pageview", measure: "wau" }, { event: "purchase" }, { event: "signup" }],
+      breakdown: { property: "channel", limit: 10 },
+      formulas: [{ expression: "B / C * 100" }],
+    }),
+  "trends 30d weekly: sum + p90 of revenue, compare": () =>
+    call("POST", "/api/analytics/trends", {
+      period: "30d",
+      interval: "week",
+      series: [
+        { event: "purchase", measure: "sum", property: "revenue" },
+        { event: "purchase", measure: "p90", property: "revenue" },
+      ],
+      compare: true,
+    }),
 };
 
 /** The same questions by hand, against the engine's file (the baseline). */
@@ -159,6 +181,9 @@ const bare: Record<string, string> = {
     n as (select session_id, node, ts, id, row_number() over (partition by session_id order by ts, id) as k from d where prev is null or prev <> node),
     st as (select session_id, min(k) as k0 from n where node = '/' group by session_id)
     select n.k - st.k0 as step, node, count(*) from n join st using (session_id) where n.k > st.k0 and n.k <= st.k0 + 3 group by 1, 2`,
+  "trends 30d: pageviews per day, total + unique people": `with l as (select visitor_id, lead_id from links where project_id = $p)
+    select e.ts // 86400000 as d, count(*), count(distinct ${person}) from events e left join l on l.visitor_id = e.visitor_id
+    where e.project_id = $p and e.ts >= $from and e.ts < $to and not e.is_bot and e.type = 'pageview' group by 1`,
 };
 
 const liftTimes: Record<string, { p50: number; p95: number }> = {};

@@ -9,6 +9,7 @@ import { annotationRoutes } from "./routes-annotations.js";
 import { cohortRoutes } from "./routes-cohorts.js";
 import { exploreRoutes } from "./routes-explore.js";
 import { exportRoutes } from "./routes-export.js";
+import { trendsRoutes } from "./routes-trends.js";
 
 export const analyticsModule: LiftModule = {
   name: "analytics",
@@ -22,6 +23,7 @@ export const analyticsModule: LiftModule = {
     await app.register(analyticsRoutes);
     await app.register(cohortRoutes);
     await app.register(exploreRoutes);
+    await app.register(trendsRoutes);
     await app.register(exportRoutes);
     await app.register(annotationRoutes);
   },

@@ -19,6 +19,7 @@ import {
 } from "./reports.js";
 import type { RetentionInterval } from "./retention.js";
 import type { Interval } from "./timeseries.js";
+import { type TrendsRequest, analyticsTrends } from "./trends.js";
 
 /**
  * Analytics' reads that grow with stored data, as read tasks: each report over its rollups or raw
@@ -82,6 +83,10 @@ export const pathsTask = defineReadTask(
     analyticsPaths(ctx, project, q.query, q.period, q.conds),
 );
 
+export const trendsTask = defineReadTask("analytics.trends", (ctx, project, q: TrendsRequest) =>
+  analyticsTrends(ctx, project, q),
+);
+
 export const cohortCountTask = defineReadTask("analytics.cohort-count", (ctx, project, id: string) =>
   countCohort(ctx, project, id),
 );
@@ -106,6 +111,7 @@ export const analyticsReadTasks = [
   retentionTask,
   attributionTask,
   pathsTask,
+  trendsTask,
   cohortCountTask,
   cohortPreviewTask,
   cohortMemberPageTask,

@@ -131,3 +131,17 @@ export { Paths, PathsBody } from "./explore-schema.js";
 
 /** The analytics engine (DuckDB), which the app opens beside the read pool. */
 export { AnalyticsEngine, engineFileOf } from "./engine/client.js";
+
+/** The reports as the MCP endpoint runs them: the report routes' read tasks, and annotations. */
+export {
+  breakdownTask,
+  funnelTask,
+  retentionTask,
+  summaryTask,
+  timeseriesTask,
+  trendsTask,
+} from "./read-tasks.js";
+export { planTrends } from "./trends.js";
+export { Trends, TrendsBody } from "./trends-schema.js";
+export { type Author as AnnotationAuthor, createAnnotation } from "./annotations.js";
+export { Annotation, CreateAnnotationBody } from "./annotation-schema.js";
