@@ -7,7 +7,7 @@ const POOL = 200;
 export const VISITORS = Number(process.env.BENCH_VISITORS ?? 20_000);
 
 /** The i-th event, as both formats carry it. */
-const eventOf = (i: number) => ({
+export const eventOf = (i: number) => ({
   type: i % 10 === 0 ? "Added to Cart" : "Product Viewed",
   visitorId: `v${i % VISITORS}`,
   url: `https://shop.example.com/p/${i % 100}`,

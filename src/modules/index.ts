@@ -13,6 +13,7 @@ import { dashboardModule } from "./dashboard/module.js";
 import { flagsModule } from "./flags/module.js";
 import { insightsModule } from "./insights/module.js";
 import { erasureModule } from "./erasure/module.js";
+import { mcpModule } from "./mcp/module.js";
 
 export const modules: LiftModule[] = [
   workspaceModule,
@@ -27,6 +28,7 @@ export const modules: LiftModule[] = [
   connectorsModule,
   flagsModule,
   insightsModule,
+  mcpModule,
   erasureModule,
   dashboardModule,
 ];

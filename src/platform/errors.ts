@@ -55,8 +55,17 @@ export interface ErrorFormat {
   readonly statuses: Readonly<Record<string, number>>;
   /** Its code for an error raised outside the module (validation, the body parser, limits). */
   codeFor(general: ErrorCode): string;
-  /** The body of an error with its own code; `requestId` is the id in the request's log line. */
-  body(code: string, message: string, extra: Record<string, unknown>, requestId: string): unknown;
+  /**
+   * The body of an error with its own code; `requestId` is the id in the request's log line, `req`
+   * the request (a format may name what it asked for, as OFREP names the flag).
+   */
+  body(
+    code: string,
+    message: string,
+    extra: Record<string, unknown>,
+    requestId: string,
+    req: FastifyRequest,
+  ): unknown;
 }
 
 /** An error in a route family's own format: thrown by that module, answered by the one handler. */
@@ -169,7 +178,7 @@ export function handleError(err: unknown, req: FastifyRequest, reply: FastifyRep
   const format = req.routeOptions?.config?.errorFormat;
   if (err instanceof FormattedError && format) {
     reply.headers(err.headers);
-    return reply.code(err.status).send(format.body(err.code, err.message, err.extra, req.id));
+    return reply.code(err.status).send(format.body(err.code, err.message, err.extra, req.id, req));
   }
   const n = normalize(err);
   // A 503 Lift chose (shutting down, a full read pool, a report past its deadline, streams at
@@ -179,7 +188,8 @@ export function handleError(err: unknown, req: FastifyRequest, reply: FastifyRep
     req.log.warn({ reqId: req.id, code: err.code, message: err.message }, "request refused: unavailable");
   else if (n.status >= 500) req.log.error({ err, reqId: req.id }, "request failed");
   reply.headers(n.headers);
-  if (format) return reply.code(n.status).send(format.body(format.codeFor(n.code), n.message, {}, req.id));
+  if (format)
+    return reply.code(n.status).send(format.body(format.codeFor(n.code), n.message, {}, req.id, req));
   return reply
     .code(n.status)
     .send({ error: n.message, code: n.code, status: n.status, ...n.details, requestId: req.id });

@@ -60,6 +60,13 @@ const SECURITY_SCHEMES = {
     name: "X-Api-Key",
     description: "Workspace transactional key `svc_tx_…`.",
   },
+  publicKeyBearer: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "The project's public key as `Authorization: Bearer svc_pk_…` (OpenFeature's OFREP providers, " +
+      "server and browser alike).",
+  },
   segmentWriteKey: {
     type: "http",
     scheme: "basic",

@@ -11,11 +11,12 @@ import { startTestApp, type Tenant, type TestApp } from "../helpers/app.js";
  * role), `admin` (an admin session), `tx` (a workspace transactional key), `writeKey` (Segment's
  * tracking API: a project key as HTTP Basic user name or `writeKey` in the body, which none of the
  * callers here sends, so all of them get 401), `public` (no
- * credentials; what is sent with them must not matter for access). Other workspaces' callers get
+ * credentials; what is sent with them must not matter for access), `key` (a project API key only:
+ * a session is a known caller of the wrong kind, 403). Other workspaces' callers get
  * 404 for this workspace's ids and, on collections, their own data only: no answer to them may
  * contain an id or address of this workspace.
  */
-type Access = "project" | "projectAdmin" | "session" | "admin" | "tx" | "writeKey" | "public";
+type Access = "project" | "projectAdmin" | "session" | "admin" | "tx" | "writeKey" | "public" | "key";
 type Principal =
   | "none"
   | "malformed"
@@ -161,6 +162,9 @@ const TABLE: Row[] = [
   r("GET /api/attribution/summary", "project", "/api/attribution/summary"),
   r("POST /api/analytics/paths", "project", "/api/analytics/paths", {
     body: () => ({ start: { event: "pageview" } }),
+  }),
+  r("POST /api/analytics/trends", "project", "/api/analytics/trends", {
+    body: () => ({ series: [{ event: "pageview" }] }),
   }),
   r("GET /api/analytics/pickers/event-names", "project", "/api/analytics/pickers/event-names"),
   r("GET /api/analytics/pickers/property-keys", "project", "/api/analytics/pickers/property-keys"),
@@ -320,6 +324,12 @@ const TABLE: Row[] = [
   // An open stream never ends: the row asks with a key that is refused before the stream starts.
   r("GET /sub/:clientKey", "public", "/sub/svc_pk_authz"),
   r("POST /api/eval/:clientKey", "public", "/api/eval/svc_pk_authz", { body: () => ({}) }),
+  // OFREP takes the public key as Authorization: Bearer, which none of the callers here sends: as
+  // the write key's rows, every caller gets 401.
+  r("POST /ofrep/v1/evaluate/flags", "writeKey", "/ofrep/v1/evaluate/flags", { body: () => ({}) }),
+  r("POST /ofrep/v1/evaluate/flags/:key", "writeKey", (i) => `/ofrep/v1/evaluate/flags/${i.flagKey}`, {
+    body: () => ({}),
+  }),
   ...[
     "track",
     "t",
@@ -337,6 +347,19 @@ const TABLE: Row[] = [
     "b",
   ].map((path) => r(`POST /v1/${path}`, "writeKey", `/v1/${path}`, { body: () => ({}) })),
   r("GET /v1/projects/:writeKey/settings", "public", (i) => `/v1/projects/${i.publicKey}/settings`),
+  // PostHog's capture API: the key is in the body (api_key, or token in an event's properties),
+  // which none of the callers here sends: all get 401, as on Segment's.
+  ...["/e", "/i/v0/e", "/capture", "/batch", "/track", "/engage"]
+    .flatMap((path) => [path, `${path}/`])
+    .map((path) => r(`POST ${path}`, "writeKey", path, { body: () => ({}) })),
+  // PostHog's flags: the key (token or api_key) is in the body, which none of the callers here
+  // sends: all get 401, as on its capture API.
+  ...["/flags", "/flags/", "/decide", "/decide/"].map((path) =>
+    r(`POST ${path}`, "writeKey", path, { body: () => ({}) }),
+  ),
+  r("GET /array/:token/config", "public", (i) => `/array/${i.publicKey}/config`),
+  r("POST /array/:token/config", "public", (i) => `/array/${i.publicKey}/config`),
+  r("GET /array/:token/config.js", "public", (i) => `/array/${i.publicKey}/config.js`),
   r("GET /assets/*", "public", "/assets/missing.js"),
   r("GET /", "public", "/"),
   r("GET /openapi.json", "public", "/openapi.json"),
@@ -345,6 +368,16 @@ const TABLE: Row[] = [
   r("GET /docs/js/scalar.js", "public", "/docs/js/scalar.js"),
   r("GET /healthz", "public", "/healthz"),
   r("GET /metrics", "public", "/metrics"),
+  r("POST /mcp", "key", "/mcp", {
+    body: () => ({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "list_flags", arguments: {} },
+    }),
+  }),
+  r("GET /mcp", "key", "/mcp"),
+  r("DELETE /mcp", "key", "/mcp"),
   r("GET /api/erasures", "projectAdmin", "/api/erasures"),
   r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
   r("DELETE /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
@@ -382,6 +415,10 @@ function expected(row: Row, who: Principal): Expect {
       return who === "txKey" ? "allowed" : 401;
     case "writeKey":
       return 401;
+    case "key":
+      if (who === "projectKey") return "allowed";
+      if (who === "otherKey") return row.owned ? 404 : "allowed";
+      return who === "member" || who === "admin" || who === "otherSession" ? 403 : 401;
   }
 }
 

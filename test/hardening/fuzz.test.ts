@@ -64,8 +64,12 @@ function credentials(op: any): Record<string, string> {
   if (schemes.has("txBearer")) return { authorization: `Bearer ${txKey}` };
   if (schemes.has("projectKey")) return { "x-api-key": a.apiKey };
   if (schemes.has("session")) return { cookie: a.adminCookie };
+  if (schemes.has("publicKeyBearer")) return { authorization: `Bearer ${a.publicKey}` };
   return {};
 }
+
+/** OFREP's endpoints answer OFREP's error format `{errorCode, errorDetails}`. */
+const isOfrep = (op: any) => (op.security ?? []).some((s: object) => "publicKeyBearer" in s);
 
 const isTransactional = (op: any) =>
   (op.security ?? []).some((s: object) => "txBearer" in s) || op.operationId === "providerWebhook";
@@ -80,6 +84,11 @@ function errorShapeProblem(op: any, status: number, body: string, contentType: s
   } catch {
     return "error body is not JSON";
   }
+  // A path the router cannot decode is refused before any route is known: the general format.
+  if (isOfrep(op) && parsed?.code !== "VALIDATION_ERROR")
+    return typeof parsed?.errorCode === "string" && typeof parsed?.errorDetails === "string"
+      ? null
+      : "malformed OFREP error";
   if (typeof parsed?.error === "object" && parsed.error !== null) {
     if (!isTransactional(op)) return "transactional error format on a general endpoint";
     return typeof parsed.error.code === "string" && typeof parsed.error.message === "string"

@@ -132,6 +132,15 @@ const INGEST_BODIES = new Set([
   "POST /api/identity/stitch",
   "POST /api/eval/{clientKey}",
   ...["track", "identify", "page", "screen", "group", "alias", "batch"].map((call) => `POST /v1/${call}`),
+  // PostHog's capture API (events/posthog/)
+  "POST /e",
+  "POST /batch",
+  // OpenFeature's OFREP providers (flags/ofrep/): the protocol's request may grow fields
+  "POST /ofrep/v1/evaluate/flags",
+  "POST /ofrep/v1/evaluate/flags/{key}",
+  // PostHog's flags (flags/posthog/): posthog-js and posthog-node send fields of their versions
+  "POST /flags",
+  "POST /decide",
 ]);
 
 describe("unknown body fields: refused everywhere but ingest (docs/decisions.md)", () => {

@@ -27,6 +27,9 @@ const PUBLIC = [
   "GET /api/invites/{token}",
   "GET /api/shared/dashboards/{token}",
   "GET /api/svc-js",
+  // posthog-js's remote config: the public key is in the path.
+  "GET /array/{token}/config",
+  "GET /array/{token}/config.js",
   "GET /sub/{clientKey}",
   // Segment's settings for analytics.js: the public key is in the path.
   "GET /v1/projects/{writeKey}/settings",
@@ -37,6 +40,12 @@ const PUBLIC = [
   "POST /api/identity/stitch",
   "POST /api/invites/{token}",
   "POST /api/webhooks/{source}",
+  // PostHog's capture API: the key is in the body, as on POST /api/events.
+  "POST /batch",
+  "POST /decide",
+  "POST /e",
+  // PostHog's flags: the key is in the body, as on its capture API.
+  "POST /flags",
 ];
 const TRANSACTIONAL = ["POST /api/transactional/webhooks/provider", "POST /api/v1/transactional/send"];
 
@@ -134,8 +143,17 @@ describe("/openapi.json", () => {
     expect(security("GET /api/workspace/users")).toEqual([{ session: [] }]);
     expect(security("GET /api/connectors/{type}/auth")).toEqual([{ session: [] }]);
     expect(security("POST /v1/batch")).toEqual([{ segmentWriteKey: [] }]);
+    expect(security("POST /ofrep/v1/evaluate/flags")).toEqual([{ publicKeyBearer: [] }]);
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(
-      ["projectBearer", "projectKey", "segmentWriteKey", "session", "txApiKey", "txBearer"].sort(),
+      [
+        "projectBearer",
+        "projectKey",
+        "publicKeyBearer",
+        "segmentWriteKey",
+        "session",
+        "txApiKey",
+        "txBearer",
+      ].sort(),
     );
   });
 
@@ -146,7 +164,9 @@ describe("/openapi.json", () => {
       const expected =
         name === "POST /api/v1/transactional/send"
           ? "#/components/schemas/TransactionalError"
-          : "#/components/schemas/Error";
+          : name.startsWith("POST /ofrep/")
+            ? "#/components/schemas/OfrepError"
+            : "#/components/schemas/Error";
       for (const [status, res] of Object.entries(op.responses)) {
         if (!/^[45]/.test(status)) continue;
         expect(res.content?.["application/json"]?.schema?.$ref, `${name} ${status}`).toBe(expected);

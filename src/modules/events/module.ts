@@ -2,6 +2,7 @@ import type { LiftModule } from "../../platform/module.js";
 import { eventJobs } from "./jobs.js";
 import { PARTITIONS_EVERY_MS, ensureEventPartitions } from "./partitions.js";
 import { PIPELINE_STEPS } from "./pipeline.js";
+import { postHogRoutes } from "./posthog/routes.js";
 import { eventRoutes } from "./routes.js";
 import { PARTITIONS_JOB } from "./schema.js";
 import { EXPIRE_EVERY_MS } from "./segment/dedup.js";
@@ -14,6 +15,7 @@ export const eventsModule: LiftModule = {
     app.eventBus.setPipeline(PIPELINE_STEPS);
     await app.register(eventRoutes);
     await app.register(segmentRoutes);
+    await app.register(postHogRoutes);
     for (const job of eventJobs()) app.jobs.define(job);
     // PostgreSQL: this month's and the next ones' partitions exist before the first insert, even
     // when the daily job has not run for a while (a database restored from an old backup).

@@ -161,3 +161,6 @@ export type { EventTable } from "./tables.js";
 
 /** The export of stored events (analytics serves it, with the report filter). */
 export { type ExportFormat, exportChunks, exportRange } from "./export.js";
+
+/** The bodies PostHog's SDKs send (gzip, gzip-js, a base64 form) as JSON: flags reads its `/flags` with it. */
+export { decodeBody as decodePostHogBody, isPlainJson as isPlainPostHogJson } from "./posthog/body.js";

@@ -197,3 +197,5 @@ export function experimentChanged(deps: ServiceDeps, projectId: string): void {
 
 export { eraseExposuresOf } from "./erasure.js";
 export { loadCounts, parseVariants, parseWeights, serviceEventData, toExperiment } from "./view.js";
+/** The list and get routes' schemas (the MCP endpoint's tools take and answer the same). */
+export { Experiment, IdParam, ListQuery as ListExperimentsQuery } from "./schema.js";

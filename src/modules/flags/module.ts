@@ -1,6 +1,8 @@
 import client from "prom-client";
 import type { LiftModule } from "../../platform/module.js";
 import { onExperimentChange } from "../experiments/service.js";
+import { ofrepRoutes } from "./ofrep/routes.js";
+import { postHogFlagRoutes } from "./posthog/routes.js";
 import { flagRoutes } from "./routes.js";
 import { flagSdkRoutes } from "./routes-sdk.js";
 import { closeFlags, flagsChanged, flagStreams } from "./service.js";
@@ -24,5 +26,7 @@ export const flagsModule: LiftModule = {
     app.addHook("preClose", async () => closeFlags(app.deps));
     await app.register(flagRoutes);
     await app.register(flagSdkRoutes);
+    await app.register(ofrepRoutes);
+    await app.register(postHogFlagRoutes);
   },
 };

@@ -18,7 +18,7 @@ const PAYLOAD_HEADERS = {
 };
 
 /** Strong validator match per RFC 9110 (a list or `*`); an SDK sends back the one ETag it got. */
-function notModified(req: FastifyRequest, etag: string): boolean {
+export function notModified(req: FastifyRequest, etag: string): boolean {
   const inm = req.headers["if-none-match"];
   if (!inm) return false;
   if (inm === etag || inm === "*") return true;

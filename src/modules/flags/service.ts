@@ -33,6 +33,8 @@ import { flagsChanged, payloadWith } from "./sdk.js";
 import "./tables.js";
 
 export type { ActorT, EvaluationT, FlagT } from "./schema.js";
+/** The management routes' schemas (the MCP endpoint's tools take and answer the same). */
+export { EvaluateBody, Evaluation, Flag, FlagKeyParams, ListFlagsQuery, PatchFlagBody } from "./schema.js";
 
 export {
   admitStream,

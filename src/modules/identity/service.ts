@@ -3,3 +3,6 @@ export { type Lead, type LeadInput, getLead, upsertLeadByEmail } from "./leads.j
 export { type Journey, getJourney } from "./journey.js";
 export { type PropertyChange, updateLeadProperties } from "./profile.js";
 export { type IdentitySubject, deleteIdentityOf, identitySubject } from "./erase-identity.js";
+/** A lead's profile as GET /api/leads/:id answers it, and its parameters (the MCP endpoint's lookup). */
+export { getLeadProfile } from "./profile.js";
+export { LeadParams, LeadProfile } from "./schema.js";

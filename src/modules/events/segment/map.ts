@@ -2,6 +2,7 @@ import type { ProjectKeyKind } from "../../../platform/auth/keys.js";
 import { compileSchema, firstSchemaError } from "../../../platform/validation.js";
 import { isBotAgent } from "../bots.js";
 import { MAX_DATA_BYTES } from "../schema.js";
+import type { Mapped } from "../sdk-ingest.js";
 import { FieldError, type IncomingEvent } from "../validate.js";
 import {
   type AliasMessageT,
@@ -28,14 +29,6 @@ export interface Envelope {
   context: ContextT | null;
   /** the request's User-Agent: judged only for a public key (a browser) without context.userAgent */
   requestAgent: string | undefined;
-}
-
-/** A message as the events writer takes it: the event, its origin and its dedup key. */
-export interface Mapped {
-  event: IncomingEvent;
-  /** a pageview or screen view: a web visit (session, channel, touchpoint) wherever it came from */
-  web: boolean;
-  messageId: string | null;
 }
 
 const FUTURE_SLACK_MS = 86_400_000;

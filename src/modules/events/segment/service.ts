@@ -2,10 +2,9 @@ import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
 import { AppError } from "../../../platform/errors.js";
 import type { IngestSender } from "../../../platform/ingest-limits.js";
-import { admitEvents } from "../admission.js";
-import { writeEvents } from "../service.js";
-import { type EventRefusal, FieldError, type IncomingEvent, refusalOf } from "../validate.js";
-import { type Envelope, type Mapped, parseTime, toIncoming, typeOf } from "./map.js";
+import { type Mapped, type Refusal, ingestMapped, refusal } from "../sdk-ingest.js";
+import { type EventRefusal, FieldError, refusalOf } from "../validate.js";
+import { type Envelope, parseTime, toIncoming, typeOf } from "./map.js";
 import {
   type BatchEnvelopeT,
   type ContextT,
@@ -38,14 +37,7 @@ export interface SegmentCall {
   userAgent: string | undefined;
 }
 
-/**
- * A refused request: nothing was stored. Its `errors` are the per-event refusals of
- * POST /api/events' batches (`EventRefusal`), one per message at fault.
- */
-export interface Refusal {
-  status: 400 | 413;
-  body: { error: string; code: EventRefusal["code"]; status: 400 | 413; errors: EventRefusal[] };
-}
+export type { Refusal };
 
 /**
  * Stores a call's messages once each, after commit; resolves with null, or with the refusal when a
@@ -65,32 +57,7 @@ export function ingestSegment(
     return Promise.reject(err);
   }
   if ("status" in mapped) return Promise.resolve(mapped);
-  const { web, server } = mapped;
-  return admitEvents(deps, project, call.sender, web.length + server.length, leadIdsOf(web, server)).then(
-    () => writeMapped(deps, project, web, server, call.sender.keyKind),
-  );
-}
-
-function* leadIdsOf(...lists: Mapped[][]): Generator<string | null> {
-  for (const list of lists) for (const m of list) yield m.event.leadId;
-}
-
-function writeMapped(
-  deps: ServiceDeps,
-  project: ProjectRef,
-  web: Mapped[],
-  server: Mapped[],
-  keyKind: IngestSender["keyKind"],
-): Promise<null> {
-  // Pageviews are web visits, the rest server events: two writes, each claiming its keys. Nothing
-  // holds the parsed body while they commit: most of it (context, library, metadata) is not
-  // stored, and dies young rather than surviving scavenges (callers drop their reference too).
-  // A page's public key only fills a lead's missing properties, whatever the call (identity/profile.ts).
-  const fromPublicKey = keyKind === "public";
-  return Promise.all([
-    write(deps, project, web, "web", fromPublicKey),
-    write(deps, project, server, "server", fromPublicKey),
-  ]).then(() => null);
+  return ingestMapped(deps, project, call.sender, mapped.web, mapped.server);
 }
 
 /** The call's messages as events, or the refusal naming every invalid one. */
@@ -139,33 +106,6 @@ function mapCall(call: SegmentCall): { web: Mapped[]; server: Mapped[] } | Refus
     }
   }
   return errors.length > 0 ? refusal(errors) : { web, server };
-}
-
-function write(
-  deps: ServiceDeps,
-  project: ProjectRef,
-  list: Mapped[],
-  origin: "web" | "server",
-  fromPublicKey: boolean,
-) {
-  if (list.length === 0) return 0;
-  const events: IncomingEvent[] = new Array(list.length);
-  const ids: (string | null)[] = new Array(list.length);
-  for (let i = 0; i < list.length; i++) {
-    events[i] = list[i]!.event;
-    ids[i] = list[i]!.messageId;
-  }
-  return writeEvents(deps, project, events, origin, { messageIds: ids, fromPublicKey });
-}
-
-/** 413 when a message is over Segment's size limit, else 400; the error names the first message. */
-function refusal(errors: EventRefusal[]): Refusal {
-  errors.sort((a, b) => a.index - b.index);
-  const first = errors.find((e) => e.code === "PAYLOAD_TOO_LARGE") ?? errors[0]!;
-  const status = first.code === "PAYLOAD_TOO_LARGE" ? 413 : 400;
-  const error =
-    errors.length === 1 ? first.message : `${errors.length} invalid messages, none stored; ${first.message}`;
-  return { status, body: { error, code: first.code, status, errors } };
 }
 
 /**

@@ -1,0 +1,155 @@
+import { isDeepStrictEqual } from "node:util";
+import type { FeatureDefinition } from "@growthbook/growthbook";
+import type { ProjectRef } from "../../../platform/auth/principal.js";
+import type { ServiceDeps } from "../../../platform/deps.js";
+import { type CohortUse, savedGroupsFor } from "../cohorts.js";
+import { checkAttributes } from "../conditions.js";
+import { remoteEvaluation } from "../evaluate.js";
+import { sdkPayload } from "../sdk.js";
+import type { PayloadEntry } from "../sdk-cache.js";
+import type { FlagDetailT, PostHogFlagsBodyT } from "./schema.js";
+
+/**
+ * PostHog's remote flag evaluation is Lift's remote evaluation (`remoteEvaluation`, what
+ * `POST /api/eval/:clientKey` answers with, over the same cached payload and cohorts), so
+ * posthog-js, posthog-node, a GrowthBook SDK and an OFREP provider get the same value for the same
+ * person. What PostHog's answer adds is read off that value: on or off, a variant, a payload.
+ */
+
+/** The answer's formats: `flags` (/flags?v=2, /decide?v=4), `legacy` (/decide?v=3, /flags?v=1). */
+export type FlagsFormat = "flags" | "legacy";
+
+/** `/flags` answers its details from v2 on; `/decide` from v4 (v3 and older: the legacy values). */
+export function formatOf(path: "flags" | "decide", version: string | undefined): FlagsFormat {
+  const v = Number.parseInt(version ?? "", 10);
+  return (path === "flags" ? v >= 2 : v >= 4) ? "flags" : "legacy";
+}
+
+/** A flag of the remote evaluation's answer: its value, and the tracking call of an experiment. */
+interface Evaluated {
+  defaultValue?: unknown;
+  rules?: { tracks?: { experiment?: { key?: string }; result?: { key?: string } }[] }[];
+}
+
+/**
+ * PostHog's person as GrowthBook's attributes: the person properties as they are, the groups
+ * (`groups`: type → key) and their properties (`groupProperties`), and `distinct_id` as `id`, what
+ * rollouts and experiments hash on.
+ */
+export function attributesOf(body: PostHogFlagsBodyT): Record<string, unknown> {
+  const attributes: Record<string, unknown> = { ...body.person_properties };
+  if (body.groups && Object.keys(body.groups).length > 0) attributes.groups = body.groups;
+  if (body.group_properties && Object.keys(body.group_properties).length > 0)
+    attributes.groupProperties = body.group_properties;
+  attributes.id = body.distinct_id;
+  return attributes;
+}
+
+/**
+ * A Lift value as PostHog's flag: a boolean is on or off; a string is a variant (the empty string:
+ * off); any other value is on with the value as its payload. A value other than a boolean is also
+ * the payload, as JSON text (PostHog's payloads are JSON text).
+ */
+function detailOf(key: string, definition: FeatureDefinition, evaluated: Evaluated): FlagDetailT {
+  const value = evaluated.defaultValue;
+  const track = evaluated.rules?.[0]?.tracks?.[0];
+  const reason =
+    track?.result?.key !== undefined
+      ? {
+          code: "condition_match" as const,
+          description: `experiment ${track.experiment?.key ?? ""}: variant ${track.result.key}`,
+        }
+      : !definition.rules?.length
+        ? { code: "condition_match" as const, description: "the flag serves one value to everyone" }
+        : isDeepStrictEqual(value, definition.defaultValue)
+          ? { code: "no_condition_match" as const, description: "no rule matched: the flag's default" }
+          : { code: "condition_match" as const, description: "a rule matched" };
+  if (typeof value === "boolean") return { key, enabled: value, reason, metadata: {} };
+  const enabled = value !== null && value !== "";
+  return {
+    key,
+    enabled,
+    ...(typeof value === "string" && enabled ? { variant: value } : {}),
+    reason,
+    metadata: enabled ? { payload: JSON.stringify(value) } : {},
+  };
+}
+
+/** The keys asked for (posthog-node's `flag_keys_to_evaluate`, posthog-js's `flag_keys`) that are flags. */
+function keysOf(entry: PayloadEntry, body: PostHogFlagsBodyT): string[] {
+  const all = Object.keys(entry.payload.features);
+  const asked = body.flag_keys_to_evaluate ?? body.flag_keys;
+  if (!asked) return all;
+  return [...new Set(asked)].filter((k) => Object.hasOwn(entry.payload.features, k));
+}
+
+/** Each asked flag's detail for this person (none with `disable_flags`). */
+async function evaluate(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  body: PostHogFlagsBodyT,
+): Promise<{ details: FlagDetailT[]; errors: boolean }> {
+  // Bounded as remote evaluation's attributes, before any cohort is looked up for them.
+  checkAttributes(
+    {
+      person_properties: body.person_properties,
+      groups: body.groups,
+      group_properties: body.group_properties,
+    },
+    "body",
+  );
+  if (body.disable_flags) return { details: [], errors: false };
+  const entry = await sdkPayload(deps, project.id);
+  const keys = keysOf(entry, body);
+  const all = keys.length === Object.keys(entry.payload.features).length;
+  const features = Object.fromEntries(keys.map((k) => [k, entry.payload.features[k]!]));
+  const uses: CohortUse = all ? entry.allCohorts : new Map();
+  if (!all) for (const k of keys) for (const [id, on] of entry.cohorts.get(k) ?? []) uses.set(id, on);
+  const attributes = attributesOf(body);
+  const groups = uses.size > 0 ? await savedGroupsFor(deps, project, uses, attributes) : undefined;
+  // Lift's payloads have no prerequisites: the flags asked for are evaluated alone.
+  const scoped = all ? entry : { ...entry, payload: { ...entry.payload, features } };
+  const answer = (await remoteEvaluation(scoped, { attributes }, groups)) as {
+    features?: Record<string, Evaluated>;
+  };
+  const evaluated = answer.features ?? {};
+  let errors = false;
+  const details: FlagDetailT[] = [];
+  for (const k of keys) {
+    const one = evaluated[k];
+    // A flag without a value is left out, and the answer says some are missing.
+    if (one?.defaultValue === undefined) errors = true;
+    else details.push(detailOf(k, features[k]!, one));
+  }
+  return { details, errors };
+}
+
+/**
+ * `POST /flags` and `/decide`: every flag asked for, for this person, in the format asked for,
+ * serialised (the flags' keys are the answer's property names, so it is written as it is built).
+ */
+export async function evaluatePostHogFlags(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  body: PostHogFlagsBodyT,
+  format: FlagsFormat,
+  requestId: string,
+): Promise<string> {
+  const { details, errors } = await evaluate(deps, project, body);
+  const evaluatedAt = Date.now();
+  if (format === "flags") {
+    const flags = Object.fromEntries(details.map((d) => [d.key, d]));
+    return JSON.stringify({ flags, errorsWhileComputingFlags: errors, requestId, evaluatedAt });
+  }
+  const featureFlags = Object.fromEntries(details.map((d) => [d.key, d.variant ?? d.enabled]));
+  const featureFlagPayloads = Object.fromEntries(
+    details.flatMap((d) => (d.metadata.payload === undefined ? [] : [[d.key, d.metadata.payload]])),
+  );
+  return JSON.stringify({
+    featureFlags,
+    featureFlagPayloads,
+    errorsWhileComputingFlags: errors,
+    requestId,
+    evaluatedAt,
+  });
+}
