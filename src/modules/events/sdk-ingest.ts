@@ -28,6 +28,29 @@ export interface Refusal {
   body: { error: string; code: EventRefusal["code"]; status: 400 | 413; errors: EventRefusal[] };
 }
 
+/** A call's messages as events split by origin, or the refusal naming every invalid one. */
+export type MappedCall = { web: Mapped[]; server: Mapped[] } | Refusal;
+
+/**
+ * One call of another tool's tracking API: its messages mapped (`map` may throw an AppError), then
+ * admitted and stored as `ingestMapped` does; a refusal is answered and nothing stored.
+ */
+export function ingestCall(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  sender: IngestSender,
+  map: () => MappedCall,
+): Promise<Refusal | null> {
+  let mapped: MappedCall;
+  try {
+    mapped = map();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  if ("status" in mapped) return Promise.resolve(mapped);
+  return ingestMapped(deps, project, sender, mapped.web, mapped.server);
+}
+
 /**
  * Admits the events (admission.ts: past the sender's budgets, 429 and nothing stored), then stores
  * each once, after commit.

@@ -1,34 +1,15 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { NO_CONTROL_CHARS } from "../../../platform/control-chars.js";
-import { X_ERROR } from "../../../platform/validation.js";
 import {
   MAX_BATCH_BYTES,
   MAX_BATCH_MESSAGES,
   MAX_MESSAGE_BYTES,
   MAX_PUBLIC_BATCH_MESSAGES,
 } from "../segment/schema.js";
+import { SdkId, SdkTime } from "../sdk-schema.js";
 
 // ---- PostHog's capture API (/e, /batch, …): these schemas are the OpenAPI contract and the checks (map.ts) ----
 
 const MAX_TEXT = 200;
-const Id = (description: string) =>
-  Type.Unsafe<string | number>({
-    type: ["string", "number"],
-    minLength: 1,
-    maxLength: MAX_TEXT,
-    // named later in URLs (a journey, an erasure): no control characters
-    pattern: NO_CONTROL_CHARS,
-    [X_ERROR]: `must be a non-empty string of at most ${MAX_TEXT} characters without control characters`,
-    description,
-  });
-const Time = (description: string) =>
-  Type.Optional(
-    Type.Unsafe<string | number | null>({
-      type: ["string", "number", "null"],
-      [X_ERROR]: "must be an ISO 8601 date-time",
-      description,
-    }),
-  );
 const Props = (description: string) =>
   Type.Optional(Type.Unsafe<Record<string, unknown> | null>({ type: ["object", "null"], description }));
 
@@ -40,11 +21,13 @@ export const PostHogEvent = Type.Object(
       description:
         "the event's name: `$pageview` is a pageview, `$identify`, `$create_alias`, `$groupidentify` and `$set` act on the lead, any other is stored under its name",
     }),
-    distinct_id: Type.Optional(Id("the visitor, or once identified the lead (also accepted in properties)")),
+    distinct_id: Type.Optional(
+      SdkId("the visitor, or once identified the lead (also accepted in properties)"),
+    ),
     properties: Props(
       "the event's data; `$current_url`, `$referrer`, `$set`, `$set_once`, `$anon_distinct_id` and `token` (the key) are read",
     ),
-    timestamp: Time("when it happened; corrected by the request's sent_at against the receipt time"),
+    timestamp: SdkTime("when it happened; corrected by the request's sent_at against the receipt time"),
     offset: Type.Optional(
       Type.Number({ description: "ms before sending: the event's time when it has no timestamp" }),
     ),
@@ -71,7 +54,7 @@ export const CaptureBody = Type.Union(
           Type.String({ description: "the project's public key svc_pk_…, or its secret key" }),
         ),
         batch: Type.Array(PostHogEvent, { minItems: 1, maxItems: MAX_BATCH_MESSAGES }),
-        sent_at: Time("the client's time of sending"),
+        sent_at: SdkTime("the client's time of sending"),
         historical_migration: Type.Optional(Type.Boolean({ description: "ignored" })),
       },
       { description: "a batch (posthog-node, /batch/)" },

@@ -2,7 +2,7 @@ import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
 import { AppError } from "../../../platform/errors.js";
 import type { IngestSender } from "../../../platform/ingest-limits.js";
-import { type Mapped, type Refusal, ingestMapped, refusal } from "../sdk-ingest.js";
+import { type Mapped, type MappedCall, type Refusal, ingestCall, refusal } from "../sdk-ingest.js";
 import { parseTime } from "../segment/map.js";
 import { MAX_BATCH_MESSAGES, MAX_MESSAGE_BYTES, MAX_PUBLIC_BATCH_MESSAGES } from "../segment/schema.js";
 import { messageBytes, oversizedMessages } from "../segment/sizes.js";
@@ -68,17 +68,10 @@ export function ingestPostHog(
   project: ProjectRef,
   call: PostHogCall,
 ): Promise<Refusal | null> {
-  let mapped: { web: Mapped[]; server: Mapped[] } | Refusal;
-  try {
-    mapped = mapCall(call);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  if ("status" in mapped) return Promise.resolve(mapped);
-  return ingestMapped(deps, project, call.sender, mapped.web, mapped.server);
+  return ingestCall(deps, project, call.sender, () => mapCall(call));
 }
 
-function mapCall(call: PostHogCall): { web: Mapped[]; server: Mapped[] } | Refusal {
+function mapCall(call: PostHogCall): MappedCall {
   const { events, where } = eventsOf(call.body);
   const name = (i: number) => (where === null ? "body" : `${where}[${i}]`);
   if (events.length === 0) throw new AppError("VALIDATION_ERROR", "body holds no events");

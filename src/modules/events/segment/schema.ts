@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { NoPayload, jobKind } from "../../../platform/jobs/index.js";
 import { NO_CONTROL_CHARS } from "../../../platform/control-chars.js";
 import { X_ERROR } from "../../../platform/validation.js";
+import { SdkId, SdkTime } from "../sdk-schema.js";
 
 // ---- Segment's tracking API (/v1/…): these schemas are the OpenAPI contract and the checks (map.ts) ----
 
@@ -34,23 +35,6 @@ const Id = (description: string) =>
     [X_ERROR]: `must be a string of at most ${MAX_TEXT} characters without control characters`,
     description,
   });
-const RequiredId = (description: string) =>
-  Type.Unsafe<string | number>({
-    type: ["string", "number"],
-    minLength: 1,
-    maxLength: MAX_TEXT,
-    pattern: NO_CONTROL_CHARS,
-    [X_ERROR]: `must be a non-empty string of at most ${MAX_TEXT} characters without control characters`,
-    description,
-  });
-const Time = (description: string) =>
-  Type.Optional(
-    Type.Unsafe<string | number | null>({
-      type: ["string", "number", "null"],
-      [X_ERROR]: "must be an ISO 8601 date-time",
-      description,
-    }),
-  );
 const Properties = (description: string) =>
   Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description })));
 
@@ -98,9 +82,9 @@ const common = {
   ),
   userId: Type.Optional(Id("the lead's id (created when new); userId or anonymousId is required")),
   anonymousId: Type.Optional(Id("the visitor's id; userId or anonymousId is required")),
-  timestamp: Time("when the call happened (ISO 8601); used as given"),
-  originalTimestamp: Time("the device's time of the call: corrected by sentAt against the receipt time"),
-  sentAt: Time("the device's time of sending (also on the batch)"),
+  timestamp: SdkTime("when the call happened (ISO 8601); used as given"),
+  originalTimestamp: SdkTime("the device's time of the call: corrected by sentAt against the receipt time"),
+  sentAt: SdkTime("the device's time of sending (also on the batch)"),
   context: Type.Optional(Nullable(SegmentContext)),
   integrations: Type.Optional(Type.Unknown({ description: "ignored (Lift has no destinations)" })),
 };
@@ -137,7 +121,7 @@ export const IdentifyMessage = Type.Object(
 export const GroupMessage = Type.Object(
   {
     ...common,
-    groupId: RequiredId("the group (account, company)"),
+    groupId: SdkId("the group (account, company)"),
     traits: Properties("stored on the lead under properties.groups.<groupId>"),
   },
   { description: "Stores the group's traits on the lead (other groups stay) and records the event" },
@@ -145,8 +129,8 @@ export const GroupMessage = Type.Object(
 export const AliasMessage = Type.Object(
   {
     ...common,
-    userId: RequiredId("the lead the history joins"),
-    previousId: RequiredId("the visitor id (anonymousId) whose history joins the lead"),
+    userId: SdkId("the lead the history joins"),
+    previousId: SdkId("the visitor id (anonymousId) whose history joins the lead"),
   },
   { description: "Links the visitor previousId to the lead userId" },
 );
@@ -181,7 +165,7 @@ export const BatchMessage = Type.Union(
 );
 const batchFields = {
   writeKey: Type.Optional(Type.String({ description: "the write key, when not sent by HTTP Basic" })),
-  sentAt: Time("the device's time of sending, for messages without their own"),
+  sentAt: SdkTime("the device's time of sending, for messages without their own"),
   context: Type.Optional(Nullable(SegmentContext)),
   integrations: Type.Optional(Type.Unknown()),
 };

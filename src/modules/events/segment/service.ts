@@ -2,7 +2,7 @@ import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
 import { AppError } from "../../../platform/errors.js";
 import type { IngestSender } from "../../../platform/ingest-limits.js";
-import { type Mapped, type Refusal, ingestMapped, refusal } from "../sdk-ingest.js";
+import { type Mapped, type MappedCall, type Refusal, ingestCall, refusal } from "../sdk-ingest.js";
 import { type EventRefusal, FieldError, refusalOf } from "../validate.js";
 import { type Envelope, parseTime, toIncoming, typeOf } from "./map.js";
 import {
@@ -50,18 +50,11 @@ export function ingestSegment(
   project: ProjectRef,
   call: SegmentCall,
 ): Promise<Refusal | null> {
-  let mapped: { web: Mapped[]; server: Mapped[] } | Refusal;
-  try {
-    mapped = mapCall(call);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  if ("status" in mapped) return Promise.resolve(mapped);
-  return ingestMapped(deps, project, call.sender, mapped.web, mapped.server);
+  return ingestCall(deps, project, call.sender, () => mapCall(call));
 }
 
 /** The call's messages as events, or the refusal naming every invalid one. */
-function mapCall(call: SegmentCall): { web: Mapped[]; server: Mapped[] } | Refusal {
+function mapCall(call: SegmentCall): MappedCall {
   const now = Date.now();
   const batch = call.type === "batch" ? (call.body as BatchEnvelopeT) : null;
   let sentAt: number | null = null;
