@@ -12,6 +12,7 @@ let t: TestApp;
 let a: Tenant;
 let txKey: string;
 let operations: { method: string; path: string; op: any }[];
+let schemas: Record<string, any>;
 beforeAll(async () => {
   t = await startTestApp({ rateLimits: { events: 0, reads: 0, writes: 0 } });
   a = await t.tenant({ tier: "scale" });
@@ -24,6 +25,7 @@ beforeAll(async () => {
   );
   expect(sent.status).toBe(200);
   const doc = (t.app as unknown as { swagger: () => any }).swagger();
+  schemas = doc.components.schemas;
   operations = Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
     Object.entries<any>(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
   );
@@ -57,11 +59,15 @@ function problem(op: any, status: number, text: string, field: string): string |
     return `body is not JSON: ${text.slice(0, 80)}`;
   }
   if (ownFormat(op)) {
-    if (typeof body?.error?.code !== "string" || typeof body.error.requestId !== "string")
-      return `not the route's own format: ${text.slice(0, 160)}`;
-    return body.error.message.includes(field)
+    // Its documented 400 schema's required fields (email's {error: {code, message, requestId}},
+    // OFREP's {errorCode, errorDetails, requestId}), and the field named somewhere in it.
+    const schema = schemas[op.responses["400"].content["application/json"].schema.$ref.split("/").pop()];
+    const missing = (schema.required ?? []).filter((k: string) => body?.[k] === undefined);
+    if (missing.length > 0 || !text.includes("requestId"))
+      return `not the route's own format (missing ${missing.join(", ")}): ${text.slice(0, 160)}`;
+    return text.includes(JSON.stringify(field).slice(1, -1))
       ? null
-      : `message does not name ${field}: ${body.error.message}`;
+      : `message does not name ${field}: ${text}`;
   }
   const keys = Object.keys(body ?? {}).sort();
   if (
