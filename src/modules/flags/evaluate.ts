@@ -1,6 +1,7 @@
 import { GrowthBookClient, type SavedGroupsValues } from "@growthbook/growthbook";
 import { evaluateFeatures } from "@growthbook/proxy-eval";
 import { checkAttributes } from "./conditions.js";
+import { withPostHogHashes } from "./hashing.js";
 import { ruleKey } from "./payload.js";
 import type { EvaluationT, RemoteEvalBodyT } from "./schema.js";
 import type { PayloadEntry } from "./sdk-cache.js";
@@ -8,7 +9,9 @@ import type { PayloadEntry } from "./sdk-cache.js";
 /**
  * Evaluation on the server is GrowthBook's own, over the very payload the SDKs download (DESIGN.md:
  * one truth for SDKs and server): `GrowthBookClient.evalFeature` for the evaluate endpoint and
- * `@growthbook/proxy-eval` (what GrowthBook's proxy runs) for remote evaluation.
+ * `@growthbook/proxy-eval` (what GrowthBook's proxy runs) for remote evaluation. Every evaluation
+ * (remote evaluation, OFREP, PostHog's flags, the evaluate endpoint) passes through these two, which
+ * add the PostHog hashes of PostHog-hashed flags to the attributes (hashing.ts).
  */
 
 /**
@@ -25,7 +28,9 @@ export function evaluateEntry(
   const client = savedGroups
     ? new GrowthBookClient().initSync({ payload: { ...entry.payload, savedGroups } })
     : entry.client();
-  const r = client.evalFeature(key, { attributes });
+  const r = client.evalFeature(key, {
+    attributes: withPostHogHashes(entry.postHogSlots, { [key]: true }, attributes),
+  });
   const meta = r.ruleId ? entry.rules.get(ruleKey(key, r.ruleId)) : undefined;
   if ((r.source === "force" || r.source === "experiment") && meta) {
     const variant = r.source === "experiment" ? r.experimentResult?.key : meta.variant;
@@ -54,7 +59,7 @@ export async function remoteEvaluation(
   checkAttributes(body.attributes, "body.attributes");
   const { savedGroups: _kept, ...answer } = (await evaluateFeatures({
     payload: savedGroups ? { ...entry.payload, savedGroups } : entry.payload,
-    attributes: body.attributes ?? {},
+    attributes: withPostHogHashes(entry.postHogSlots, entry.payload.features, body.attributes ?? {}),
     forcedVariations: body.forcedVariations ?? {},
     forcedFeatures: new Map(body.forcedFeatures ?? []),
     url: body.url ?? "",

@@ -1,6 +1,13 @@
 import type { FeatureDefinition, FeatureRule } from "@growthbook/growthbook";
 import type { ExperimentForFlags } from "../experiments/service.js";
 import { type CohortUse, collectCohorts } from "./cohorts.js";
+import {
+  type PostHogSlot,
+  postHogExperiment,
+  postHogRollout,
+  postHogSlots,
+  type SlotFor,
+} from "./hashing.js";
 import type { FlagT, RuleT } from "./schema.js";
 
 /**
@@ -21,7 +28,15 @@ export interface RuleMeta {
 }
 
 export interface BuiltPayload {
+  /** Every flag, as the server evaluates them (PostHog-hashed rollouts included: hashing.ts). */
   payload: SdkPayload;
+  /**
+   * What local SDKs download: `payload` without the PostHog-hashed flags, which GrowthBook's SDKs
+   * cannot hash as PostHog does and so get by remote evaluation only.
+   */
+  served: SdkPayload;
+  /** The PostHog hashes an evaluation of `payload` needs (hashing.ts `withPostHogHashes`). */
+  postHogSlots: PostHogSlot[];
   /** `${flagKey}\u0000${ruleId}` → what the rule is. */
   rules: Map<string, RuleMeta>;
   /** flag key → the cohorts its served rules test (cohorts.ts); flags without any are absent */
@@ -41,6 +56,8 @@ export function buildPayload(
   revisedAt: string,
 ): BuiltPayload {
   const features: Record<string, FeatureDefinition> = {};
+  const servedFeatures: Record<string, FeatureDefinition> = {};
+  const slots = postHogSlots();
   const rules = new Map<string, RuleMeta>();
   const cohorts = new Map<string, CohortUse>();
   let dateUpdated = revisedAt;
@@ -50,26 +67,62 @@ export function buildPayload(
     // The kill switch: no rules at all, so every SDK serves the default to everyone.
     if (!flag.enabled) {
       features[flag.key] = { defaultValue: flag.defaultValue };
+      if (flag.hashing !== "posthog") servedFeatures[flag.key] = features[flag.key]!;
       continue;
     }
     const served: FeatureRule[] = [];
     const uses: CohortUse = new Map();
     for (const rule of flag.rules) {
-      const out = serveRule(flag.key, rule, experiments);
+      const out = serveRule(flag.key, rule, experiments, flag.hashing === "posthog" ? slots.slotFor : null);
       if (!out) continue;
-      served.push(out.rule);
+      served.push(...out.rules);
       rules.set(ruleKey(flag.key, rule.id), out.meta);
-      collectCohorts(out.rule.condition, uses);
+      collectCohorts(rule.condition, uses);
     }
     if (uses.size > 0) cohorts.set(flag.key, uses);
     features[flag.key] = served.length
       ? { defaultValue: flag.defaultValue, rules: served }
       : { defaultValue: flag.defaultValue };
+    if (flag.hashing !== "posthog") servedFeatures[flag.key] = features[flag.key]!;
   }
-  return { payload: { status: 200, features, dateUpdated }, rules, cohorts };
+  return {
+    payload: { status: 200, features, dateUpdated },
+    served: { status: 200, features: servedFeatures, dateUpdated },
+    postHogSlots: slots.list(),
+    rules,
+    cohorts,
+  };
 }
 
+/**
+ * `postHogSlot`: for a PostHog-hashed flag, the slot of the hash its rollouts compare (hashing.ts);
+ * null for GrowthBook's hashing.
+ */
 function serveRule(
+  flagKey: string,
+  rule: RuleT,
+  experiments: Map<string, ExperimentForFlags>,
+  postHogSlot: SlotFor | null,
+): { rules: FeatureRule[]; meta: RuleMeta } | null {
+  const out = serveOne(flagKey, rule, experiments);
+  if (!out || !postHogSlot) return out && { rules: [out.rule], meta: out.meta };
+  // PostHog's hashing: a rollout's coverage, or a running experiment's coverage and variants.
+  if (rule.type === "rollout") {
+    const served = postHogRollout(
+      { id: rule.id, ...(out.rule.condition ? { condition: out.rule.condition } : {}), force: rule.value },
+      flagKey,
+      rule.coverage,
+      rule.hashAttribute ?? "id",
+      postHogSlot,
+    );
+    return { rules: [served], meta: out.meta };
+  }
+  if (out.rule.variations)
+    return { rules: postHogExperiment(out.rule, flagKey, postHogSlot), meta: out.meta };
+  return { rules: [out.rule], meta: out.meta };
+}
+
+function serveOne(
   flagKey: string,
   rule: RuleT,
   experiments: Map<string, ExperimentForFlags>,

@@ -22,6 +22,12 @@ export const VALUE_TYPES = ["boolean", "string", "number", "json"] as const;
 export const ValueType = lit(VALUE_TYPES, {
   description: "json values are objects or arrays",
 });
+export const HASHINGS = ["growthbook", "posthog"] as const;
+export const Hashing = lit(HASHINGS, {
+  description:
+    "how rollouts place users: growthbook (FNV-1a, the default) or posthog (SHA-1 of " +
+    '"<flag key>.<id>", as PostHog does; such a flag is served by remote evaluation only)',
+});
 export const Value = Type.Unknown({ description: "a value of the flag's valueType" });
 
 export const FlagKey = Type.String({
@@ -93,6 +99,7 @@ export const CreateFlagBody = Type.Object(
     enabled: Type.Optional(Type.Boolean({ default: true })),
     rules: Type.Optional(Rules),
     tags: Type.Optional(Tags),
+    hashing: Type.Optional(Hashing),
   },
   closed,
 );
@@ -108,6 +115,7 @@ export const PatchFlagBody = Type.Object(
     ),
     rules: Type.Optional(Rules),
     tags: Type.Optional(Tags),
+    hashing: Type.Optional(Hashing),
   },
   { ...closed, description: "any field but key; rules replace the whole list" },
 );
@@ -122,6 +130,7 @@ export const Flag = Type.Object({
   enabled: Type.Boolean(),
   rules: Type.Array(Rule),
   tags: Type.Array(Type.String()),
+  hashing: Hashing,
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

@@ -5,6 +5,7 @@ import { GrowthBookClient } from "@growthbook/growthbook";
 import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../platform/cache.js";
 import type { CohortUse } from "./cohorts.js";
+import type { PostHogSlot } from "./hashing.js";
 import type { BuiltPayload, RuleMeta, SdkPayload } from "./payload.js";
 import type { Revision } from "./store.js";
 
@@ -16,7 +17,10 @@ export interface PayloadEntry {
   projectId: string;
   revision: number;
   remoteEvalOnly: boolean;
+  /** Every flag as the server evaluates them; `body` is what local SDKs get (`BuiltPayload.served`). */
   payload: SdkPayload;
+  /** The PostHog hashes an evaluation of `payload` needs (hashing.ts). */
+  postHogSlots: PostHogSlot[];
   rules: Map<string, RuleMeta>;
   /** flag key → the cohorts its rules test; `allCohorts` is their union (remote evaluation) */
   cohorts: Map<string, CohortUse>;
@@ -103,7 +107,7 @@ export const etagOf = (body: string) =>
   `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
 
 function makeEntry(projectId: string, built: BuiltPayload, revision: Revision): PayloadEntry {
-  const body = JSON.stringify(built.payload);
+  const body = JSON.stringify(built.served);
   let client: GrowthBookClient | undefined;
   const encodings = new Map<string, Promise<Buffer>>();
   return {
@@ -111,6 +115,7 @@ function makeEntry(projectId: string, built: BuiltPayload, revision: Revision): 
     revision: revision.revision,
     remoteEvalOnly: revision.remoteEvalOnly,
     payload: built.payload,
+    postHogSlots: built.postHogSlots,
     rules: built.rules,
     cohorts: built.cohorts,
     allCohorts: unionOf(built.cohorts),

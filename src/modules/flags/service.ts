@@ -119,6 +119,7 @@ export async function createFlag(
       enabled: input.enabled ?? true,
       rules: await checkedRules(trx, project, input.rules ?? [], input.valueType),
       tags: input.tags ?? [],
+      hashing: input.hashing ?? "growthbook",
       createdAt: revisedAt,
       updatedAt: revisedAt,
     };
@@ -153,6 +154,7 @@ async function changeFlag(
         enabled: row.enabled,
         rules: row.rules,
         tags: row.tags,
+        hashing: row.hashing,
         updated_at: row.updated_at,
       })
       .where("id", "=", before.id)
@@ -189,6 +191,7 @@ export function updateFlag(
       enabled: patch.enabled ?? before.enabled,
       rules,
       tags: patch.tags ?? before.tags,
+      hashing: patch.hashing ?? before.hashing,
     };
   });
 }

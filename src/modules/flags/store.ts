@@ -18,6 +18,7 @@ export function toFlag(r: FlagTable): FlagT {
     enabled: r.enabled === 1,
     rules: JSON.parse(r.rules) as RuleT[],
     tags: JSON.parse(r.tags) as string[],
+    hashing: r.hashing === "posthog" ? "posthog" : "growthbook",
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -35,6 +36,7 @@ export function toRow(f: FlagT, project: { id: string; workspaceId: string }): F
     enabled: f.enabled ? 1 : 0,
     rules: JSON.stringify(f.rules),
     tags: JSON.stringify(f.tags),
+    hashing: f.hashing,
     created_at: f.createdAt,
     updated_at: f.updatedAt,
   };
@@ -136,14 +138,21 @@ export async function writeHistory(
   return toHistory(row);
 }
 
+/** A flag as history kept it: entries written before flags had `hashing` were GrowthBook's. */
+function historyFlag(json: string | null): FlagT | null {
+  if (!json) return null;
+  const flag = JSON.parse(json) as FlagT;
+  return { ...flag, hashing: flag.hashing ?? "growthbook" };
+}
+
 function toHistory(r: FlagHistoryTable): HistoryEntryT {
   return {
     id: r.id,
     action: r.action,
     actor: JSON.parse(r.actor) as ActorT,
     at: r.at,
-    before: r.before ? (JSON.parse(r.before) as FlagT) : null,
-    after: r.after ? (JSON.parse(r.after) as FlagT) : null,
+    before: historyFlag(r.before),
+    after: historyFlag(r.after),
   };
 }
 

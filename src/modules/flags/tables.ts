@@ -1,4 +1,6 @@
 export type FlagValueType = "boolean" | "string" | "number" | "json";
+/** How a flag's rollouts place users: GrowthBook's FNV-1a or PostHog's SHA-1. */
+export type FlagHashing = "growthbook" | "posthog";
 
 export interface FlagTable {
   id: string;
@@ -15,6 +17,8 @@ export interface FlagTable {
   rules: string;
   /** JSON: string[] */
   tags: string;
+  /** absent (rows written before it existed, or inserts not naming it): "growthbook" */
+  hashing?: FlagHashing;
   created_at: string;
   updated_at: string;
 }

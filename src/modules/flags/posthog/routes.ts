@@ -1,11 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { isKeyOf } from "../../../platform/auth/keys.js";
 import { type KeySource, projectOf } from "../../../platform/auth/plugin.js";
+import { AppError } from "../../../platform/errors.js";
 import { createLimit } from "../../../platform/rate-limit.js";
 import { decodePostHogBody, isPlainPostHogJson } from "../../events/service.js";
 import { MAX_EVAL_BODY_BYTES } from "../schema.js";
-import { FlagsAnswer, LegacyFlagsAnswer, PostHogFlagsBody, PostHogFlagsQuery } from "./schema.js";
-import { evaluatePostHogFlags, formatOf } from "./service.js";
+import { notModified } from "../routes-sdk.js";
+import {
+  DefinitionsAnswer,
+  DefinitionsQuery,
+  FlagsAnswer,
+  LegacyFlagsAnswer,
+  PostHogFlagsBody,
+  PostHogFlagsQuery,
+} from "./schema.js";
+import { evaluatePostHogFlags, formatOf, postHogDefinitions } from "./service.js";
 
 const tags = ["posthog"];
 
@@ -28,6 +38,30 @@ const KEY: KeySource = {
   missing: "a project key is required: token (or api_key) in the body",
   unknown: "unknown project API key",
 };
+
+/** `Authorization: Bearer <key>`: the personal API key PostHog's server SDKs send for definitions. */
+function bearerOf(req: FastifyRequest): string | undefined {
+  const auth = req.headers.authorization;
+  return typeof auth === "string" && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
+}
+
+/**
+ * The definitions hold every mappable flag's rules (targeted property values included), which a
+ * page must never see: only the project's secret key, as PostHog's personal API key, gets them.
+ */
+const PERSONAL_KEY: KeySource = {
+  read: bearerOf,
+  missing: "the project's secret key is the personal API key: Authorization: Bearer svc_key_…",
+  unknown: "unknown secret key",
+};
+async function secretOnly(req: FastifyRequest) {
+  const key = bearerOf(req);
+  if (key && !isKeyOf("secret", key))
+    throw new AppError(
+      "UNAUTHORIZED",
+      "flag definitions need the project's secret key (svc_key_…), not its public key",
+    );
+}
 
 /** PostHog's remote flag evaluation: posthog-js's and posthog-node's `/flags`, older SDKs' `/decide`. */
 export const postHogFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -92,5 +126,42 @@ export const postHogFlagRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       );
     }
+  }
+
+  // Local evaluation: posthog-node's definitions path, and the one PostHog's other server SDKs poll.
+  const defLimit = createLimit(app, {
+    name: "posthog-definitions",
+    max: app.config.rateLimits.events,
+    key: (req) => `${(bearerOf(req) ?? "").slice(0, 200)}:${req.ip}`,
+  });
+  const defGuard = app.requireProjectKey(PERSONAL_KEY);
+  const defPre = defLimit ? [defLimit, secretOnly, defGuard] : [secretOnly, defGuard];
+  for (const path of ["/flags/definitions", "/api/feature_flag/local_evaluation"]) {
+    app.get(
+      path,
+      {
+        schema: {
+          operationId: path === "/flags/definitions" ? "posthogFlagDefinitions" : "posthogLocalEvaluation",
+          summary: "PostHog's local-evaluation flag definitions (posthog-node and other server SDKs)",
+          description:
+            "The project's flags that PostHog's SDKs evaluate exactly as Lift does, in PostHog's definition " +
+            "format; the others are left out, so the SDK asks /flags for them. The project's secret key " +
+            'as `Authorization: Bearer` (PostHog\'s personal API key). ETag, 304. docs/posthog.md, "Local evaluation".',
+          // The secret key as Authorization: Bearer, as PostHog's SDKs send their personal API key.
+          security: [{ projectBearer: [] }],
+          errors: ["UNAUTHORIZED", "RATE_LIMITED"],
+          querystring: DefinitionsQuery,
+          response: { 200: DefinitionsAnswer },
+          tags,
+        },
+        preHandler: defPre,
+      },
+      async (req, reply) => {
+        const { body, etag } = await postHogDefinitions(deps, projectOf(req));
+        reply.header("etag", etag).header("cache-control", "no-cache");
+        if (notModified(req, etag)) return (reply as FastifyReply).code(304).send();
+        return reply.type("application/json; charset=utf-8").send(body as never);
+      },
+    );
   }
 };

@@ -93,3 +93,35 @@ export const LegacyFlagsAnswer = Type.Object(
   },
   { description: "/decide?v=3 and /flags?v=1: values and payloads (JSON text)" },
 );
+
+export const DefinitionsQuery = Type.Object(
+  {
+    token: Type.Optional(
+      Type.String({ maxLength: 200, description: "the SDK's project API key (not needed)" }),
+    ),
+    send_cohorts: Type.Optional(
+      Type.String({ maxLength: 10, description: "cohorts are always sent (none)" }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const Definition = Type.Object(
+  {
+    id: Type.Integer(),
+    key: Type.String(),
+    name: Type.String(),
+    active: Type.Boolean(),
+    filters: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+
+export const DefinitionsAnswer = Type.Object(
+  {
+    flags: Type.Array(Definition, { description: "the flags PostHog's SDKs evaluate locally as Lift does" }),
+    group_type_mapping: Type.Record(Type.String(), Type.String()),
+    cohorts: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { description: 'PostHog\'s local-evaluation definitions (docs/posthog.md, "Local evaluation")' },
+);

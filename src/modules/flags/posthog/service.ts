@@ -2,11 +2,14 @@ import { isDeepStrictEqual } from "node:util";
 import type { FeatureDefinition } from "@growthbook/growthbook";
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
+import { experimentsForFlags } from "../../experiments/service.js";
 import { type CohortUse, savedGroupsFor } from "../cohorts.js";
 import { checkAttributes } from "../conditions.js";
 import { remoteEvaluation } from "../evaluate.js";
 import { sdkPayload } from "../sdk.js";
-import type { PayloadEntry } from "../sdk-cache.js";
+import { etagOf, type PayloadEntry } from "../sdk-cache.js";
+import { listFlagRows, toFlag } from "../store.js";
+import { definitionOf, experimentIdsOfFlags } from "./definitions.js";
 import type { FlagDetailT, PostHogFlagsBodyT } from "./schema.js";
 
 /**
@@ -152,4 +155,23 @@ export async function evaluatePostHogFlags(
     requestId,
     evaluatedAt,
   });
+}
+
+/**
+ * PostHog's local-evaluation definitions of the project's flags that PostHog's SDKs evaluate as
+ * Lift does (definitions.ts), serialised with an ETag of the bytes (the SDK polls with
+ * If-None-Match). Ids are the flags' places in key order: PostHog's SDKs only report them.
+ */
+export async function postHogDefinitions(
+  deps: ServiceDeps,
+  project: ProjectRef,
+): Promise<{ body: string; etag: string }> {
+  const flags = (await listFlagRows(deps.db, project.id)).map(toFlag);
+  flags.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const experiments = new Map(
+    (await experimentsForFlags(deps.db, project.id, experimentIdsOfFlags(flags))).map((e) => [e.id, e]),
+  );
+  const definitions = flags.flatMap((f, i) => definitionOf(f, i + 1, experiments) ?? []);
+  const body = JSON.stringify({ flags: definitions, group_type_mapping: {}, cohorts: {} });
+  return { body, etag: etagOf(body) };
 }
