@@ -26,6 +26,8 @@ export interface Config {
   smtpUrl?: string;
   sandboxDomain: string;
   syncIntervalMs: number;
+  /** How often enabled alerts are checked (ALERT_CHECK_INTERVAL). */
+  alertCheckIntervalMs: number;
   allowPrivateWebhookTargets: boolean;
   adminEmail?: string;
   adminPassword?: string;
@@ -185,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpUrl: env.SMTP_URL || undefined,
     sandboxDomain: env.SANDBOX_DOMAIN ?? "sandbox.svc.test",
     syncIntervalMs: parseDuration(env.SYNC_INTERVAL, 6 * 3_600_000),
+    alertCheckIntervalMs: parseDuration(env.ALERT_CHECK_INTERVAL, 3_600_000),
     allowPrivateWebhookTargets: env.ALLOW_PRIVATE_WEBHOOK_TARGETS === "1",
     adminEmail: env.ADMIN_EMAIL || undefined,
     adminPassword: env.ADMIN_PASSWORD || undefined,

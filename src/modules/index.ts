@@ -14,6 +14,7 @@ import { flagsModule } from "./flags/module.js";
 import { insightsModule } from "./insights/module.js";
 import { erasureModule } from "./erasure/module.js";
 import { mcpModule } from "./mcp/module.js";
+import { alertsModule } from "./alerts/module.js";
 
 export const modules: LiftModule[] = [
   workspaceModule,
@@ -28,6 +29,7 @@ export const modules: LiftModule[] = [
   connectorsModule,
   flagsModule,
   insightsModule,
+  alertsModule,
   mcpModule,
   erasureModule,
   dashboardModule,

@@ -59,6 +59,7 @@ interface Ids {
   cohortId: string;
   annotationId: string;
   insightId: string;
+  alertId: string;
   dashboardId: string;
   shareToken: string;
   inviteId: string;
@@ -198,6 +199,15 @@ const TABLE: Row[] = [
   r("GET /api/insights/:id/results", "project", (i) => `/api/insights/${i.insightId}/results`, {
     owned: true,
   }),
+  r("GET /api/alerts", "project", "/api/alerts"),
+  r("POST /api/alerts", "project", "/api/alerts", { body: () => ({}) }),
+  r("GET /api/alerts/:id", "project", (i) => `/api/alerts/${i.alertId}`, { owned: true }),
+  r("PATCH /api/alerts/:id", "project", (i) => `/api/alerts/${i.alertId}`, {
+    owned: true,
+    body: () => ({ name: "Renamed alert" }),
+  }),
+  r("GET /api/alerts/:id/firings", "project", (i) => `/api/alerts/${i.alertId}/firings`, { owned: true }),
+  r("POST /api/alerts/:id/check", "project", (i) => `/api/alerts/${i.alertId}/check`, { owned: true }),
   r("GET /api/dashboards", "project", "/api/dashboards"),
   r("POST /api/dashboards", "project", "/api/dashboards", { body: () => ({}) }),
   r("GET /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
@@ -357,6 +367,10 @@ const TABLE: Row[] = [
   ...["/flags", "/flags/", "/decide", "/decide/"].map((path) =>
     r(`POST ${path}`, "writeKey", path, { body: () => ({}) }),
   ),
+  // PostHog's local-evaluation definitions: the secret key as Authorization: Bearer (PostHog's
+  // personal API key), which none of the callers here sends (their keys are in x-api-key): all 401.
+  r("GET /flags/definitions", "writeKey", "/flags/definitions"),
+  r("GET /api/feature_flag/local_evaluation", "writeKey", "/api/feature_flag/local_evaluation"),
   r("GET /array/:token/config", "public", (i) => `/array/${i.publicKey}/config`),
   r("POST /array/:token/config", "public", (i) => `/array/${i.publicKey}/config`),
   r("GET /array/:token/config.js", "public", (i) => `/array/${i.publicKey}/config.js`),
@@ -384,6 +398,7 @@ const TABLE: Row[] = [
   r("DELETE /api/annotations/:id", "project", (i) => `/api/annotations/${i.annotationId}`, { owned: true }),
   r("DELETE /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
   r("DELETE /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, { owned: true }),
+  r("DELETE /api/alerts/:id", "project", (i) => `/api/alerts/${i.alertId}`, { owned: true }),
   // Near the end: the first allowed caller erases the lead the rows above read (the next get 200, repeated).
   r("DELETE /api/leads/:id", "projectAdmin", (i) => `/api/leads/${i.leadId}`, { owned: true }),
   // Last: a server-side logout would end the admin session the rows above use.
@@ -508,6 +523,14 @@ beforeAll(async () => {
   const insight = await created(
     a.post("/api/insights", { kind: "summary", name: "Authz insight", settings: { period: "7d" } }),
   );
+  const alert = await created(
+    a.post("/api/alerts", {
+      name: "Authz alert",
+      query: { series: [{ event: "signup" }], interval: "day" },
+      condition: { kind: "above", value: 1 },
+      notify: { emails: [], webhook: false },
+    }),
+  );
   const dashboard = await created(
     a.post("/api/dashboards", {
       name: "Authz dashboard",
@@ -539,6 +562,7 @@ beforeAll(async () => {
     cohortId: cohort.id,
     annotationId: annotation.id,
     insightId: insight.id,
+    alertId: alert.id,
     dashboardId: dashboard.id,
     shareToken: share.token,
     inviteId: invite.id,

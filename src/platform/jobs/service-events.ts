@@ -22,6 +22,7 @@ export const SERVICE_EVENT_TYPES = [
   "connector.synced",
   "connector.error",
   "flag.updated",
+  "alert.fired",
 ] as const;
 export type ServiceEventType = (typeof SERVICE_EVENT_TYPES)[number];
 export type ServiceEventSubscriber = (event: ServiceEvent, ctx: JobContext) => Promise<void>;

@@ -185,6 +185,14 @@ const SOURCES: Record<string, TemplateSource> = {
     ctaLabel: "Review request",
     ctaVar: "approveUrl",
   }),
+  "alert-fired": standard("Alert fired", {
+    subject: "Alert: {{alertName}}",
+    headline: "{{alertName}}",
+    body: "{{seriesLabel}} was {{value}} for {{bucket}}: {{condition}}.",
+    ctaLabel: "Open in Trends",
+    ctaVar: "trendsUrl",
+    extra: [optionalText("previousValue", "The bucket before: {{previousValue}}")],
+  }),
   "portfolio-access-approved": standard("Portfolio access approved", {
     subject: "{{granterName}} shared a portfolio with you",
     headline: "You now have access",
