@@ -141,7 +141,7 @@ export {
   timeseriesTask,
   trendsTask,
 } from "./read-tasks.js";
-export { planTrends } from "./trends.js";
+export { analyticsTrends, planTrends } from "./trends.js";
 export { Trends, TrendsBody } from "./trends-schema.js";
 export { type Author as AnnotationAuthor, createAnnotation } from "./annotations.js";
 export { Annotation, CreateAnnotationBody } from "./annotation-schema.js";

@@ -83,6 +83,30 @@ describe("an insight answers what its report answers", () => {
     expect(pr.body.result.sessions).toBe(3);
     expect(pr.body.result).toEqual((await a.post("/api/analytics/paths", paths)).body);
   });
+
+  it("trends equals its endpoint (6 pageviews, 1 purchase by hand); a bad formula is refused when saved", async () => {
+    const trends = {
+      series: [{ event: "pageview" }, { event: "purchase" }],
+      formulas: [{ expression: "B / A * 100" }],
+      period: "7d",
+      interval: "day",
+    };
+    const ins = await save("trends", trends);
+    const res = await results(ins.id);
+    expect(res.status).toBe(200);
+    expect(res.body.kind).toBe("trends");
+    const totals = res.body.result.series.map((s: { total: number }) => s.total);
+    expect(totals).toEqual([6, 1]);
+    expect(res.body.result.formulas[0].total).toBeCloseTo((1 / 6) * 100, 4);
+    expect(res.body.result).toEqual((await a.post("/api/analytics/trends", trends)).body);
+    const bad = await a.post("/api/insights", {
+      kind: "trends",
+      name: "x",
+      settings: { ...trends, formulas: [{ expression: "A / Q" }] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/formulas\[0\]\.expression: .*Q/);
+  });
 });
 
 describe("CRUD", () => {

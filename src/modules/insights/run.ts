@@ -4,10 +4,12 @@ import { validation } from "../../platform/errors.js";
 import type { ReadDeps } from "../../platform/deps.js";
 import {
   analyticsPaths,
+  analyticsTrends,
   attributionReport,
   breakdownReport,
   funnelReport,
   parseFilter,
+  planTrends,
   resolvePeriod,
   retentionReport,
   summaryReport,
@@ -31,6 +33,8 @@ export function checkSettings(kind: InsightKind, settings: unknown, where: strin
   const s = settings as Record<string, unknown>;
   parseFilter(s.filter, `${where}.filter`);
   periodOf(kind, s as never, where);
+  // A trend's formulas, measures and bucket count are checked beyond its schema, as its route does.
+  if (kind === "trends") planTrends(settings as SettingsOf<"trends">);
 }
 
 type PeriodFields = { period?: string; from?: string; to?: string };
@@ -116,5 +120,10 @@ export async function runInsight(
       };
       return { kind, result: await analyticsPaths(deps, project, q, period, filter) };
     }
+    case "trends":
+      return {
+        kind,
+        result: await analyticsTrends(deps, project, planTrends(settings as SettingsOf<"trends">)),
+      };
   }
 }

@@ -15,6 +15,8 @@ import {
   SummaryQuery,
   Timeseries,
   TimeseriesQuery,
+  Trends,
+  TrendsBody,
 } from "../analytics/service.js";
 
 const closed = { additionalProperties: false } as const;
@@ -36,6 +38,7 @@ export const SETTINGS = {
   retention: fromQuery(RetentionQuery.properties, "GET /api/analytics/retention's query"),
   attribution: fromQuery(AttributionQuery.properties, "GET /api/attribution/summary's query"),
   paths: PathsBody,
+  trends: TrendsBody,
 } as const;
 export type InsightKind = keyof typeof SETTINGS;
 export const INSIGHT_KINDS = Object.keys(SETTINGS) as InsightKind[];
@@ -49,13 +52,16 @@ const RESULTS = {
   retention: Retention,
   attribution: AttributionSummary,
   paths: Paths,
+  trends: Trends,
 } as const;
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Description = Type.String({ maxLength: 2000 });
 const Kind = Type.Union(
   INSIGHT_KINDS.map((k) => Type.Literal(k)),
-  { description: "the report: summary, timeseries, breakdown, funnel, retention, attribution, paths" },
+  {
+    description: "the report: summary, timeseries, breakdown, funnel, retention, attribution, paths, trends",
+  },
 );
 
 /** The body of POST /api/insights: one branch per kind, so a 400 names the field of that kind. */

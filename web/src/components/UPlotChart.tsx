@@ -45,6 +45,24 @@ function drawMarks(u: uPlot, marks: PlotExtras["marks"]) {
   ctx.restore();
 }
 
+/**
+ * Series `i` of `n` as bars: each gets an equal share of 80% of its point's slot, side by side
+ * (uPlot's `disp`, in the x scale's seconds), so no bar hides another.
+ */
+function barsOf(i: number, n: number): uPlot.Series.PathBuilder {
+  return (u, seriesIdx, idx0, idx1) => {
+    const xs = u.data[0] as number[];
+    const slot = xs.length > 1 ? xs[1]! - xs[0]! : DAY_S;
+    const width = (slot * 0.8) / n;
+    return uPlot.paths.bars!({
+      disp: {
+        x0: { unit: 1, values: () => xs.map((x) => x - slot * 0.4 + i * width) },
+        size: { unit: 1, values: () => xs.map(() => width) },
+      },
+    })(u, seriesIdx, idx0, idx1);
+  };
+}
+
 /** The uPlot part of Chart (its own chunk). The canvas follows its box's width. */
 export default function UPlotChart({
   dates,
@@ -54,6 +72,7 @@ export default function UPlotChart({
   label,
   marks,
   onPick,
+  bars,
 }: ChartProps & PlotExtras) {
   const box = useRef<HTMLDivElement>(null);
   // The latest callback, without rebuilding the plot when the page re-renders.
@@ -73,16 +92,35 @@ export default function UPlotChart({
         // The days are UTC days (the pages say so): ticks at UTC midnight, whatever the browser's
         // zone. Moments (`times`) stay in the reader's zone.
         ...(times ? {} : { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC") }),
-        axes: [axisX(!times, axis), { stroke: axis, size: 56 }],
+        axes: [
+          axisX(!times, axis),
+          { stroke: axis, size: 56 },
+          ...(series.some((s) => s.right)
+            ? [{ stroke: axis, size: 56, scale: "right", side: 1, grid: { show: false } }]
+            : []),
+        ],
         series: [
           {},
-          ...series.map((s) => ({
-            label: s.label,
-            stroke: s.color,
-            width: 2,
-            dash: s.dashed ? [6, 4] : undefined,
-            points: { show: !s.dashed && (times ?? dates).length < 40 },
-          })),
+          ...series.map((s, i) =>
+            bars
+              ? {
+                  label: s.label,
+                  ...(s.right ? { scale: "right" } : {}),
+                  stroke: s.color,
+                  fill: s.dashed ? undefined : s.color,
+                  width: 1,
+                  paths: barsOf(i, series.length),
+                  points: { show: false },
+                }
+              : {
+                  label: s.label,
+                  ...(s.right ? { scale: "right" } : {}),
+                  stroke: s.color,
+                  width: 2,
+                  dash: s.dashed ? [6, 4] : undefined,
+                  points: { show: !s.dashed && (times ?? dates).length < 40 },
+                },
+          ),
         ],
         hooks: { draw: [(u: uPlot) => drawMarks(u, marks)] },
       },
@@ -107,6 +145,6 @@ export default function UPlotChart({
       resize.disconnect();
       plot.destroy();
     };
-  }, [dates, times, series, height, marks]);
+  }, [dates, times, series, height, marks, bars]);
   return <div ref={box} className="chart-canvas" role="img" aria-label={label} />;
 }

@@ -11,6 +11,8 @@ export interface ChartSeries {
   total?: string;
   /** a tooltip on the legend's entry (an estimated total's bound) */
   totalNote?: string;
+  /** on its own scale, with an axis on the right (a rate beside counts) */
+  right?: boolean;
 }
 
 export interface ChartProps {
@@ -26,6 +28,8 @@ export interface ChartProps {
   height?: number;
   /** The project's annotations on the chart's days, and adding one with a click (default on). */
   annotate?: boolean;
+  /** Bars instead of lines: each series' bars side by side within its point's slot. */
+  bars?: boolean;
 }
 
 /** An annotation as the charts draw it (`/api/annotations`). */

@@ -18,6 +18,7 @@ const KIND_LABELS: Record<string, string> = {
   retention: "Retention",
   attribution: "Attribution",
   paths: "Paths",
+  trends: "Trends",
 };
 
 /** The project's dashboards (newest first) and saved insights, with "New dashboard". */

@@ -6,6 +6,7 @@ import { Count, countText, estimateNote } from "../../components/estimate";
 import { FUNNEL_DIMENSIONS } from "../../components/dimensions";
 import { currencyNote, moneyFormat } from "../../components/money";
 import { FunnelBreakdown } from "../funnels/FunnelBreakdown";
+import { TrendsTile } from "../trends/TrendsTile";
 
 export type Tile = ApiData<"/api/dashboards/{id}/results", "get">["tiles"][number];
 type Answer = NonNullable<Tile["answer"]>;
@@ -184,6 +185,8 @@ export function TileBody({ name, answer }: { name: string; answer: Answer }) {
           ]}
         />
       );
+    case "trends":
+      return <TrendsTile name={name} r={answer.result} />;
     case "paths":
       return (
         <DataTable

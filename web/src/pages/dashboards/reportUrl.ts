@@ -1,3 +1,5 @@
+import { trendParamsOf } from "../trends/url";
+
 /**
  * The report page showing a saved insight: its settings as that page keeps them in its URL
  * (period, filter and the report's own), so "Open" reproduces what was saved.
@@ -33,6 +35,10 @@ export function reportUrl(kind: string, settings: Record<string, unknown>): stri
     case "attribution":
       path = "/attribution";
       set("model", settings.model);
+      break;
+    case "trends":
+      path = "/trends";
+      for (const [k, v] of Object.entries(trendParamsOf(settings))) q.set(k, v);
       break;
     case "paths": {
       path = "/paths";
