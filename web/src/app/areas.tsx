@@ -27,6 +27,7 @@ export const areas: Area[] = [
   },
   { path: "/funnels", label: "Funnels", page: lazy(() => import("../pages/funnels/FunnelsPage")) },
   { path: "/retention", label: "Retention", page: lazy(() => import("../pages/retention/RetentionPage")) },
+  { path: "/trends", label: "Trends", page: lazy(() => import("../pages/trends/TrendsPage")) },
   { path: "/paths", label: "Paths", page: lazy(() => import("../pages/paths/PathsPage")) },
   {
     path: "/attribution",
@@ -53,5 +54,6 @@ export const areas: Area[] = [
   },
   { path: "/webhooks", label: "Webhooks", page: lazy(() => import("../pages/webhooks/WebhooksPage")) },
   { path: "/email", label: "Email", page: lazy(() => import("../pages/email/EmailPage")) },
+  { path: "/connect", label: "Connect", page: lazy(() => import("../pages/connect/ConnectPage")) },
   { path: "/settings", label: "Settings", page: lazy(() => import("../pages/settings/SettingsPage")) },
 ];

@@ -3,6 +3,7 @@ import { api, call } from "../../api/client";
 import { currentProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
 import { CopyButton } from "../../components/CopyButton";
+import { serverHost } from "../../components/snippet";
 import { Card, ErrorState } from "../../components/states";
 import { flagKeys, useFlagSettings } from "./model";
 import { Switch } from "./Switch";
@@ -21,7 +22,7 @@ export function SdkSettings() {
     onSuccess: (saved) => queryClient.setQueryData(flagKeys.settings, saved),
   });
   const code = project
-    ? `new GrowthBook({ apiHost: "${window.location.origin}", clientKey: "${project.publicKey}" })`
+    ? `new GrowthBook({ apiHost: "${serverHost()}", clientKey: "${project.publicKey}" })`
     : "";
   return (
     <Card title="SDK connection">

@@ -4,6 +4,7 @@ import { api, call } from "../../api/client";
 import { useProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
 import { CopyButton } from "../../components/CopyButton";
+import { liftSnippet, serverHost } from "../../components/snippet";
 import { Card, PageHeader } from "../../components/states";
 import { overviewKeys } from "./model";
 
@@ -35,9 +36,7 @@ export function FirstRun() {
   const me = useMe();
   const isAdmin = me.data?.user.role === "admin";
   const project = useCurrentProject(isAdmin);
-  const snippet = project
-    ? `<script src="${window.location.origin}/api/svc-js?key=${project.publicKey}"></script>`
-    : null;
+  const snippet = project ? liftSnippet(serverHost(), project.publicKey) : null;
   return (
     <>
       <PageHeader title="Overview" />

@@ -1,9 +1,10 @@
 import { CopyButton } from "../../components/CopyButton";
+import { liftSnippet, serverHost } from "../../components/snippet";
 import { Card } from "../../components/states";
 
 /** The install code for the project's site: its public key (safe in pages) filled in. */
 export function SnippetSection({ project }: { project: { name: string; publicKey: string } }) {
-  const code = `<script src="${window.location.origin}/api/svc-js?key=${project.publicKey}"></script>`;
+  const code = liftSnippet(serverHost(), project.publicKey);
   return (
     <Card title={`Install the snippet on ${project.name}'s site`}>
       <p className="muted">
