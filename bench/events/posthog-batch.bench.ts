@@ -14,7 +14,8 @@
  */
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { type LoadResult, cpuSeconds, load, median, startNode } from "../lib/servers.js";
+import { median, startNode } from "../lib/servers.js";
+import { runFormatRounds } from "./format-rounds.js";
 import { PER_REQUEST, VISITORS, eventOf, liftBodies, segmentBodies } from "./segment-bodies.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -94,32 +95,13 @@ try {
     },
     { name: "PostHog batch (/batch/)", url: `${lift.base}/batch/`, body: posthog.body, headers: {} },
   ];
-  const acknowledged = new Map<string, number>();
-  const run = async (f: (typeof formats)[number], seconds: number) => {
-    const res = await load({
-      url: f.url,
-      connections: CONNECTIONS,
-      seconds,
-      body: f.body,
-      headers: () => f.headers,
-    });
-    acknowledged.set(f.name, (acknowledged.get(f.name) ?? 0) + res.ok);
-    return res;
-  };
-  const bytes = formats.map((f) => (Buffer.byteLength(f.body()) / PER_REQUEST).toFixed(0));
-  for (const f of formats) await run(f, 2); // warm-up
-  const got: LoadResult[][] = formats.map(() => []);
-  const perCpu: number[][] = formats.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let k = 0; k < formats.length; k++) {
-      const i = (r + k) % formats.length;
-      const cpu = cpuSeconds(lift.child.pid!);
-      const res = await run(formats[i]!, SECONDS);
-      if (res.non2xx > 0) throw new Error(`${formats[i]!.name}: ${res.non2xx} non-2xx responses`);
-      got[i]!.push(res);
-      perCpu[i]!.push((res.rps * SECONDS * PER_REQUEST) / (cpuSeconds(lift.child.pid!) - cpu));
-    }
-  }
+  const { got, perCpu, acknowledged, bytes } = await runFormatRounds(formats, {
+    pid: lift.child.pid!,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    perRequest: PER_REQUEST,
+  });
   // Every Segment and PostHog request carried new ids: each acknowledged event is stored once.
   const stored = storedMessageIds(lift.dataDir);
   const sent = (segment.sent() + posthog.sent()) * PER_REQUEST;

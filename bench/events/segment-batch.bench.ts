@@ -21,7 +21,8 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import { compareWithRecorded } from "../lib/recorded.js";
-import { type LoadResult, cpuSeconds, load, median, startNode } from "../lib/servers.js";
+import { median, startNode } from "../lib/servers.js";
+import { runFormatRounds } from "./format-rounds.js";
 import { PER_REQUEST, VISITORS, liftBodies, segmentBodies } from "./segment-bodies.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -75,34 +76,13 @@ try {
     { name: "Segment batch, lean messages", url: `${lift.base}/v1/batch`, body: lean.body, headers: auth },
   ];
   const formats = LIFT_ONLY ? all.slice(0, 1) : all;
-  // Requests each format's server acknowledged (2xx), warm-up included: every message in them
-  // must be stored.
-  const acknowledged = new Map<string, number>();
-  const run = async (f: (typeof formats)[number], seconds: number) => {
-    const res = await load({
-      url: f.url,
-      connections: CONNECTIONS,
-      seconds,
-      body: f.body,
-      headers: () => f.headers,
-    });
-    acknowledged.set(f.name, (acknowledged.get(f.name) ?? 0) + res.ok);
-    return res;
-  };
-  const bytes = formats.map((f) => (Buffer.byteLength(f.body()) / PER_REQUEST).toFixed(0));
-  for (const f of formats) await run(f, 2); // warm-up
-  const got: LoadResult[][] = formats.map(() => []);
-  const perCpu: number[][] = formats.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let k = 0; k < formats.length; k++) {
-      const i = (r + k) % formats.length;
-      const cpu = cpuSeconds(lift.child.pid!);
-      const res = await run(formats[i]!, SECONDS);
-      if (res.non2xx > 0) throw new Error(`${formats[i]!.name}: ${res.non2xx} non-2xx responses`);
-      got[i]!.push(res);
-      perCpu[i]!.push((res.rps * SECONDS * PER_REQUEST) / (cpuSeconds(lift.child.pid!) - cpu));
-    }
-  }
+  const { got, perCpu, acknowledged, bytes } = await runFormatRounds(formats, {
+    pid: lift.child.pid!,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    perRequest: PER_REQUEST,
+  });
   // Every Segment request carried new messageIds: each acknowledged message is stored, none
   // deduplicated away.
   const stored = LIFT_ONLY ? 0 : await storedMessageIds(lift.dataDir, env.DATABASE_URL);
