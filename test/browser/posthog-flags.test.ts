@@ -1,47 +1,21 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, newVisitor, startHarness, until } from "./harness.js";
+import { type Harness, newVisitor, until } from "./harness.js";
+import { postHogInit, startPostHogSite } from "./posthog-site.js";
 
 /**
  * posthog-js (its full array bundle, served by the site) pointed at Lift by `api_host` and the
  * public key: its feature flags come from Lift's `/flags`, equal Lift's own remote evaluation for
  * the page's distinct_id, and are asked again for the identified person after `identify`.
  */
-const BUNDLE = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("posthog-js/package.json")),
-  "dist/array.full.js",
-);
-
 let h: Harness;
 beforeAll(async () => {
-  const bundle = readFileSync(BUNDLE);
-  h = await startHarness((req, res, harness) => {
-    const url = new URL(req.url ?? "/", "http://site");
-    if (url.pathname === "/posthog.js") {
-      res.writeHead(200, { "content-type": "text/javascript" }).end(bundle);
-      return;
-    }
-    if (url.pathname !== "/") {
-      res.writeHead(204).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><html><head>
-      <script src="/posthog.js"></script>
-      <script>
-        window.flagLoads = 0;
-        posthog.init("${harness.tenant.publicKey}", {
-          api_host: "${harness.api}",
-          person_profiles: "identified_only",
-          request_batching: false,
-          opt_out_useragent_filter: true,
-        });
-        posthog.onFeatureFlags(() => { window.flagLoads++; });
-      </script></head><body><h1>Shop</h1></body></html>`);
-  });
+  h = await startPostHogSite(
+    (harness) => `window.flagLoads = 0;
+        ${postHogInit(harness)}
+        posthog.onFeatureFlags(() => { window.flagLoads++; });`,
+  );
   const flags = [
     {
       key: "new-checkout",

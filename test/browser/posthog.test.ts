@@ -1,10 +1,8 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedEvents } from "../../src/modules/events/segment/segment.testing.js";
-import { type Harness, newVisitor, startHarness, until } from "./harness.js";
+import { type Harness, newVisitor, until } from "./harness.js";
+import { postHogInit, startPostHogSite } from "./posthog-site.js";
 
 /**
  * PostHog's browser library (posthog-js, its full array bundle as a site ships it, served by the
@@ -12,38 +10,9 @@ import { type Harness, newVisitor, startHarness, until } from "./harness.js";
  * key: it loads its remote config from Lift, sends its pageview, a custom event and identify there
  * with gzip-js, and Lift's own API shows the visit, its channel and the lead.
  */
-const BUNDLE = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("posthog-js/package.json")),
-  "dist/array.full.js",
-);
-
 let h: Harness;
 beforeAll(async () => {
-  const bundle = readFileSync(BUNDLE);
-  h = await startHarness((req, res, harness) => {
-    const url = new URL(req.url ?? "/", "http://site");
-    if (url.pathname === "/posthog.js") {
-      res.writeHead(200, { "content-type": "text/javascript" }).end(bundle);
-      return;
-    }
-    if (url.pathname !== "/") {
-      // favicon.ico and the like: nothing, so the console shows only the library's errors.
-      res.writeHead(204).end();
-      return;
-    }
-    // The site's own page: posthog-js as documented, pointed at Lift (docs/posthog.md).
-    res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><html><head>
-      <script src="/posthog.js"></script>
-      <script>
-        posthog.init("${harness.tenant.publicKey}", {
-          api_host: "${harness.api}",
-          person_profiles: "identified_only",
-          request_batching: false,
-          // Chromium driven by playwright says navigator.webdriver; posthog-js drops such events.
-          opt_out_useragent_filter: true,
-        });
-      </script></head><body><h1>Shop</h1><button id="buy">Buy</button></body></html>`);
-  });
+  h = await startPostHogSite(postHogInit, '<h1>Shop</h1><button id="buy">Buy</button>');
 }, 60_000);
 afterAll(async () => h?.close());
 
