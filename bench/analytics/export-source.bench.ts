@@ -11,7 +11,7 @@ import { benchConfig } from "../lib/config.js";
  */
 import { buildApp } from "../../src/app.js";
 import { eventPages } from "../../src/modules/events/service.js";
-import { eventRowWhere, parseFilter } from "../../src/modules/analytics/filter.js";
+import { eventRowWhere, parseFilter } from "../../src/modules/analytics/filters/filter.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000);

@@ -1,5 +1,5 @@
 /**
- * A conversion goal's recount from stored events (analytics/goal-recompute.ts) on SQLite: N stored
+ * A conversion goal's recount from stored events (analytics/ingest/goal-recompute.ts) on SQLite: N stored
  * events (seed-events.ts: 3% signups, 1% purchases, 120 days), then a "Signup" goal created after
  * them. Measures the whole recount and its page transactions one by one (each holds SQLite's one
  * connection, and better-sqlite3 runs on the event loop: the longest page is the longest a flush
@@ -9,7 +9,7 @@
 import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { buildApp } from "../../src/app.js";
-import { recomputeConversionsStep } from "../../src/modules/analytics/goal-recompute.js";
+import { recomputeConversionsStep } from "../../src/modules/analytics/ingest/goal-recompute.js";
 import {
   CONVERSION_RECOMPUTE_JOB,
   createConversionGoal,

@@ -1,5 +1,5 @@
 /**
- * Error of the distinct-visitor sketch (src/modules/analytics/hll.ts) across cardinalities, before
+ * Error of the distinct-visitor sketch (src/modules/analytics/ingest/hll.ts) across cardinalities, before
  * and after its estimator changed. For each cardinality n, TRIALS sets of n distinct visitor ids
  * (a random prefix per set, then a counter, hashed by the production `visitorHash`) go into:
  * - one sketch kept dense from the first visitor (a row stored dense, or a union past its exact
@@ -20,7 +20,7 @@ import {
   countUnion,
   estimate,
   visitorHash,
-} from "../../src/modules/analytics/hll.js";
+} from "../../src/modules/analytics/ingest/hll.js";
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 1000);
 const SIZES = (process.env.BENCH_SIZES ?? "100,1000,5000,10000,15000,20000,50000,100000,1000000")

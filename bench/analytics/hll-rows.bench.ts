@@ -1,11 +1,11 @@
 /**
- * What a flush pays per rollup row it adds visitors to (src/modules/analytics/hll.ts
+ * What a flush pays per rollup row it adds visitors to (src/modules/analytics/ingest/hll.ts
  * `mergedSketch`), by the row's size: its stored text, 5 new visitors merged into the decoded
  * sketch kept from the last flush, and the same with the text decoded anew (another process wrote
  * the row). Baseline: a dense row (4,096 registers), what every row past the exact limit is.
  * Run: npx tsx bench/analytics/hll-rows.bench.ts
  */
-import { VisitorSketch, mergedSketch } from "../../src/modules/analytics/hll.js";
+import { VisitorSketch, mergedSketch } from "../../src/modules/analytics/ingest/hll.js";
 
 let x = 99;
 const random = () => {

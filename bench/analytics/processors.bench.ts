@@ -12,7 +12,7 @@ import { benchConfig } from "../lib/config.js";
 import { rmSync } from "node:fs";
 import { buildApp } from "../../src/app.js";
 import { createConversionGoal } from "../../src/modules/goals/service.js";
-import { createAnalyticsProcessor } from "../../src/modules/analytics/processor.js";
+import { createAnalyticsProcessor } from "../../src/modules/analytics/ingest/processor.js";
 import { processIdentityEvents } from "../../src/modules/identity/processor.js";
 import { upsertLeadByEmail } from "../../src/modules/identity/service.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";

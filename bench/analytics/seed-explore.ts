@@ -11,9 +11,9 @@
  */
 import { sql } from "kysely";
 import type { Db } from "../../src/platform/db/index.js";
-import { VisitorSketch, visitorHash } from "../../src/modules/analytics/hll.js";
-import { ALL_CHANNELS } from "../../src/modules/analytics/rollup-store.js";
-import { weekOf } from "../../src/modules/analytics/sketches.js";
+import { VisitorSketch, visitorHash } from "../../src/modules/analytics/ingest/hll.js";
+import { ALL_CHANNELS } from "../../src/modules/analytics/ingest/rollup-store.js";
+import { weekOf } from "../../src/modules/analytics/ingest/sketches.js";
 
 const DAY = 86_400_000;
 const CHANNELS = [

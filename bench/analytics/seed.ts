@@ -10,11 +10,11 @@
  * each session's events are 4 pageviews and one of 12 other types.
  */
 import type SQLite from "better-sqlite3";
-import { creditsFor } from "../../src/modules/analytics/credit-store.js";
-import { VisitorSketch, visitorHash } from "../../src/modules/analytics/hll.js";
-import type { Touch } from "../../src/modules/analytics/models.js";
-import { ALL_CHANNELS } from "../../src/modules/analytics/rollup-store.js";
-import { weekOf } from "../../src/modules/analytics/sketches.js";
+import { creditsFor } from "../../src/modules/analytics/ingest/credit-store.js";
+import { VisitorSketch, visitorHash } from "../../src/modules/analytics/ingest/hll.js";
+import type { Touch } from "../../src/modules/analytics/ingest/models.js";
+import { ALL_CHANNELS } from "../../src/modules/analytics/ingest/rollup-store.js";
+import { weekOf } from "../../src/modules/analytics/ingest/sketches.js";
 import { mulberry32 } from "../../src/modules/experiments/stats.js";
 
 const DAY = 86_400_000;

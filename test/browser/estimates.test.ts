@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ESTIMATE_ERROR } from "../../src/modules/analytics/hll.js";
+import { ESTIMATE_ERROR } from "../../src/modules/analytics/ingest/hll.js";
 import type { Tenant } from "../helpers/app.js";
 import {
   checkPage,

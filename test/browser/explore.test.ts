@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.testing.js";
+import { seedFilterProject } from "../../src/modules/analytics/filters/filter-fixture.testing.js";
 import type { Tenant } from "../helpers/app.js";
 import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
 

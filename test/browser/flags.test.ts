@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkPage, type Dashboard, settled, signIn, startDashboard } from "./dashboard-harness.js";
 import { until } from "./harness.js";
-import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.testing.js";
+import { seedFilterProject } from "../../src/modules/analytics/filters/filter-fixture.testing.js";
 
 let d: Dashboard;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recomputeConversionsStep } from "../../src/modules/analytics/goal-recompute.js";
+import { recomputeConversionsStep } from "../../src/modules/analytics/ingest/goal-recompute.js";
 import { CONVERSION_RECOMPUTE_JOB } from "../../src/modules/goals/service.js";
 import {
   checkPage,

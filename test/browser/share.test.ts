@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedFilterProject } from "../../src/modules/analytics/filter-fixture.testing.js";
+import { seedFilterProject } from "../../src/modules/analytics/filters/filter-fixture.testing.js";
 import type { Tenant } from "../helpers/app.js";
 import {
   checkPage,

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPostgres } from "../../src/config.js";
-import { attributionSummary } from "../../src/modules/analytics/attribution.js";
-import { addAttributionCredits } from "../../src/modules/analytics/credit-store.js";
+import { attributionSummary } from "../../src/modules/analytics/reports/attribution.js";
+import { addAttributionCredits } from "../../src/modules/analytics/ingest/credit-store.js";
 import { recordLeadCreated } from "../../src/modules/analytics/service.js";
 import {
   bumpGoalStats,

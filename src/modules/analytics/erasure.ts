@@ -4,18 +4,18 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
-import { applyAnalyticsDeltas } from "./apply-deltas.js";
-import { BreakdownDeltas } from "./breakdown-store.js";
+import { applyAnalyticsDeltas } from "./ingest/apply-deltas.js";
+import { BreakdownDeltas } from "./ingest/breakdown-store.js";
 import {
   type AttributionDelta,
   type Credits,
   addAttributionCredits,
   conversionsOfPerson,
   creditConversions,
-} from "./credit-store.js";
-import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
+} from "./ingest/credit-store.js";
+import { NONE_KEY, SESSION_DIMENSIONS } from "./ingest/dimensions.js";
 import { personKey, sessionsOf, visitorsOfPeople } from "./people.js";
-import { RollupDeltas, dayOf } from "./rollup-store.js";
+import { RollupDeltas, dayOf } from "./ingest/rollup-store.js";
 import type { ConversionTable } from "./tables.js";
 import { logEngineChange } from "./engine/changes.js";
 import "./tables.js";

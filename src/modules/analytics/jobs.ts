@@ -2,7 +2,7 @@ import type { ServiceDeps } from "../../platform/deps.js";
 import { defineJob, exponentialBackoff } from "../../platform/jobs/index.js";
 import { CONVERSION_RECOMPUTE_JOB } from "../goals/service.js";
 import { ENGINE_CHANGES_EXPIRY_JOB, expireEngineChanges } from "./engine/changes.js";
-import { runConversionRecompute } from "./goal-recompute.js";
+import { runConversionRecompute } from "./ingest/goal-recompute.js";
 
 /**
  * The analytics module's jobs: a conversion goal's recount from stored events (queued by the goals

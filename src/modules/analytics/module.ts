@@ -1,12 +1,12 @@
 import type { LiftModule } from "../../platform/module.js";
 import { registerGoalMetricProvider } from "../goals/service.js";
 import { ENGINE_CHANGES_EXPIRY_JOB } from "./engine/changes.js";
-import { ANALYTICS_GOAL_METRICS, goalMetric } from "./goal-metrics.js";
+import { ANALYTICS_GOAL_METRICS, goalMetric } from "./reports/goal-metrics.js";
 import { analyticsJobs } from "./jobs.js";
-import { createAnalyticsProcessor } from "./processor.js";
+import { createAnalyticsProcessor } from "./ingest/processor.js";
 import { analyticsRoutes } from "./routes.js";
-import { annotationRoutes } from "./routes-annotations.js";
-import { cohortRoutes } from "./routes-cohorts.js";
+import { annotationRoutes } from "./annotations/routes.js";
+import { cohortRoutes } from "./cohorts/routes.js";
 import { exploreRoutes } from "./routes-explore.js";
 import { exportRoutes } from "./routes-export.js";
 import { trendsRoutes } from "./routes-trends.js";

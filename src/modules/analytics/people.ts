@@ -1,6 +1,6 @@
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
-import { SESSION_DIMENSIONS, type SessionDimensions } from "./dimensions.js";
-import type { Touch } from "./models.js";
+import { SESSION_DIMENSIONS, type SessionDimensions } from "./ingest/dimensions.js";
+import type { Touch } from "./ingest/models.js";
 import "./tables.js";
 
 /** A session as attribution and breakdowns see it: channel, start, and its dimensions. */

@@ -1,14 +1,14 @@
 import { defineReadTask } from "../../platform/read-pool/task.js";
-import { exportTask } from "./export.js";
-import type { CohortDefinitionT } from "./cohort-schema.js";
-import { cohortMemberPage, countCohort, evaluateCohortTask, previewCohort } from "./cohorts.js";
-import type { BreakdownDimension, FunnelBreakdown } from "./dimensions.js";
-import type { Condition } from "./filter.js";
-import type { FunnelStep } from "./funnel.js";
-import type { AttributionModel } from "./models.js";
-import { type PathsQuery, analyticsPaths } from "./paths.js";
-import type { Period } from "./period.js";
-import { goalsTable } from "./goals-table.js";
+import { exportTask } from "./reports/export.js";
+import type { CohortDefinitionT } from "./cohorts/schema.js";
+import { cohortMemberPage, countCohort, evaluateCohortTask, previewCohort } from "./cohorts/cohorts.js";
+import type { BreakdownDimension, FunnelBreakdown } from "./ingest/dimensions.js";
+import type { Condition } from "./filters/filter.js";
+import type { FunnelStep } from "./reports/funnel.js";
+import type { AttributionModel } from "./ingest/models.js";
+import { type PathsQuery, analyticsPaths } from "./reports/paths.js";
+import type { Period } from "./reports/period.js";
+import { goalsTable } from "./reports/goals-table.js";
 import {
   attributionReport,
   breakdownReport,
@@ -16,10 +16,10 @@ import {
   retentionReport,
   summaryReport,
   timeseriesReport,
-} from "./reports.js";
-import type { RetentionInterval } from "./retention.js";
-import type { Interval } from "./timeseries.js";
-import { type TrendsRequest, analyticsTrends } from "./trends.js";
+} from "./reports/reports.js";
+import type { RetentionInterval } from "./reports/retention.js";
+import type { Interval } from "./reports/timeseries.js";
+import { type TrendsRequest, analyticsTrends } from "./reports/trends.js";
 
 /**
  * Analytics' reads that grow with stored data, as read tasks: each report over its rollups or raw

@@ -7,11 +7,11 @@ import {
   PickerQuery,
   PropertyKeysQuery,
   ValuesQuery,
-} from "./explore-schema.js";
-import { parseFilter } from "./filter.js";
+} from "./reports/explore-schema.js";
+import { parseFilter } from "./filters/filter.js";
 import { pathsTask } from "./read-tasks.js";
-import { resolvePeriod } from "./period.js";
-import { eventNames, keyValues, propertyKeys } from "./pickers.js";
+import { resolvePeriod } from "./reports/period.js";
+import { eventNames, keyValues, propertyKeys } from "./reports/pickers.js";
 
 const tags = ["analytics"];
 

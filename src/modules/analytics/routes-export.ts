@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { projectOf } from "../../platform/auth/plugin.js";
 import { streamFromFirst } from "../../platform/read-pool/task.js";
-import { exportFile, exportTask } from "./export.js";
+import { exportFile, exportTask } from "./reports/export.js";
 import { ExportQuery } from "./schema.js";
 
 /** GET /api/export/events: a project's stored events as a download (project API key or workspace admin). */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { projectOf } from "../../platform/auth/plugin.js";
 import { trendsTask } from "./read-tasks.js";
-import { planTrends } from "./trends.js";
-import { Trends, TrendsBody } from "./trends-schema.js";
+import { planTrends } from "./reports/trends.js";
+import { Trends, TrendsBody } from "./reports/trends-schema.js";
 
 /** Trends: a POST for its body's size, a read like every report (read keys, the read limit). */
 export const trendsRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { parseFilter, parseFilterParam } from "./filter.js";
-import { resolvePeriod } from "./period.js";
+import { parseFilter, parseFilterParam } from "./filters/filter.js";
+import { resolvePeriod } from "./reports/period.js";
 import {
   attributionTask,
   breakdownTask,

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { BREAKDOWN_DIMENSIONS, FUNNEL_BREAKDOWNS } from "./dimensions.js";
-import { VisitorsEstimate } from "./estimate-schema.js";
-import { ATTRIBUTION_MODELS } from "./models.js";
+import { BREAKDOWN_DIMENSIONS, FUNNEL_BREAKDOWNS } from "./ingest/dimensions.js";
+import { VisitorsEstimate } from "./reports/estimate-schema.js";
+import { ATTRIBUTION_MODELS } from "./ingest/models.js";
 
 // ---------------------------------------------------------------- filters
 

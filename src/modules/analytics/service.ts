@@ -2,11 +2,11 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
-import { conversionsOfPerson, creditConversions } from "./credit-store.js";
+import { conversionsOfPerson, creditConversions } from "./ingest/credit-store.js";
 import { personKey } from "./people.js";
-import { applyAnalyticsDeltas } from "./apply-deltas.js";
-import { BreakdownDeltas } from "./breakdown-store.js";
-import { RollupDeltas } from "./rollup-store.js";
+import { applyAnalyticsDeltas } from "./ingest/apply-deltas.js";
+import { BreakdownDeltas } from "./ingest/breakdown-store.js";
+import { RollupDeltas } from "./ingest/rollup-store.js";
 import "./tables.js";
 
 /**
@@ -84,7 +84,7 @@ export async function conversionTotalsOfLeads(
 
 /** Erasure (identity's, in its transaction): analytics' records of a person, and the sketches to rebuild. */
 export { eraseAnalyticsOf, takeBackLeadCreated } from "./erasure.js";
-export { rebuildVisitorSketches } from "./sketch-rebuild.js";
+export { rebuildVisitorSketches } from "./ingest/sketch-rebuild.js";
 
 /** Report filters: parsing, SQL for a lead's properties, and the people a filter selects. */
 export {
@@ -92,11 +92,11 @@ export {
   parseFilter,
   parseFilterParam,
   propertyConditionSql,
-} from "./filter.js";
-export { eventFilter, peopleMatch as filterPersons } from "./reports.js";
+} from "./filters/filter.js";
+export { eventFilter, peopleMatch as filterPersons } from "./reports/reports.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
-export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts.js";
-export { LEAD_READER, type LeadReader } from "./lead-reader.js";
+export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts/cohorts.js";
+export { LEAD_READER, type LeadReader } from "./filters/lead-reader.js";
 
 /**
  * The reports as saved insights run them (the insights module): the same functions the
@@ -109,9 +109,9 @@ export {
   retentionReport,
   summaryReport,
   timeseriesReport,
-} from "./reports.js";
-export { analyticsPaths } from "./paths.js";
-export { type Period, resolvePeriod } from "./period.js";
+} from "./reports/reports.js";
+export { analyticsPaths } from "./reports/paths.js";
+export { type Period, resolvePeriod } from "./reports/period.js";
 export {
   AnalyticsSummary,
   AttributionQuery,
@@ -127,7 +127,7 @@ export {
   Timeseries,
   TimeseriesQuery,
 } from "./schema.js";
-export { Paths, PathsBody } from "./explore-schema.js";
+export { Paths, PathsBody } from "./reports/explore-schema.js";
 
 /** The analytics engine (DuckDB), which the app opens beside the read pool. */
 export { AnalyticsEngine, engineFileOf } from "./engine/client.js";
@@ -141,7 +141,7 @@ export {
   timeseriesTask,
   trendsTask,
 } from "./read-tasks.js";
-export { analyticsTrends, planTrends } from "./trends.js";
-export { Trends, TrendsBody } from "./trends-schema.js";
-export { type Author as AnnotationAuthor, createAnnotation } from "./annotations.js";
-export { Annotation, CreateAnnotationBody } from "./annotation-schema.js";
+export { analyticsTrends, planTrends } from "./reports/trends.js";
+export { Trends, TrendsBody } from "./reports/trends-schema.js";
+export { type Author as AnnotationAuthor, createAnnotation } from "./annotations/annotations.js";
+export { Annotation, CreateAnnotationBody } from "./annotations/schema.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { STORED_EXACT, VisitorSketch, visitorHash } from "../analytics/hll.js";
+import { STORED_EXACT, VisitorSketch, visitorHash } from "../analytics/ingest/hll.js";
 import { BROWSER_UA } from "../analytics/analytics.testing.js";
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { GrowthBookClient } from "@growthbook/growthbook";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { seedFilterProject } from "../analytics/filter-fixture.testing.js";
+import { seedFilterProject } from "../analytics/filters/filter-fixture.testing.js";
 
 /**
  * Cohorts as a flag's targeting (issue 34, item 2). filter-fixture.testing.ts's people, by hand:

@@ -13,7 +13,7 @@ export const identityModule: LiftModule = {
   name: "identity",
   async register(app) {
     app.eventBus.register("identity", processIdentityEvents);
-    // Analytics' filters and cohorts read leads through this (analytics/lead-reader.ts).
+    // Analytics' filters and cohorts read leads through this (analytics/filters/lead-reader.ts).
     provide(app.deps, LEAD_READER, identityLeadReader);
     // A page's events may create only so many leads: events asks which ids are new (events/admission.ts).
     provide(app.deps, KNOWN_LEADS, knownLeadIds);

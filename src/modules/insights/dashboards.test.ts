@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { seedFilterProject } from "../analytics/filter-fixture.testing.js";
+import { seedFilterProject } from "../analytics/filters/filter-fixture.testing.js";
 
 /** Dashboards: a grid of a project's insights, run together (filter-fixture.testing.ts figures). */
 let t: TestApp;

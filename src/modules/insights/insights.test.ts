@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { seedFilterProject } from "../analytics/filter-fixture.testing.js";
+import { seedFilterProject } from "../analytics/filters/filter-fixture.testing.js";
 
 /** Saved insights: each kind answers what its report endpoint answers (filter-fixture.testing.ts figures). */
 let t: TestApp;

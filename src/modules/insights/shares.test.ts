@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
 import { sha256Hex } from "../../platform/crypto.js";
-import { seedFilterProject } from "../analytics/filter-fixture.testing.js";
+import { seedFilterProject } from "../analytics/filters/filter-fixture.testing.js";
 
 /** A dashboard's public link: read-only, no session, nothing of other projects, revoked at once. */
 let t: TestApp;

@@ -1,9 +1,9 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import { type ReadDeps, stateOf } from "../../../platform/deps.js";
-import type { CohortDefinitionT } from "../cohort-schema.js";
-import { conditionAt, parseFilter, testValue } from "../filter.js";
-import { LEAD_READER } from "../lead-reader.js";
-import { DAY_MS } from "../rollup-store.js";
+import type { CohortDefinitionT } from "../cohorts/schema.js";
+import { conditionAt, parseFilter, testValue } from "../filters/filter.js";
+import { LEAD_READER } from "../filters/lead-reader.js";
+import { DAY_MS } from "../ingest/rollup-store.js";
 import { type EngineQuery, allOf, eventConditions, personKeySql } from "./sql.js";
 
 /**

@@ -1,5 +1,5 @@
 import { EVENT_ROW_COLUMNS } from "../../events/service.js";
-import { SESSION_DIMENSIONS } from "../dimensions.js";
+import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
 /**
  * The analytics engine's tables (DuckDB, columnar): a copy of the committed events and of what
  * reports join them with, kept by the engine thread (thread.ts) from the durable store. `engine_state`

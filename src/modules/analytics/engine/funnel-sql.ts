@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ReadDeps } from "../../../platform/deps.js";
-import { FUNNEL_BREAKDOWNS, type FunnelBreakdown, NONE_KEY } from "../dimensions.js";
-import type { Condition } from "../filter.js";
+import { FUNNEL_BREAKDOWNS, type FunnelBreakdown, NONE_KEY } from "../ingest/dimensions.js";
+import type { Condition } from "../filters/filter.js";
 import { linksCte, personConditions } from "./people.js";
 import {
   type EngineQuery,

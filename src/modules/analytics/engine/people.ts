@@ -1,9 +1,9 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import { type ReadDeps, stateOf } from "../../../platform/deps.js";
-import { cohortPeopleSql } from "../cohorts.js";
-import { SESSION_DIMENSIONS } from "../dimensions.js";
-import { type Condition, testValue } from "../filter.js";
-import { LEAD_READER } from "../lead-reader.js";
+import { cohortPeopleSql } from "../cohorts/cohorts.js";
+import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
+import { type Condition, testValue } from "../filters/filter.js";
+import { LEAD_READER } from "../filters/lead-reader.js";
 import type { EngineQuery } from "./sql.js";
 
 /**

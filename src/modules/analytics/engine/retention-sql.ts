@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ReadDeps } from "../../../platform/deps.js";
-import { type Condition, hasLevel } from "../filter.js";
+import { type Condition, hasLevel } from "../filters/filter.js";
 import { linksCte, personConditions } from "./people.js";
 import { type Range, selection } from "./selection.js";
 import { type EngineQuery, personKeySql } from "./sql.js";

@@ -1,8 +1,8 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ReadDeps } from "../../../platform/deps.js";
-import type { GoalRef } from "../conversion-model.js";
-import { NONE_KEY, SESSION_DIMENSIONS } from "../dimensions.js";
-import { type Condition, hasLevel } from "../filter.js";
+import type { GoalRef } from "../reports/conversion-model.js";
+import { NONE_KEY, SESSION_DIMENSIONS } from "../ingest/dimensions.js";
+import { type Condition, hasLevel } from "../filters/filter.js";
 import { firstTouchCte, linksCte, personConditions } from "./people.js";
 import { type EngineQuery, allOf, eventConditions, personKeySql, sessionConditions } from "./sql.js";
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../../platform/db/index.js";
-import { SESSION_DIMENSIONS } from "../dimensions.js";
+import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
 import "../tables.js";
 import { CONVERSION_COLUMNS, HIT_COLUMNS } from "./ddl.js";
 

@@ -1,4 +1,4 @@
-import { type Condition, NONE_VALUE } from "../filter.js";
+import { type Condition, NONE_VALUE } from "../filters/filter.js";
 
 /**
  * The report filter (filter.ts) in the engine's SQL (DuckDB), every value bound. Column names come

@@ -1,9 +1,9 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ReadDeps } from "../../../platform/deps.js";
-import type { GoalRef } from "../conversion-model.js";
-import { NONE_KEY, SESSION_DIMENSIONS } from "../dimensions.js";
-import type { Condition } from "../filter.js";
-import { NUMERIC_MEASURES, type TrendInterval, type TrendMeasure } from "../trends-schema.js";
+import type { GoalRef } from "../reports/conversion-model.js";
+import { NONE_KEY, SESSION_DIMENSIONS } from "../ingest/dimensions.js";
+import type { Condition } from "../filters/filter.js";
+import { NUMERIC_MEASURES, type TrendInterval, type TrendMeasure } from "../reports/trends-schema.js";
 import { firstTouchCte, linksCte, personConditions } from "./people.js";
 import {
   type EngineQuery,

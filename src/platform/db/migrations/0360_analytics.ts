@@ -75,7 +75,7 @@ export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
     /** UTC day number: floor(epoch ms / 86 400 000). */
     .addColumn("day", "integer", (c) => c.notNull())
     .addColumn("channel", "text", (c) => c.notNull())
-    // Distinct visitors of the day and channel as a mergeable sketch (see analytics/hll.ts).
+    // Distinct visitors of the day and channel as a mergeable sketch (see analytics/ingest/hll.ts).
     .addColumn("visitors_sketch", "text", (c) => c.notNull())
     .addColumn("conversions", "integer", (c) => c.notNull())
     .addColumn("revenue", "double precision", (c) => c.notNull())

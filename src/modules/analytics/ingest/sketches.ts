@@ -1,0 +1,145 @@
+import type SQLite from "better-sqlite3";
+import type { DbOrTrx, Trx } from "../../../platform/db/index.js";
+import { mergedSketch } from "./hll.js";
+import { preparedOn } from "../../../platform/db/statements.js";
+import type { RollupDelta } from "./rollup-deltas.js";
+import "../tables.js";
+
+/** Monday-based UTC weeks: day 0 (1970-01-01) was a Thursday. */
+export const weekOf = (day: number): number => Math.floor((day + 3) / 7);
+export const weekStart = (week: number): number => week * 7 - 3;
+
+/** A week's visitor hashes for one project and channel, gathered from daily deltas. */
+export interface WeeklyRow {
+  projectId: string;
+  week: number;
+  channel: string;
+  hashes: Set<number>;
+}
+
+/** The weeks the daily deltas' visitor hashes fall in, in key order (so writers lock alike). */
+export function weeklyRows(daily: RollupDelta[]): WeeklyRow[] {
+  const weeks = new Map<string, WeeklyRow>();
+  for (const d of daily) {
+    if (d.visitorHashes.size === 0) continue;
+    const week = weekOf(d.day);
+    const key = `${d.projectId}|${week}|${d.channel}`;
+    let w = weeks.get(key);
+    if (!w) {
+      w = { projectId: d.projectId, week, channel: d.channel, hashes: new Set() };
+      weeks.set(key, w);
+    }
+    for (const h of d.visitorHashes) w.hashes.add(h);
+  }
+  return [...weeks.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
+}
+
+/**
+ * SQLite (one writer): adds the day rows' visitor hashes to their weeks' sketches (same
+ * transaction). Built from the batch's daily deltas, so it costs nothing per event. PostgreSQL
+ * writes them with the other rollups (rollups-pg.ts).
+ */
+export async function applyWeeklySketches(
+  trx: Trx,
+  daily: RollupDelta[],
+  raw?: SQLite.Database,
+): Promise<void> {
+  for (const w of weeklyRows(daily)) {
+    let text: string;
+    if (raw) {
+      preparedOn(
+        raw,
+        "insert into analytics_weekly (project_id, week, channel, visitors_sketch) values (?, ?, ?, 's') on conflict (project_id, week, channel) do nothing",
+      ).run(w.projectId, w.week, w.channel);
+      text = (
+        preparedOn(
+          raw,
+          "select visitors_sketch from analytics_weekly where project_id = ? and week = ? and channel = ?",
+        ).get(w.projectId, w.week, w.channel) as { visitors_sketch: string }
+      ).visitors_sketch;
+    } else {
+      await trx
+        .insertInto("analytics_weekly")
+        .values({ project_id: w.projectId, week: w.week, channel: w.channel, visitors_sketch: "s" })
+        .onConflict((oc) => oc.columns(["project_id", "week", "channel"]).doNothing())
+        .execute();
+      text = (
+        await trx
+          .selectFrom("analytics_weekly")
+          .select("visitors_sketch")
+          .where("project_id", "=", w.projectId)
+          .where("week", "=", w.week)
+          .where("channel", "=", w.channel)
+          .executeTakeFirstOrThrow()
+      ).visitors_sketch;
+    }
+    const next = mergedSketch(text, w.hashes, `weekly|${w.projectId}|${w.week}|${w.channel}`);
+    if (next === null) continue;
+    if (raw)
+      preparedOn(
+        raw,
+        "update analytics_weekly set visitors_sketch = ? where project_id = ? and week = ? and channel = ?",
+      ).run(next, w.projectId, w.week, w.channel);
+    else
+      await trx
+        .updateTable("analytics_weekly")
+        .set({ visitors_sketch: next })
+        .where("project_id", "=", w.projectId)
+        .where("week", "=", w.week)
+        .where("channel", "=", w.channel)
+        .execute();
+  }
+}
+
+/**
+ * How [fromDay, toDay] is read from sketches: the full weeks inside it (null when none) from the
+ * weekly rows, and the days outside those weeks (at most two ranges) from the daily rows.
+ */
+export function weekCover(
+  fromDay: number,
+  toDay: number,
+): { weeks: { from: number; to: number } | null; days: { from: number; to: number }[] } {
+  const firstWeek = weekStart(weekOf(fromDay)) === fromDay ? weekOf(fromDay) : weekOf(fromDay) + 1;
+  const lastWeek = weekStart(weekOf(toDay)) + 6 === toDay ? weekOf(toDay) : weekOf(toDay) - 1;
+  if (firstWeek > lastWeek) return { weeks: null, days: [{ from: fromDay, to: toDay }] };
+  const days = [];
+  if (fromDay < weekStart(firstWeek)) days.push({ from: fromDay, to: weekStart(firstWeek) - 1 });
+  if (weekStart(lastWeek) + 6 < toDay) days.push({ from: weekStart(lastWeek) + 7, to: toDay });
+  return { weeks: { from: firstWeek, to: lastWeek }, days };
+}
+
+/**
+ * The visitor sketches covering [fromDay, toDay]: weekly rows for the full weeks inside it, daily
+ * rows for the days at either edge. `channel` restricts to one channel (e.g. "$all").
+ */
+export async function sketchesFor(
+  db: DbOrTrx,
+  projectId: string,
+  fromDay: number,
+  toDay: number,
+  channel?: string,
+): Promise<{ channel: string; visitors_sketch: string }[]> {
+  const cover = weekCover(fromDay, toDay);
+  const rows: { channel: string; visitors_sketch: string }[] = [];
+  if (cover.weeks) {
+    let weekly = db
+      .selectFrom("analytics_weekly")
+      .select(["channel", "visitors_sketch"])
+      .where("project_id", "=", projectId)
+      .where("week", ">=", cover.weeks.from)
+      .where("week", "<=", cover.weeks.to);
+    if (channel) weekly = weekly.where("channel", "=", channel);
+    rows.push(...(await weekly.execute()));
+  }
+  for (const range of cover.days) {
+    let q = db
+      .selectFrom("analytics_daily")
+      .select(["channel", "visitors_sketch"])
+      .where("project_id", "=", projectId)
+      .where("day", ">=", range.from)
+      .where("day", "<=", range.to);
+    if (channel) q = q.where("channel", "=", channel);
+    rows.push(...(await q.execute()));
+  }
+  return rows;
+}
