@@ -23,8 +23,7 @@ import { preparedOn } from "./db/statements.js";
  * The lock is an advisory lock, not only the version row's `FOR SHARE`, because its queue is fair:
  * a shared request waits behind a waiting change. Row share locks are granted past a waiting
  * update while any other is held, so under steady ingest (flushes of several processes
- * overlapping) a change waited until a gap: 0.2–1.4 s with just two overlapping holders
- * (docs/decisions/events.md). The read keeps `FOR SHARE`, which also orders it against a change
+ * overlapping) a change would wait for a gap (docs/decisions/events.md). The read keeps `FOR SHARE`, which also orders it against a change
  * made by a process of the previous release during a rolling deploy.
  *
  * SQLite has one writer: an events transaction reads after its first write, with every committed

@@ -4,7 +4,7 @@ import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/a
 import { seedFilterProject } from "../analytics/filters/filter-fixture.testing.js";
 
 /**
- * Cohorts as a flag's targeting (issue 34, item 2). filter-fixture.testing.ts's people, by hand:
+ * Cohorts as a flag's targeting. filter-fixture.testing.ts's people, by hand:
  * phone (anonymous) bought; laptop (anonymous) only looked; mac is lead Lmac {plan: free};
  * L1 is a lead with a server $revenue only. So "Buyers" (did purchase) = {phone}; "Free plan"
  * (lead property plan is free) = {Lmac}, which holds visitor mac through its link.

@@ -179,7 +179,7 @@ const MAX_ATTRIBUTE_DEPTH = 8;
 const MAX_ATTRIBUTE_ARRAY = 200;
 /**
  * GrowthBook's version parser strips build metadata with /\+.*$/, which backtracks quadratically
- * on a string holding many `+` before a line break (8 KiB: 55 ms). Without a line break it is
+ * on a string holding many `+` before a line break. Without a line break it is
  * linear, so only strings with one are capped.
  */
 export const MAX_MULTILINE_ATTRIBUTE = 256;

@@ -7,7 +7,7 @@ import { paceStatus, parseStart } from "./pace.js";
 const DAY = 86_400_000;
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-describe("the pace rule (issue 34)", () => {
+describe("the pace rule", () => {
   const goal = { metric: "revenue", target: 60_000, startedAt: 0, deadline: 30 * DAY };
 
   it("is never on_track with nothing counted once counting has started (its first moment included)", () => {

@@ -4,8 +4,8 @@ import { KeptAnswers } from "./kept.js";
 import { dashboardResults } from "./results.js";
 
 /**
- * The signed-in dashboard view answers from a kept answer per dashboard version (issue 34,
- * "dashboard ≤ 100 ms"). Each test has its own project; a new web visitor is how a test sees
+ * The signed-in dashboard view answers from a kept answer per dashboard version, so a
+ * signed-in dashboard opens without recomputing. Each test has its own project; a new web visitor is how a test sees
  * whether an answer was computed again. Ages past a minute go through the service's `now`.
  */
 let t: TestApp;

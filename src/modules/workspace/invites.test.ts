@@ -3,7 +3,7 @@ import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/a
 import { sha256Hex } from "../../platform/crypto.js";
 import { parseMail, type SmtpPeer, startSmtpPeer } from "../email/email.testing.js";
 
-/** Invitations through Lift's own transactional send to a real SMTP peer (issue 34, item 7). */
+/** Invitations through Lift's own transactional send to a real SMTP peer. */
 let t: TestApp;
 let peer: SmtpPeer;
 beforeAll(async () => {

@@ -170,7 +170,7 @@ export async function previewInvite(db: DbOrTrx, token: string) {
  */
 export async function acceptInvite(db: DbOrTrx, token: string, password: string) {
   const invite = await usableInvite(db, token);
-  // scrypt before the transaction: the write lock is not held for ~100 ms of hashing.
+  // scrypt before the transaction: the write lock is not held while the password hashes.
   const passwordHash = await hashPassword(password);
   return withTransaction(db, async (trx) => {
     const now = new Date().toISOString();

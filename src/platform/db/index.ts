@@ -75,7 +75,7 @@ export function openDatabase(config: Config): DbHandle {
   const sqlite = new SQLite(config.sqlitePath);
   sqlite.pragma("busy_timeout = 5000");
   // Switching a new file to WAL takes an exclusive lock without the busy handler: a second process
-  // starting on the same new file while the first migrates would fail at once (up to ~10 s here).
+  // starting on the same new file while the first migrates would fail at once.
   retryWhileBusy(() => sqlite.pragma("journal_mode = WAL"), { attempts: 200, waitMs: 50 });
   // NORMAL in WAL mode is durable against process crashes (the WAL is written before commit returns);
   // only an OS crash or power loss can lose the last transactions.

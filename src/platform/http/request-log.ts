@@ -6,8 +6,8 @@ export const SLOW_REQUEST_MS = 1000;
 const SUMMARY_EVERY_MS = 60_000;
 
 /**
- * What a busy server logs about requests. Fastify's default — two info lines per request — wrote
- * about 600 MB in six minutes at 5.3k requests/s. Kept instead:
+ * What a busy server logs about requests. Fastify's default — two info lines per request — grows
+ * the log by hundreds of megabytes an hour under load (docs/decisions/performance.md). Kept instead:
  * - every 4xx, one line with its request id (a 5xx has the error handler's line, with its request id
  *   and the error), and every request slower than SLOW_REQUEST_MS;
  * - once a minute, one summary line of the answers under 400: how many per route and status class,

@@ -33,7 +33,7 @@ export interface UserAgentFacts {
 }
 
 /**
- * ua-parser-js costs ~15 µs a string; browsers send a handful of distinct User-Agents, so parses
+ * ua-parser-js is costly per string; browsers send a handful of distinct User-Agents, so parses
  * are memoized. A parser gives no device type for desktops: a known browser or OS without one is
  * "desktop".
  */

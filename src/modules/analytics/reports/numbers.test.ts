@@ -3,7 +3,7 @@ import { type Tenant, type TestApp, startTestApp } from "../../../../test/helper
 import { DAY, type Scope, commitEvents, committed } from "../analytics.testing.js";
 
 /**
- * Issue 34, "trustworthy numbers": conversion rate per person, one visitor total, revenue with
+ * Trustworthy numbers: conversion rate per person, one visitor total, revenue with
  * its currency — each against figures worked out by hand from this week:
  *
  *  day (2025-03-03 = d0, a Monday … d6)

@@ -15,7 +15,7 @@ type Mjml = (
   opts: object,
 ) => Promise<{ html: string; errors: Array<{ formattedMessage: string }> }>;
 let mjmlPromise: Promise<Mjml> | null = null;
-// MJML takes ~0.5 s to import: loaded on the first save or first built-in use, never at startup.
+// MJML is slow to import: loaded on the first save or first built-in use, never at startup.
 function loadMjml(): Promise<Mjml> {
   mjmlPromise ??= import("mjml").then(
     (m) => (m as unknown as { default?: Mjml }).default ?? (m as unknown as Mjml),

@@ -2,8 +2,8 @@ import { MAX_MESSAGE_BYTES } from "./schema.js";
 
 /**
  * Segment's 32 KB per message, measured on the request's text. Serializing each parsed message
- * again cost ~1.5–2 µs a message (as much as parsing it); scanning the text ~0.4–0.8 µs. So the
- * text is scanned only when the body could hold a message that large: it cannot when the body's
+ * again costs as much as parsing it, and scanning the text less than half of that
+ * (docs/decisions/performance.md). So the text is scanned only when the body could hold a message that large: it cannot when the body's
  * bytes, less a lower bound of every other message's length, stay within the limit.
  */
 

@@ -6,7 +6,7 @@ import type { Dialect } from "../index.js";
  *
  * SQLite: the `(project_id, visitor_id, ts)` index on `events` put every insert at a random place
  * (one per active visitor), so each group commit dirtied about one index page per event and the
- * WAL checkpoint wrote them all back: measured 15–27 µs per row and growing with the table. It is
+ * WAL checkpoint wrote them all back, at a cost per row that grew with the table. It is
  * replaced by two tables (docs/decisions/performance.md):
  * - `event_visitor_recent`: entries of events not merged yet, written in each commit; small, so the
  *   pages a commit dirties stay few and cached;

@@ -11,9 +11,9 @@ import type { Dialect } from "../index.js";
  *   that order, and a B-tree there was one more index entry to write per message.
  * - SQLite, `segment_message_log`: one process owns the file and its memory holds the keys of the
  *   last 24 hours; this is their log, read once at start: a row per request, its claimed ids as a
- *   JSON array, appended. Measured per message (100 a request): a `(project_id, message_id)` key
- *   put each insert at a random page (60–110 µs at 0.2–1M keys with a 2 MB page cache); a row per
- *   message keyed by time still cost 0.9–1.6 µs; a row per request 0.3–0.5 µs.
+ *   JSON array, appended. A `(project_id, message_id)` key put each insert at a random page, and a
+ *   row per message keyed by time still cost more than a row per request
+ *   (docs/decisions/performance.md).
  * `lift migrate-to-postgres` carries the log's keys into `segment_message_ids`
  * (migrate-to-postgres/message-ids.ts), so a retry of a message sent before the move is still one.
  */

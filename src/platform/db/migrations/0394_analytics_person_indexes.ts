@@ -3,8 +3,8 @@ import type { Dialect } from "../index.js";
 
 /**
  * Index review: three reads by lead or person had no index and scanned every row of the
- * project, so they grew with the data. In the 10-minute mixed load on SQLite the first went from
- * 1.4 to 8.4 ms a call and held the one thread meanwhile:
+ * project, so they grew with the data and held SQLite's one thread meanwhile (bench/README.md,
+ * the mixed load):
  * - a lead list's conversion totals (`conversionTotalsOfLeads`: analytics_conversions by lead_id);
  * - a person's visitors when a conversion is credited (`visitorsOfPeople`: analytics_links by
  *   lead_id), on the ingest path;

@@ -8,9 +8,8 @@ import type { Dialect } from "../index.js";
  *
  * And a covering index for the period's people who converted: the summary reads person, channel,
  * counted and currency of the period's conversions from the index alone. Through the (project_id,
- * ts) index each row was a table lookup (10M events' worth, 30 days: ~10k conversions, 30–45 ms);
- * index-only, ~8 ms (bench/README.md). One more index entry per conversion, about 2% of
- * events.
+ * ts) index each row was a table lookup; index-only it is several times faster (bench/README.md).
+ * One more index entry per conversion.
  */
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema.alterTable("analytics_conversions").addColumn("currency", "text").execute();
