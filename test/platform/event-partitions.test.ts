@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest, migrateUpTo } from "../../src/platform/db/migrate.js";
 import { monthAfter, partitionName } from "../../src/platform/db/partitions.js";
-import { ensureEventPartitions } from "../../src/modules/events/partitions.js";
+import { ensureEventPartitions } from "../../src/modules/events/store/partitions.js";
 import { PARTITIONS_JOB } from "../../src/modules/events/schema.js";
 import { enqueueJob } from "../../src/platform/jobs/index.js";
 import { BROWSER_UA, startTestApp } from "../helpers/app.js";

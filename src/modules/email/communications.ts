@@ -1,8 +1,8 @@
 import { creationTime } from "../../platform/creation-time.js";
 import { newId } from "../../platform/crypto.js";
 import { type DbHandle, isUniqueViolation, type DbOrTrx } from "../../platform/db/index.js";
-import { preparedOn } from "../../platform/db/statements.js";
 import { AppError, notFound } from "../../platform/errors.js";
+import { findCommunicationOverride } from "./store.js";
 import type { CommunicationTable } from "./tables.js";
 import type { BlockT, CommTypeT, TemplateSource } from "./template/blocks.js";
 import { builtinCompiled, builtinSource, CATALOG_IDS } from "./template/catalog.js";
@@ -90,24 +90,6 @@ export async function getCommunication(db: DbOrTrx, workspaceId: string, id: str
   throw notFound("communication", id);
 }
 
-/** The workspace's version row (type and version only), through a cached prepared statement on SQLite. */
-async function findOverride(handle: DbHandle, workspaceId: string, id: string) {
-  const { sqlite } = handle;
-  if (sqlite) {
-    const st = preparedOn(
-      sqlite,
-      "SELECT comm_type, updated_at FROM communications WHERE workspace_id = ? AND id = ?",
-    );
-    return st.get(workspaceId, id) as Pick<CommunicationTable, "comm_type" | "updated_at"> | undefined;
-  }
-  return handle.db
-    .selectFrom("communications")
-    .select(["comm_type", "updated_at"])
-    .where("workspace_id", "=", workspaceId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-}
-
 /** What a send needs: the type and the precompiled template (the workspace's version first). */
 export async function resolveForSend(
   handle: DbHandle,
@@ -115,7 +97,7 @@ export async function resolveForSend(
   id: string,
 ): Promise<{ commType: CommTypeT; compiled: CompiledTemplate } | null> {
   // The small row first; the compiled JSON (tens of KB) is read only when this version is not cached.
-  const row = await findOverride(handle, workspaceId, id);
+  const row = await findCommunicationOverride(handle, workspaceId, id);
   if (row) {
     return {
       commType: row.comm_type,

@@ -3,6 +3,7 @@ import { KEY_PREFIX } from "../../platform/auth/keys.js";
 import { newId, randomBase62, sha256Hex } from "../../platform/crypto.js";
 import type { DbHandle, DbOrTrx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
+import { txKeyFinder } from "./store.js";
 import type { TxKeyTable } from "./tables.js";
 import "./tables.js";
 
@@ -88,31 +89,13 @@ export async function revokeTxKey(db: DbOrTrx, workspaceId: string, keyId: strin
 // last_used_at is advisory; writing it on every send would double the writes of the hot path.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-interface KeyRow {
-  id: string;
-  workspace_id: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
 /**
  * Verifies raw `svc_tx_` keys (null when unknown or revoked). Every call reads the key row, so a
- * revocation applies to the very next request on every node. On SQLite the lookup is a cached
- * prepared statement (the hot path of every send); on PostgreSQL it goes through Kysely.
+ * revocation applies to the very next request on every node (the lookup: `txKeyFinder`).
  */
 export function createTxKeyResolver(handle: DbHandle): (rawKey: string) => Promise<TxPrincipal | null> {
-  const { db, sqlite } = handle;
-  const select = sqlite?.prepare(
-    "SELECT id, workspace_id, revoked_at, last_used_at FROM tx_keys WHERE key_hash = ?",
-  );
-  const find = async (hash: string): Promise<KeyRow | undefined> =>
-    select
-      ? (select.get(hash) as KeyRow | undefined)
-      : db
-          .selectFrom("tx_keys")
-          .select(["id", "workspace_id", "revoked_at", "last_used_at"])
-          .where("key_hash", "=", hash)
-          .executeTakeFirst();
+  const { db } = handle;
+  const find = txKeyFinder(handle);
   return async (rawKey) => {
     const row = await find(sha256Hex(rawKey));
     if (!row || row.revoked_at) return null;

@@ -1,6 +1,6 @@
 import { withTransaction, type DbHandle, type DbOrTrx, type Trx } from "../../platform/db/index.js";
-import type { Statement } from "better-sqlite3";
 import { notFound } from "../../platform/errors.js";
+import { sendLogInserter } from "./store.js";
 import type { SendStatus, TxSendTable, TxSuppressionTable } from "./tables.js";
 import type { Tags } from "./validate.js";
 import "./tables.js";
@@ -62,44 +62,15 @@ interface Pending {
 /**
  * Group commit for new send records: the records of concurrent requests are written together in
  * one transaction (two multi-row INSERTs), and each request resumes once that transaction commits.
- * Per-send statements would otherwise dominate a sandbox send.
+ * Per-send statements would otherwise dominate a sandbox send. One writer per app, in `SendDeps`.
  */
-const SEND_COLUMNS = [
-  "id",
-  "workspace_id",
-  "key_id",
-  "to_addr",
-  "subject",
-  "comm_id",
-  "tags",
-  "sandbox",
-  "status",
-  "message_id",
-  "error",
-  "idempotency_key",
-  "pending_message",
-  "attempts",
-  "created_at",
-  "updated_at",
-] as const satisfies ReadonlyArray<keyof TxSendTable>;
-
-/** Group-commits new send records with their first timeline rows (one per app, in `SendDeps`). */
 export class SendLogWriter {
   private queue: Pending[] = [];
   private flushing = false;
-  /** SQLite: cached prepared statements run inside the Kysely transaction (same connection). */
-  private raw: { send: Statement; event: Statement } | null = null;
+  private insert: ReturnType<typeof sendLogInserter>;
 
   constructor(private handle: DbHandle) {
-    const s = handle.sqlite;
-    if (s) {
-      this.raw = {
-        send: s.prepare(
-          `INSERT INTO tx_sends (${SEND_COLUMNS.join(",")}) VALUES (${SEND_COLUMNS.map(() => "?").join(",")})`,
-        ),
-        event: s.prepare("INSERT INTO tx_send_events (send_id, type, at, detail) VALUES (?, ?, ?, ?)"),
-      };
-    }
+    this.insert = sendLogInserter(handle);
   }
 
   write(row: TxSendTable, events: TimelineEvent[], also?: Pending["also"]): Promise<void> {
@@ -126,17 +97,11 @@ export class SendLogWriter {
     );
     try {
       await withTransaction(this.handle.db, async (trx) => {
-        if (this.raw) {
-          const { send, event } = this.raw;
-          for (const p of batch) send.run(SEND_COLUMNS.map((c) => p.row[c]));
-          for (const e of events) event.run(e.send_id, e.type, e.at, e.detail);
-        } else {
-          await trx
-            .insertInto("tx_sends")
-            .values(batch.map((p) => p.row))
-            .execute();
-          if (events.length) await trx.insertInto("tx_send_events").values(events).execute();
-        }
+        await this.insert(
+          trx,
+          batch.map((p) => p.row),
+          events,
+        );
         for (const p of batch) if (p.also) await p.also(trx);
       });
       for (const p of batch) p.done();

@@ -14,6 +14,7 @@ import { eraseServiceEventsAbout } from "../../platform/jobs/index.js";
 import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
 import { deleteIdentityOf, identitySubject } from "../identity/service.js";
 import type { Erasure, ErasureList, ErasureListQuery } from "./schema.js";
+import { sqliteConnectionOf } from "./store.js";
 import type { ErasureTable } from "./tables.js";
 import "./tables.js";
 
@@ -57,7 +58,7 @@ export async function erasePerson(
       trx,
       project,
       { visitorIds, leadId, eventIds: events.ids },
-      deps.dbHandle.sqlite,
+      sqliteConnectionOf(deps.dbHandle),
     );
     const exposures = await eraseExposuresOf(trx, project, visitorIds);
     const visitors = await deleteIdentityOf(trx, project, visitorIds, leadId);

@@ -1,7 +1,7 @@
 import { ISO_DATE_OR_TIME as ISO } from "../../platform/validation.js";
 import { toCsv } from "../../platform/csv.js";
 import { validation } from "../../platform/errors.js";
-import type { ExportRange } from "./pages.js";
+import type { ExportRange } from "./store/pages.js";
 import { toStoredEvent } from "./stored.js";
 import type { EventTable } from "./tables.js";
 

@@ -1,7 +1,7 @@
 import { defineJob, exponentialBackoff } from "../../platform/jobs/index.js";
-import { ensureEventPartitions } from "./partitions.js";
+import { ensureEventPartitions } from "./store/partitions.js";
 import { PARTITIONS_JOB } from "./schema.js";
-import { expireMessageIds } from "./segment/dedup.js";
+import { expireMessageIds } from "./segment/claims-store.js";
 import { MESSAGE_IDS_EXPIRY_JOB } from "./segment/schema.js";
 
 /**

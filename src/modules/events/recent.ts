@@ -1,7 +1,6 @@
-import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
-import type { EventTable } from "./tables.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { newestEventRows } from "./store/reads.js";
 import "./tables.js";
 
 export interface RecentEvent {
@@ -34,19 +33,7 @@ const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
 /** The project's newest events, newest first (bots included and flagged). */
 export async function recentEvents(db: DbOrTrx, project: ProjectRef, limit: number): Promise<RecentEvent[]> {
-  const rows = isPostgresDb(db)
-    ? (
-        await sql<EventTable>`select * from events
-          where project_id = ${project.id}
-            and id >= coalesce((select id from events order by id desc offset ${RECENT_SCAN_ROWS - 1} limit 1), '')
-          order by id desc limit ${limit}`.execute(db)
-      ).rows
-    : (
-        await sql<EventTable>`select * from events
-          where seq > coalesce((select max(seq) from events), 0) - ${RECENT_SCAN_ROWS}
-            and project_id = ${project.id}
-          order by seq desc limit ${limit}`.execute(db)
-      ).rows;
+  const rows = await newestEventRows(db, project.id, limit, RECENT_SCAN_ROWS);
   return rows.map((r) => ({
     id: r.id,
     type: r.type,

@@ -1,10 +1,10 @@
-import type SQLite from "better-sqlite3";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
 import type { Trx } from "../../platform/db/index.js";
 import type { FlushItem } from "./flush-rows.js";
-import { type SessionAssigner, type SessionInfo, SessionTracker, upsertVisitorStates } from "./sessions.js";
+import { type SessionAssigner, type SessionInfo, SessionTracker } from "./sessions.js";
 import { type PendingEvent, SharedSessions, visitorKey } from "./shared-sessions.js";
+import { type LocalVisitorStates, upsertVisitorStates } from "./store/visitor-states.js";
 
 /**
  * The writer's session step: the sessions of one flush, decided by this process
@@ -24,14 +24,17 @@ export class SessionStep implements SessionAssigner {
   /** the flush's decision, under way */
   private deciding: Promise<void> | undefined;
 
-  /** On SQLite, the connection's per-visitor index must be open first (the lookups read its tail). */
+  /**
+   * `states`: the store's own lookups where one process owns the database (SQLite,
+   * `localVisitorStates`), which leaves nothing to share through Redis.
+   */
   constructor(
-    sqlite: SQLite.Database | undefined,
+    states: LocalVisitorStates | undefined,
     redis: Redis | undefined,
     private log: FastifyBaseLogger,
   ) {
-    this.local = new SessionTracker(sqlite);
-    if (redis && !sqlite) this.shared = new SharedSessions(redis);
+    this.local = new SessionTracker(states);
+    if (redis && !states) this.shared = new SharedSessions(redis);
   }
 
   /**
@@ -43,7 +46,7 @@ export class SessionStep implements SessionAssigner {
    */
   start(items: readonly FlushItem[] | null): void {
     this.trx = deferred<Trx>();
-    this.deciding = items ? this.prepare(() => this.trx.promise, pendingOf(items)) : undefined;
+    this.deciding = items ? this.decideOrLoad(() => this.trx.promise, pendingOf(items)) : undefined;
     this.deciding?.catch(() => {}); // awaited in the transaction, or by `rollback`
   }
 
@@ -54,7 +57,7 @@ export class SessionStep implements SessionAssigner {
 
   /** Resolves once the sessions of the flush's `items` (those it stores) are decided. */
   decide(items: readonly FlushItem[]): Promise<void> {
-    this.deciding ??= this.prepare(() => this.trx.promise, pendingOf(items));
+    this.deciding ??= this.decideOrLoad(() => this.trx.promise, pendingOf(items));
     return this.deciding;
   }
 
@@ -62,7 +65,7 @@ export class SessionStep implements SessionAssigner {
    * Decides (shared) or loads (local, PostgreSQL) what the flush's events need. Redis is asked at
    * once; the database only through `connection`, the flush's own transaction.
    */
-  private async prepare(connection: () => Promise<Trx>, events: PendingEvent[]): Promise<void> {
+  private async decideOrLoad(connection: () => Promise<Trx>, events: PendingEvent[]): Promise<void> {
     this.decided = null;
     this.next = 0;
     if (this.shared && events.length > 0) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMigratedSqlite } from "../../../test/helpers/sqlite.js";
 import { SessionTracker } from "./sessions.js";
 import { VisitorIndex } from "./store/visitor-index.js";
+import { localVisitorStates } from "./store/visitor-states.js";
 
 // SQLite whatever DATABASE_URL says: the tracker's own lookups (PostgreSQL loads in batches instead).
 describe("session cache past its capacity", () => {
@@ -16,7 +17,7 @@ describe("session cache past its capacity", () => {
   const URL = "https://shop.example.com/";
 
   it("an evicted visitor comes back into the same session (reloaded), a late one into a new one", async () => {
-    const tracker = new SessionTracker(handle.sqlite!, 2);
+    const tracker = new SessionTracker(localVisitorStates(handle), 2);
     const flush = async (visitor: string, ts: number) => {
       let sessionId = "";
       await handle.db.transaction().execute(async (trx) => {

@@ -1,33 +1,23 @@
-import type SQLite from "better-sqlite3";
-import { sql } from "kysely";
-import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
 import { timeOrderedId } from "./ids.js";
-import { sqliteVisitorLastSeen } from "./store/visitor-index.js";
-import type { EventVisitorTable } from "./tables.js";
+import {
+  type LocalVisitorStates,
+  type StoredVisitorState,
+  type VisitorState,
+  upsertVisitorStates,
+  visitorsWithLastSeen,
+} from "./store/visitor-states.js";
+
+export type { VisitorState } from "./store/visitor-states.js";
 
 /** 30 minutes of inactivity end a session (GA4, Plausible). */
 export const SESSION_GAP_MS = 30 * 60_000;
 const LOAD_CHUNK = 500;
 const TOUCH_EVERY = 16;
-const STATE_COLUMNS = [
-  "first_seen",
-  "first_channel",
-  "first_source",
-  "first_landing_page",
-  "session_id",
-  "session_started",
-  "session_channel",
-  "session_source",
-  "session_landing_page",
-  "last_seen",
-] as const;
-const SESSION_COLUMNS = STATE_COLUMNS.filter((c) => !c.startsWith("first_"));
-
-export type VisitorState = Omit<EventVisitorTable, "project_id" | "visitor_id">;
 
 /** Numbers from either driver; last seen is the later of the row's and the events'. */
-export function withLastSeen(st: VisitorState & { events_last_seen: number | string | null }): VisitorState {
+export function withLastSeen(st: StoredVisitorState): VisitorState {
   const { events_last_seen, ...rest } = st;
   return {
     ...rest,
@@ -125,32 +115,14 @@ export class SessionTracker implements SessionAssigner {
   private dirty: { projectId: string; visitorId: string; st: CachedState }[] = [];
   private flush = 1;
 
-  private raw?: { select: SQLite.Statement; upsert: SQLite.Statement };
-
   /**
-   * On SQLite the raw better-sqlite3 handle (same connection, so same transaction as the writer's
-   * Kysely transaction) runs the per-visitor lookups and upserts as prepared statements.
+   * On SQLite the writer's connection (same connection, so same transaction, as the writer's
+   * Kysely transaction) looks each visitor up and writes its state as the flush meets it.
    */
   constructor(
-    sqlite?: SQLite.Database,
+    private raw?: LocalVisitorStates,
     private capacity = 100_000,
-  ) {
-    if (!sqlite) return;
-    this.raw = {
-      select: sqlite.prepare(
-        `select ${STATE_COLUMNS.join(",")}, ${sqliteVisitorLastSeen("v.project_id", "v.visitor_id")} as events_last_seen from event_visitors v where project_id = ? and visitor_id = ?`,
-      ),
-      upsert: sqlite.prepare(
-        `insert into event_visitors (project_id, visitor_id, ${STATE_COLUMNS.join(",")}) values (${Array(
-          STATE_COLUMNS.length + 2,
-        )
-          .fill("?")
-          .join(
-            ",",
-          )}) on conflict (project_id, visitor_id) do update set ${SESSION_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")}`,
-      ),
-    };
-  }
+  ) {}
 
   /** Whether `load` must run before `assign` (PostgreSQL); on SQLite `assign` looks up misses itself. */
   get needsLoad(): boolean {
@@ -177,9 +149,7 @@ export class SessionTracker implements SessionAssigner {
   private lookup(projectId: string, visitorId: string): CachedState | undefined {
     const st = this.byProject.get(projectId)?.get(visitorId);
     if (st || !this.raw) return st;
-    const row = this.raw.select.get(projectId, visitorId) as
-      | (VisitorState & { events_last_seen: number | null })
-      | undefined;
+    const row = this.raw.get(projectId, visitorId);
     return row ? this.remember(projectId, visitorId, withLastSeen(row)) : undefined;
   }
 
@@ -211,8 +181,7 @@ export class SessionTracker implements SessionAssigner {
   async persist(trx: Trx): Promise<void> {
     // A visitor whose session restarted twice in one flush is listed twice; the last write wins.
     if (this.raw) {
-      for (const { projectId, visitorId, st } of this.dirty)
-        this.raw.upsert.run(projectId, visitorId, ...STATE_COLUMNS.map((c) => st[c]));
+      for (const { projectId, visitorId, st } of this.dirty) this.raw.put(projectId, visitorId, st);
       return;
     }
     await upsertVisitorStates(trx, this.dirty);
@@ -262,60 +231,5 @@ export class SessionTracker implements SessionAssigner {
     const map = this.byProject.get(projectId)!;
     map.delete(visitorId);
     map.set(visitorId, st);
-  }
-}
-
-/**
- * Visitor rows with the time of their latest stored event (`events_last_seen`): the truth after a
- * restart, when the in-memory session state is gone.
- */
-export function visitorsWithLastSeen(db: DbOrTrx, projectId: string, visitorIds: string[]) {
-  const lastSeen = isPostgresDb(db)
-    ? "(select max(e.ts) from events e where e.project_id = v.project_id and e.visitor_id = v.visitor_id)"
-    : sqliteVisitorLastSeen("v.project_id", "v.visitor_id");
-  return db
-    .selectFrom("event_visitors as v")
-    .selectAll("v")
-    .select(sql<number | string | null>`${sql.raw(lastSeen)}`.as("events_last_seen"))
-    .where("v.project_id", "=", projectId)
-    .where("v.visitor_id", "in", visitorIds);
-}
-
-/**
- * Writes visitor states (PostgreSQL): the first touch only when the row is new, the session
- * columns always. A visitor listed twice (its session restarted twice in one flush): the last wins.
- */
-export async function upsertVisitorStates(
-  trx: Trx,
-  states: { projectId: string; visitorId: string; st: VisitorState }[],
-): Promise<void> {
-  const latest = new Map<string, EventVisitorTable>();
-  for (const { projectId, visitorId, st } of states) {
-    const row: EventVisitorTable = { project_id: projectId, visitor_id: visitorId } as EventVisitorTable;
-    for (const c of STATE_COLUMNS) (row as unknown as Record<string, unknown>)[c] = st[c];
-    latest.set(`${projectId}\u0000${visitorId}`, row);
-  }
-  // In key order: concurrent flushes of two processes lock the rows in one order.
-  const rows = [...latest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-  for (let i = 0; i < rows.length; i += 1000) {
-    await trx
-      .insertInto("event_visitors")
-      .values(rows.slice(i, i + 1000))
-      .onConflict((oc) =>
-        oc
-          .columns(["project_id", "visitor_id"])
-          .doUpdateSet((eb) => ({
-            session_id: eb.ref("excluded.session_id"),
-            session_started: eb.ref("excluded.session_started"),
-            session_channel: eb.ref("excluded.session_channel"),
-            session_source: eb.ref("excluded.session_source"),
-            session_landing_page: eb.ref("excluded.session_landing_page"),
-            last_seen: eb.ref("excluded.last_seen"),
-          }))
-          // Two processes' flushes may commit in the other order than they decided (shared
-          // sessions): the row keeps the newer session, never goes back to an older one.
-          .where("event_visitors.session_started", "<=", (eb) => eb.ref("excluded.session_started")),
-      )
-      .execute();
   }
 }

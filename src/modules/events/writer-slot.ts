@@ -6,6 +6,7 @@ import type { EventBus } from "../../platform/event-bus.js";
 import { SessionStep } from "./session-step.js";
 import { openEventStore } from "./store/index.js";
 import type { SqliteStoreOptions } from "./store/sqlite.js";
+import { localVisitorStates } from "./store/visitor-states.js";
 import { EventWriter, type WriterOptions } from "./writer.js";
 
 /**
@@ -21,7 +22,7 @@ export function openEventWriter(
   const { indexMergeRows = 262_144, indexMergeStep, redis, ...writer } = opts;
   // The store first: on SQLite the session step's lookups read the per-visitor index it opens.
   const store = openEventStore(handle, { indexMergeRows, indexMergeStep }, log);
-  const sessions = new SessionStep(handle.sqlite, redis, log);
+  const sessions = new SessionStep(localVisitorStates(handle), redis, log);
   return new EventWriter(store, sessions, bus, log, writer);
 }
 
@@ -31,8 +32,8 @@ const WRITER = appSlot("events.writer", (deps) =>
     maxEvents: 5000,
     maxDelayMs: 0,
     indexMergeRows: deps.config.eventIndexMergeRows,
-    // Several API processes over one PostgreSQL decide sessions through Redis.
-    redis: deps.dbHandle.sqlite ? undefined : deps.redis,
+    // Several API processes over one PostgreSQL decide sessions through Redis (not SQLite's one).
+    redis: deps.redis,
   }),
 );
 

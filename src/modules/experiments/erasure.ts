@@ -7,7 +7,7 @@ import {
   bumpStats,
   goalStatsDelta,
   statsDelta,
-} from "./conversions.js";
+} from "./store.js";
 import "./tables.js";
 
 /**

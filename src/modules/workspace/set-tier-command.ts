@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../config.js";
 import { openDatabase } from "../../platform/db/index.js";
-import { migrateToLatest } from "../../platform/db/migrate.js";
+import { migrateDatabase } from "../../platform/db/migrate.js";
 import { AppError } from "../../platform/errors.js";
 import { TIERS } from "./schema.js";
 import { findWorkspaceByAdminEmail, setWorkspaceTier } from "./service.js";
@@ -31,7 +31,7 @@ export async function setTierCommand(argv: string[]): Promise<number> {
   }
   const handle = openDatabase(loadConfig());
   try {
-    await migrateToLatest(handle.db, handle.dialect, undefined, handle.sqlite);
+    await migrateDatabase(handle);
     const workspaceId = target.includes("@") ? await findWorkspaceByAdminEmail(handle.db, target) : target;
     const ws = await setWorkspaceTier(handle.db, workspaceId, tier as Tier);
     process.stdout.write(`workspace ${ws.id} (${ws.name}) is now on the ${ws.tier} tier\n`);

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type SQLite from "better-sqlite3";
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import { retryWhileBusy } from "./busy.js";
-import type { Dialect } from "./types.js";
+import type { Db, Dialect } from "./types.js";
 
 /**
  * Migrations live in `src/platform/db/migrations/NNNN_name.ts`, ordered by name. Each exports
@@ -59,6 +59,17 @@ export async function migrateToLatest(
       `migration ${failed?.migrationName ?? ""} failed: ${String((error as Error)?.message ?? error)}`,
     );
   }
+}
+
+/**
+ * Migrates an opened database (SQLite: on its own connection, under the write lock above), so a
+ * caller holding a handle needs neither its dialect nor its connection.
+ */
+export function migrateDatabase(
+  handle: { db: Db; dialect: Dialect; sqlite?: SQLite.Database },
+  schema?: string,
+): Promise<void> {
+  return migrateToLatest(handle.db, handle.dialect, schema, handle.sqlite);
 }
 
 function folderMigrator(db: Kysely<any>, dialect: Dialect, schema?: string): Migrator {

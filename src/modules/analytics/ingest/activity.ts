@@ -1,21 +1,12 @@
-import type SQLite from "better-sqlite3";
 import type { Trx } from "../../../platform/db/index.js";
 import type { CommittedEvent, FlushContext } from "../../../platform/event-bus.js";
-import { preparedOn } from "../../../platform/db/statements.js";
+import { type ActivityRow, insertActivity } from "./activity-store.js";
+import type { RawConnection } from "./delta-store.js";
 import { dayOf } from "./rollup-store.js";
 import "../tables.js";
 
-const CHUNK = 400;
 /** Keys remembered over all projects; past it the memory starts over (a repeat row is harmless). */
 const REMEMBERED_MAX = 500_000;
-const INSERT = "insert into analytics_activity (project_id, day, type, visitor_id) values (?, ?, ?, ?)";
-
-interface Row {
-  projectId: string;
-  day: number;
-  type: string;
-  visitorId: string;
-}
 
 /** project → day → type → visitors: no key string is built per event (measured on the ingest path). */
 class KeySet {
@@ -58,7 +49,7 @@ class KeySet {
  */
 export class ActivityLog {
   private remembered = new KeySet();
-  private pending: Row[] = [];
+  private pending: ActivityRow[] = [];
   private pendingKeys = new KeySet();
 
   /** A flush starts: keys noted by one that failed before writing are dropped with it. */
@@ -75,30 +66,17 @@ export class ActivityLog {
   }
 
   /** Writes the flush's new keys in its transaction; they are remembered once it commits. */
-  async write(trx: Trx, raw: SQLite.Database | undefined, flush: FlushContext): Promise<void> {
+  async write(trx: Trx, raw: RawConnection, flush: FlushContext): Promise<void> {
     const rows = this.pending;
     this.begin();
     if (rows.length === 0) return;
     // Day order, so rows append where the index already ends.
     rows.sort((a, b) => a.day - b.day);
-    if (raw) {
-      const insert = preparedOn(raw, INSERT);
-      for (const r of rows) insert.run(r.projectId, r.day, r.type, r.visitorId);
-    } else {
-      for (let i = 0; i < rows.length; i += CHUNK)
-        await trx
-          .insertInto("analytics_activity")
-          .values(
-            rows
-              .slice(i, i + CHUNK)
-              .map((r) => ({ project_id: r.projectId, day: r.day, type: r.type, visitor_id: r.visitorId })),
-          )
-          .execute();
-    }
+    await insertActivity(trx, raw, rows);
     flush.afterCommit(() => this.remember(rows));
   }
 
-  private remember(rows: Row[]): void {
+  private remember(rows: ActivityRow[]): void {
     if (this.remembered.size + rows.length > REMEMBERED_MAX) this.remembered = new KeySet();
     for (const r of rows) this.remembered.add(r.projectId, r.day, r.type, r.visitorId);
   }

@@ -94,7 +94,7 @@ export function breakdownRows(deltas: BreakdownDeltas): { daily: BreakdownRow[];
  * SQLite (one writer): applies a batch's breakdown deltas in the commit transaction, the daily
  * rows and the weekly ones; rows are created (ON CONFLICT DO NOTHING), read, and written back with
  * the sketch merged and the counters added. PostgreSQL writes them with the other rollups
- * (rollups-pg.ts).
+ * (rollup-store-pg.ts).
  */
 export function applyBreakdownDeltas(raw: SQLite.Database, deltas: BreakdownDeltas): void {
   if (deltas.rows.length === 0) return;

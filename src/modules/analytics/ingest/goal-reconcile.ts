@@ -2,8 +2,8 @@ import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { Trx } from "../../../platform/db/index.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
 import { type ScannedEvent, lockStoredEvents } from "../../events/service.js";
-import { type ConversionGoalT, matchesConversionGoal } from "../../goals/service.js";
-import { applyAnalyticsDeltas } from "./apply-deltas.js";
+import { type ConversionGoalT, matchesConversionGoal, parsedGoal } from "../../goals/service.js";
+import { applyAnalyticsDeltas, rawConnection } from "./delta-store.js";
 import { BreakdownDeltas } from "./breakdown-store.js";
 import { type ConvertingEvent, conversionRows, countConversions } from "./conversion-record.js";
 import { creditConversions } from "./credit-store.js";
@@ -53,10 +53,12 @@ export async function reconcile(
 ): Promise<void> {
   if (rows.length === 0) return;
   const events = rows.map(toScanned);
+  // Parsed once for the page's events.
+  const parsed = goal === null ? null : parsedGoal(goal);
   const matched = new Set(
-    events.filter((e) => goal !== null && matchesConversionGoal(goal, e)).map((e) => e.id),
+    events.filter((e) => parsed !== null && matchesConversionGoal(parsed, e)).map((e) => e.id),
   );
-  const others = goals.filter((g) => g.id !== goalId);
+  const others = goals.filter((g) => g.id !== goalId).map(parsedGoal);
   const signup = (e: Scanned) =>
     SIGNUP_EVENT_TYPES.has(e.type) ||
     (matched.has(e.id) && goal !== null && isSignupGoal(goal)) ||
@@ -172,7 +174,7 @@ async function addConversions(
   const deltas = new RollupDeltas();
   const breakdowns = new BreakdownDeltas();
   countConversions(project.id, counted, firstDims, deltas, breakdowns);
-  await applyAnalyticsDeltas(trx, deltas, breakdowns, { raw: deps.dbHandle.sqlite });
+  await applyAnalyticsDeltas(trx, deltas, breakdowns, { raw: rawConnection(deps.dbHandle) });
 }
 
 /** Deletes these events' conversion rows, if any, and takes what was counted for them back out. */
@@ -191,5 +193,5 @@ async function removeConversions(trx: Trx, deps: ServiceDeps, project: ProjectRe
         .returningAll()
         .execute()),
     );
-  await takeBackConversions(trx, project.id, gone, deps.dbHandle.sqlite);
+  await takeBackConversions(trx, project.id, gone, rawConnection(deps.dbHandle));
 }

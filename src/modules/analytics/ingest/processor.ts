@@ -1,7 +1,5 @@
-import type SQLite from "better-sqlite3";
-import { sql } from "kysely";
 import type { ProjectRef } from "../../../platform/auth/principal.js";
-import type { Trx } from "../../../platform/db/index.js";
+import type { DbHandle, Trx } from "../../../platform/db/index.js";
 import type { CommittedEvent, EventProcessor, FlushContext } from "../../../platform/event-bus.js";
 import {
   type ConversionGoalT,
@@ -9,7 +7,7 @@ import {
   scheduleGoalRecompute,
   matchesConversionGoal,
 } from "../../goals/service.js";
-import { applyAnalyticsDeltas } from "./apply-deltas.js";
+import { type RawConnection, applyAnalyticsDeltas, rawConnection } from "./delta-store.js";
 import { BreakdownDeltas } from "./breakdown-store.js";
 import { creditConversions } from "./credit-store.js";
 import {
@@ -21,24 +19,12 @@ import {
 import { NONE_KEY, SESSION_DIMENSIONS, type SessionDimensions, sessionDimensions } from "./dimensions.js";
 import { visitorHash } from "./hll.js";
 import { personKey } from "../people.js";
-import { preparedOn } from "../../../platform/db/statements.js";
 import { ActivityLog } from "./activity.js";
 import { ALL_CHANNELS, RollupDeltas } from "./rollup-store.js";
+import { type TouchpointRow, writeTouchpoints } from "./touchpoint-store.js";
 import "../tables.js";
 
 const CHUNK = 400;
-/**
- * A touchpoint row stored without its session's dimensions (by a batch that did not hold the
- * session's first event) takes them, and the earlier time, from the row that has them.
- */
-const DIMENSIONS_MISSING = `coalesce(${SESSION_DIMENSIONS.map((d) => `analytics_touchpoints.${d}`).join(", ")}) is null and coalesce(${SESSION_DIMENSIONS.map((d) => `excluded.${d}`).join(", ")}) is not null`;
-const INSERT_TOUCHPOINT = `insert into analytics_touchpoints (project_id, session_id, visitor_id, person_key, channel, ts, ${SESSION_DIMENSIONS.join(", ")}) values (${Array(
-  6 + SESSION_DIMENSIONS.length,
-)
-  .fill("?")
-  .join(
-    ", ",
-  )}) on conflict (project_id, session_id) do update set ts = min(analytics_touchpoints.ts, excluded.ts), ${SESSION_DIMENSIONS.map((d) => `${d} = excluded.${d}`).join(", ")} where ${DIMENSIONS_MISSING}`;
 export const SIGNUP_EVENT_TYPES = new Set(["signup", "sign_up"]);
 export const SIGNUP_KEY = "$signup";
 
@@ -48,9 +34,9 @@ export const SIGNUP_KEY = "$signup";
  * are left out of all of it. The per-event work is a session insert (usually a no-op conflict) and
  * a visitor hash; conversions, rare, carry the lookups.
  */
-export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): EventProcessor {
+export function createAnalyticsProcessor(handle: Pick<DbHandle, "sqlite">): EventProcessor {
   const ctx: ProcessorContext = {
-    raw: handle.sqlite,
+    raw: rawConnection(handle),
     goals: conversionGoalsCache(),
     seenSessions: new Map(),
     seenCount: 0,
@@ -60,8 +46,8 @@ export function createAnalyticsProcessor(handle: { sqlite?: SQLite.Database }): 
 }
 
 interface ProcessorContext {
-  /** SQLite: the connection under the transaction, for prepared statements on the hot path */
-  raw?: SQLite.Database;
+  /** the connection the stores' prepared statements run on (SQLite's; none on PostgreSQL) */
+  raw: RawConnection;
   /** the project's conversion goals, for the configuration version the transaction read */
   goals: ReturnType<typeof conversionGoalsCache>;
   /**
@@ -174,55 +160,24 @@ async function recordTouchpoints(
     ctx.seenCount += starts.size;
   }
   // Sorted by session: concurrent flushes of two processes take the rows' locks in one order.
+  // person_key is the visitor's: persons are resolved through analytics_links at credit time.
   const rows = [...starts.values()]
     .sort((a, b) =>
       a.first.sessionId < b.first.sessionId ? -1 : a.first.sessionId > b.first.sessionId ? 1 : 0,
     )
-    .map(({ first, start }) => {
+    .map(({ first, start }): TouchpointRow => {
       const dims = start ? sessionDimensions(start) : NO_DIMENSIONS;
       if (start) started(start, dims);
-      return { e: first, dims };
+      return {
+        sessionId: first.sessionId,
+        visitorId: first.visitorId,
+        personKey: personKey(first.visitorId, null),
+        channel: first.channel,
+        ts: first.timestamp,
+        dims,
+      };
     });
-  // person_key is the visitor's: persons are resolved through analytics_links at credit time.
-  if (ctx.raw) {
-    const insert = preparedOn(ctx.raw, INSERT_TOUCHPOINT);
-    for (const { e, dims } of rows)
-      insert.run(
-        projectId,
-        e.sessionId,
-        e.visitorId,
-        personKey(e.visitorId, null),
-        e.channel,
-        e.timestamp,
-        ...SESSION_DIMENSIONS.map((d) => dims[d]),
-      );
-    return;
-  }
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await trx
-      .insertInto("analytics_touchpoints")
-      .values(
-        rows.slice(i, i + CHUNK).map(({ e, dims }) => ({
-          project_id: projectId,
-          session_id: e.sessionId,
-          visitor_id: e.visitorId,
-          person_key: personKey(e.visitorId, null),
-          channel: e.channel,
-          ts: e.timestamp,
-          ...dims,
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(["project_id", "session_id"])
-          .doUpdateSet((eb) => ({
-            ts: sql`least(analytics_touchpoints.ts, excluded.ts)`,
-            ...Object.fromEntries(SESSION_DIMENSIONS.map((d) => [d, eb.ref(`excluded.${d}`)])),
-          }))
-          .where(sql<boolean>`${sql.raw(DIMENSIONS_MISSING)}`),
-      )
-      .execute();
-  }
+  await writeTouchpoints(trx, ctx.raw, projectId, rows);
 }
 
 /** Returns whether anything goal-relevant was recorded. */

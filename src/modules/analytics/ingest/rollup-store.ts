@@ -4,7 +4,7 @@ import type { Trx } from "../../../platform/db/index.js";
 import { VisitorSketch, mergedSketch } from "./hll.js";
 import { preparedOn } from "../../../platform/db/statements.js";
 import type { RollupDelta, RollupDeltas } from "./rollup-deltas.js";
-import { applyWeeklySketches } from "./sketches.js";
+import { weeklyRows } from "./sketches.js";
 import "../tables.js";
 
 export { ALL_CHANNELS, DAY_MS, type RollupDelta, RollupDeltas, dayOf } from "./rollup-deltas.js";
@@ -15,7 +15,7 @@ const dailyRow = (d: RollupDelta) => `daily|${d.projectId}|${d.day}|${d.channel}
 /**
  * SQLite (one writer): applies deltas inside the commit transaction. Rows are created first
  * (ON CONFLICT DO NOTHING), then read, the sketch merged and counters added in SQL. PostgreSQL
- * writes every rollup of a flush in two statements instead (rollups-pg.ts).
+ * writes every rollup of a flush in two statements instead (rollup-store-pg.ts).
  */
 export async function applyRollupDeltas(
   trx: Trx,
@@ -102,5 +102,62 @@ function applyRaw(raw: SQLite.Database, list: RollupDelta[]): void {
     }
     if (sketchText === null && d.conversions === 0 && d.revenue === 0 && d.leads === 0) continue;
     update.run(sketchText, d.conversions, d.revenue, d.leads, d.projectId, d.day, d.channel);
+  }
+}
+
+/**
+ * SQLite (one writer): adds the day rows' visitor hashes to their weeks' sketches (same
+ * transaction). Built from the batch's daily deltas, so it costs nothing per event. PostgreSQL
+ * writes them with the other rollups (rollup-store-pg.ts).
+ */
+export async function applyWeeklySketches(
+  trx: Trx,
+  daily: RollupDelta[],
+  raw?: SQLite.Database,
+): Promise<void> {
+  for (const w of weeklyRows(daily)) {
+    let text: string;
+    if (raw) {
+      preparedOn(
+        raw,
+        "insert into analytics_weekly (project_id, week, channel, visitors_sketch) values (?, ?, ?, 's') on conflict (project_id, week, channel) do nothing",
+      ).run(w.projectId, w.week, w.channel);
+      text = (
+        preparedOn(
+          raw,
+          "select visitors_sketch from analytics_weekly where project_id = ? and week = ? and channel = ?",
+        ).get(w.projectId, w.week, w.channel) as { visitors_sketch: string }
+      ).visitors_sketch;
+    } else {
+      await trx
+        .insertInto("analytics_weekly")
+        .values({ project_id: w.projectId, week: w.week, channel: w.channel, visitors_sketch: "s" })
+        .onConflict((oc) => oc.columns(["project_id", "week", "channel"]).doNothing())
+        .execute();
+      text = (
+        await trx
+          .selectFrom("analytics_weekly")
+          .select("visitors_sketch")
+          .where("project_id", "=", w.projectId)
+          .where("week", "=", w.week)
+          .where("channel", "=", w.channel)
+          .executeTakeFirstOrThrow()
+      ).visitors_sketch;
+    }
+    const next = mergedSketch(text, w.hashes, `weekly|${w.projectId}|${w.week}|${w.channel}`);
+    if (next === null) continue;
+    if (raw)
+      preparedOn(
+        raw,
+        "update analytics_weekly set visitors_sketch = ? where project_id = ? and week = ? and channel = ?",
+      ).run(next, w.projectId, w.week, w.channel);
+    else
+      await trx
+        .updateTable("analytics_weekly")
+        .set({ visitors_sketch: next })
+        .where("project_id", "=", w.projectId)
+        .where("week", "=", w.week)
+        .where("channel", "=", w.channel)
+        .execute();
   }
 }

@@ -1,10 +1,10 @@
-import { isPostgresDb, type Trx } from "../../../platform/db/index.js";
+import type { Trx } from "../../../platform/db/index.js";
 import { visitorEventPages } from "../../events/service.js";
 import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
 import { VisitorSketch, visitorHash } from "./hll.js";
 import { ALL_CHANNELS, DAY_MS, dayOf } from "./rollup-store.js";
-import { rollupKey } from "../../../platform/db/shard.js";
 import { weekOf, weekStart } from "./sketches.js";
+import { writeRebuiltSketches } from "./sketch-store.js";
 import "../tables.js";
 
 /**
@@ -54,7 +54,7 @@ export async function rebuildVisitorSketches(trx: Trx, projectId: string, days: 
       bdWeekly.add(`${d}\u0000${week}`, s[d] ?? NONE_KEY, h);
     }
   }
-  await writeSketches(trx, projectId, daily, weekly, bdDaily, bdWeekly, allDays, weeks);
+  await writeRebuiltSketches(trx, projectId, daily, weekly, bdDaily, bdWeekly, allDays, weeks);
 }
 
 /** Sketches by an outer key (day, week, or dimension + day/week) and an inner one (channel or value). */
@@ -75,112 +75,5 @@ class SketchSet {
   }
   *rows(): Generator<[string, string, string]> {
     for (const [outer, m] of this.map) for (const [inner, s] of m) yield [outer, inner, s.serialize()];
-  }
-}
-
-async function writeSketches(
-  trx: Trx,
-  projectId: string,
-  daily: SketchSet,
-  weekly: SketchSet,
-  bdDaily: SketchSet,
-  bdWeekly: SketchSet,
-  days: number[],
-  weeks: number[],
-): Promise<void> {
-  // Every sketch of those days and weeks starts empty (every shard's row on PostgreSQL); counters
-  // stay. The rebuilt sketches go to shard 0's rows: reads merge the shards' sketches.
-  const postgres = isPostgresDb(trx);
-  await trx
-    .updateTable("analytics_daily")
-    .set({ visitors_sketch: "s" })
-    .where("project_id", "=", projectId)
-    .where("day", "in", days)
-    .execute();
-  await trx
-    .updateTable("analytics_weekly")
-    .set({ visitors_sketch: "s" })
-    .where("project_id", "=", projectId)
-    .where("week", "in", weeks)
-    .execute();
-  await trx
-    .updateTable("analytics_breakdown_daily")
-    .set({ visitors_sketch: "s" })
-    .where("project_id", "=", projectId)
-    .where("day", "in", days)
-    .execute();
-  await trx
-    .updateTable("analytics_breakdown_weekly")
-    .set({ visitors_sketch: "s" })
-    .where("project_id", "=", projectId)
-    .where("week", "in", weeks)
-    .execute();
-  for (const [day, channel, sketch] of daily.rows())
-    await trx
-      .insertInto("analytics_daily")
-      .values({
-        project_id: projectId,
-        day: Number(day),
-        channel,
-        visitors_sketch: sketch,
-        conversions: 0,
-        revenue: 0,
-        leads: 0,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(rollupKey(["project_id", "day", "channel"], postgres))
-          .doUpdateSet({ visitors_sketch: sketch }),
-      )
-      .execute();
-  for (const [week, channel, sketch] of weekly.rows())
-    await trx
-      .insertInto("analytics_weekly")
-      .values({ project_id: projectId, week: Number(week), channel, visitors_sketch: sketch })
-      .onConflict((oc) =>
-        oc
-          .columns(rollupKey(["project_id", "week", "channel"], postgres))
-          .doUpdateSet({ visitors_sketch: sketch }),
-      )
-      .execute();
-  for (const [outer, key, sketch] of bdDaily.rows()) {
-    const [dimension, day] = outer.split("\u0000") as [string, string];
-    await trx
-      .insertInto("analytics_breakdown_daily")
-      .values({
-        project_id: projectId,
-        dimension,
-        day: Number(day),
-        key,
-        visitors_sketch: sketch,
-        conversions: 0,
-        revenue: 0,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(rollupKey(["project_id", "dimension", "day", "key"], postgres))
-          .doUpdateSet({ visitors_sketch: sketch }),
-      )
-      .execute();
-  }
-  for (const [outer, key, sketch] of bdWeekly.rows()) {
-    const [dimension, week] = outer.split("\u0000") as [string, string];
-    await trx
-      .insertInto("analytics_breakdown_weekly")
-      .values({
-        project_id: projectId,
-        dimension,
-        week: Number(week),
-        key,
-        visitors_sketch: sketch,
-        conversions: 0,
-        revenue: 0,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(rollupKey(["project_id", "dimension", "week", "key"], postgres))
-          .doUpdateSet({ visitors_sketch: sketch }),
-      )
-      .execute();
   }
 }

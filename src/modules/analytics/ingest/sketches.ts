@@ -1,7 +1,4 @@
-import type SQLite from "better-sqlite3";
-import type { DbOrTrx, Trx } from "../../../platform/db/index.js";
-import { mergedSketch } from "./hll.js";
-import { preparedOn } from "../../../platform/db/statements.js";
+import type { DbOrTrx } from "../../../platform/db/index.js";
 import type { RollupDelta } from "./rollup-deltas.js";
 import "../tables.js";
 
@@ -32,63 +29,6 @@ export function weeklyRows(daily: RollupDelta[]): WeeklyRow[] {
     for (const h of d.visitorHashes) w.hashes.add(h);
   }
   return [...weeks.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, w]) => w);
-}
-
-/**
- * SQLite (one writer): adds the day rows' visitor hashes to their weeks' sketches (same
- * transaction). Built from the batch's daily deltas, so it costs nothing per event. PostgreSQL
- * writes them with the other rollups (rollups-pg.ts).
- */
-export async function applyWeeklySketches(
-  trx: Trx,
-  daily: RollupDelta[],
-  raw?: SQLite.Database,
-): Promise<void> {
-  for (const w of weeklyRows(daily)) {
-    let text: string;
-    if (raw) {
-      preparedOn(
-        raw,
-        "insert into analytics_weekly (project_id, week, channel, visitors_sketch) values (?, ?, ?, 's') on conflict (project_id, week, channel) do nothing",
-      ).run(w.projectId, w.week, w.channel);
-      text = (
-        preparedOn(
-          raw,
-          "select visitors_sketch from analytics_weekly where project_id = ? and week = ? and channel = ?",
-        ).get(w.projectId, w.week, w.channel) as { visitors_sketch: string }
-      ).visitors_sketch;
-    } else {
-      await trx
-        .insertInto("analytics_weekly")
-        .values({ project_id: w.projectId, week: w.week, channel: w.channel, visitors_sketch: "s" })
-        .onConflict((oc) => oc.columns(["project_id", "week", "channel"]).doNothing())
-        .execute();
-      text = (
-        await trx
-          .selectFrom("analytics_weekly")
-          .select("visitors_sketch")
-          .where("project_id", "=", w.projectId)
-          .where("week", "=", w.week)
-          .where("channel", "=", w.channel)
-          .executeTakeFirstOrThrow()
-      ).visitors_sketch;
-    }
-    const next = mergedSketch(text, w.hashes, `weekly|${w.projectId}|${w.week}|${w.channel}`);
-    if (next === null) continue;
-    if (raw)
-      preparedOn(
-        raw,
-        "update analytics_weekly set visitors_sketch = ? where project_id = ? and week = ? and channel = ?",
-      ).run(next, w.projectId, w.week, w.channel);
-    else
-      await trx
-        .updateTable("analytics_weekly")
-        .set({ visitors_sketch: next })
-        .where("project_id", "=", w.projectId)
-        .where("week", "=", w.week)
-        .where("channel", "=", w.channel)
-        .execute();
-  }
 }
 
 /**

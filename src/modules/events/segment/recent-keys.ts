@@ -1,6 +1,6 @@
 /**
  * Keys claimed within a time window, in memory: the lookup side of message dedup on SQLite, where
- * one process owns the database (dedup.ts). An open-addressing table of 64-bit key hashes and
+ * one process owns the database (claims-store.ts). An open-addressing table of 64-bit key hashes and
  * claim times (seconds) in one typed array, a slot's three numbers side by side (one cache miss a
  * lookup): 12 bytes a slot, at most 60% full (20–40 bytes a key), so millions of keys cost tens of
  * megabytes and no object per key for the garbage collector to walk. A key string is hashed, never

@@ -8,7 +8,7 @@ import { verifyGitHub } from "./verify.js";
  * star and installation share a journey.
  */
 export const codeHostAdapter: SourceAdapter = {
-  prepare(req) {
+  signatureCheck(req) {
     const sig = header(req, "x-hub-signature-256");
     if (!sig || !/^sha256=[0-9a-f]{64}$/.test(sig)) {
       throw new AppError("UNAUTHORIZED", "missing or malformed X-Hub-Signature-256 header");

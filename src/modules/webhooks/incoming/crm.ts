@@ -37,7 +37,7 @@ async function remember(db: DbOrTrx, project: ProjectRef, type: string, id: stri
  * association to the contact's lead, as far as earlier events told us.
  */
 export const crmAdapter: SourceAdapter = {
-  prepare(req) {
+  signatureCheck(req) {
     const signature = header(req, "x-hubspot-signature-v3");
     const timestamp = header(req, "x-hubspot-request-timestamp");
     if (!signature || !timestamp || !/^\d+$/.test(timestamp)) {

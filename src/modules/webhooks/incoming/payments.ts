@@ -70,7 +70,7 @@ function invoicePaymentIntent(invoice: Record<string, unknown>): string | undefi
  *   previous value Stripe sends in previous_attributes.
  */
 export const paymentsAdapter: SourceAdapter = {
-  prepare(req) {
+  signatureCheck(req) {
     const parsed = parseStripeHeader(header(req, "stripe-signature"));
     if (!parsed) throw new AppError("UNAUTHORIZED", "missing or malformed Stripe-Signature header");
     if (Math.abs(req.now - parsed.t * 1000) > TOLERANCE_MS) {

@@ -44,7 +44,7 @@ export interface SourceAdapter {
    * Checks that need no secret (signature header present and well-formed, timestamp within the
    * replay window) and returns the signature check for one candidate secret. Throws UNAUTHORIZED.
    */
-  prepare(req: IncomingRequest): (secret: string) => boolean;
+  signatureCheck(req: IncomingRequest): (secret: string) => boolean;
   /** Splits the verified payload into events with ids. Throws VALIDATION_ERROR. */
   units(req: IncomingRequest): Unit[];
   extract(unit: Unit, ctx: { db: Db; project: ProjectRef }): Promise<Action[]>;

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
-import "./tables.js";
+import type { ProjectRef } from "../../../platform/auth/principal.js";
+import { type DbOrTrx, isPostgresDb } from "../../../platform/db/index.js";
+import "../tables.js";
 
 /**
  * A resumable scan of a project's stored events, for jobs that recount something from history: one

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
-import { ensureMonthlyPartitions, monthAfter } from "../../platform/db/partitions.js";
+import { type DbOrTrx, isPostgresDb } from "../../../platform/db/index.js";
+import { ensureMonthlyPartitions, monthAfter } from "../../../platform/db/partitions.js";
 
 /** Months of `events` partitions kept ahead of now on PostgreSQL (migration 0304). */
 export const MONTHS_AHEAD = 2;

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import type { SnippetEventBody } from "./schema.js";
-import { eventPages, writerFor } from "./service.js";
-import { snippetToIncoming } from "./validate.js";
+import { type TestApp, startTestApp } from "../../../../test/helpers/app.js";
+import type { SnippetEventBody } from "../schema.js";
+import { eventPages, writerFor } from "../service.js";
+import { snippetToIncoming } from "../validate.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
-import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
-import type { EventTable } from "./tables.js";
-import "./tables.js";
+import type { ProjectRef } from "../../../platform/auth/principal.js";
+import { type DbOrTrx, isPostgresDb } from "../../../platform/db/index.js";
+import type { EventTable } from "../tables.js";
+import "../tables.js";
 
 export const EVENT_PAGE_ROWS = 2000;
 
