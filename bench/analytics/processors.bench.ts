@@ -2,8 +2,8 @@ import { benchConfig } from "../lib/config.js";
 /**
  * Cost the identity and analytics event processors add to the events commit: 100 batches of 500
  * committed events (visitor i % 20,000 as in bench/events/batch-ingest, one session each, 2% purchases matching a conversion
- * goal, 5% of batches with a userId of a known lead) run through `processIdentityEvents` + the
- * analytics processor in one transaction per batch, vs the baseline of storing the same
+ * goal, 5% of batches with a userId of a known lead) run through the identity step (with its
+ * changes handed to analytics, as the app subscribes them) + the analytics processor in one transaction per batch, vs the baseline of storing the same
  * events with a raw better-sqlite3 prepared insert (14 columns) per batch, same run, SQLite.
  * Run: npx tsx bench/analytics/processors.bench.ts   (BENCH_BATCHES=200)
  * BENCH_WITHOUT_TOUCHPOINT_TIME=1 drops the (project_id, ts) touchpoint index of migration 0396
@@ -13,7 +13,7 @@ import { rmSync } from "node:fs";
 import { buildApp } from "../../src/app.js";
 import { createConversionGoal } from "../../src/modules/goals/service.js";
 import { createAnalyticsProcessor } from "../../src/modules/analytics/ingest/processor.js";
-import { processIdentityEvents } from "../../src/modules/identity/processor.js";
+import { identityStep } from "../../src/modules/identity/processor.js";
 import { upsertLeadByEmail } from "../../src/modules/identity/service.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 import { type CommittedEvent, EventBus } from "../../src/platform/event-bus.js";
@@ -36,7 +36,7 @@ try {
   const leads: string[] = [];
   for (let i = 0; i < 20; i++)
     leads.push(
-      (await upsertLeadByEmail(app.db, project, { email: `l${i}@example.com`, source: "bench" })).lead.id,
+      (await upsertLeadByEmail(app.deps, project, { email: `l${i}@example.com`, source: "bench" })).lead.id,
     );
 
   const UAS = [
@@ -100,7 +100,7 @@ try {
   // The two processors as the writer runs them (with the per-transaction configuration version read).
   const bus = new EventBus(sqlite);
   bus.setPipeline(PIPELINE_STEPS);
-  bus.register("identity", processIdentityEvents);
+  bus.register("identity", identityStep(app.deps));
   bus.register("analytics", createAnalyticsProcessor(app.dbHandle), ["identity"]);
   let t0 = performance.now();
   for (const b of batches) store(b);

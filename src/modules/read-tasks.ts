@@ -1,6 +1,6 @@
 import type { ReadTask, ReadTaskList } from "../platform/read-pool/task.js";
-import { analyticsReadTasks } from "./analytics/read-tasks.js";
-import { identityReadTasks, prepareIdentityReads } from "./identity/read-tasks.js";
+import { analyticsReadTasks, prepareAnalyticsReads } from "./analytics/read-tasks.js";
+import { identityReadTasks } from "./identity/read-tasks.js";
 import { insightsReadTasks } from "./insights/read-tasks.js";
 
 /**
@@ -10,5 +10,5 @@ import { insightsReadTasks } from "./insights/read-tasks.js";
  */
 export const readTaskList: ReadTaskList = {
   tasks: [...analyticsReadTasks, ...identityReadTasks, ...insightsReadTasks] as ReadTask<never, unknown>[],
-  prepare: prepareIdentityReads,
+  prepare: prepareAnalyticsReads,
 };

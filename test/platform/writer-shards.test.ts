@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPostgres } from "../../src/config.js";
 import { attributionSummary } from "../../src/modules/analytics/reports/attribution.js";
 import { addAttributionCredits } from "../../src/modules/analytics/ingest/credit-store.js";
-import { recordLeadCreated } from "../../src/modules/analytics/service.js";
+import { recordLeadCreated } from "../../src/modules/analytics/ingest/identity-changes.js";
 import {
   bumpGoalStats,
   bumpStats,
@@ -11,7 +11,7 @@ import {
   type GoalStatsDelta,
   type StatsDelta,
   statsDelta,
-} from "../../src/modules/experiments/conversions.js";
+} from "../../src/modules/experiments/store.js";
 import {
   type Db,
   type DbHandle,

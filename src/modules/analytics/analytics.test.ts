@@ -314,7 +314,7 @@ describe("server-side events of a lead", () => {
     const s = scope(a);
     const now = Date.now();
     const { lead } = await upsertLeadByEmail(
-      t.app.db,
+      t.app.deps,
       { id: a.projectId, workspaceId: a.workspaceId },
       { email: "payer@example.com", source: "payments" },
     );

@@ -4,7 +4,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { scheduleGoalRecompute } from "../goals/service.js";
-import { applyAnalyticsDeltas } from "./ingest/apply-deltas.js";
+import { applyAnalyticsDeltas } from "./ingest/delta-store.js";
 import { BreakdownDeltas } from "./ingest/breakdown-store.js";
 import {
   type AttributionDelta,

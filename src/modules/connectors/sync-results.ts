@@ -113,7 +113,7 @@ export async function storeRevenue(trx: Trx, projectId: string, type: ConnectorT
 export async function forwardLeads(deps: ServiceDeps, project: ProjectRef, type: string, leads: LeadItem[]) {
   if (leads.length === 0) return;
   for (const l of leads) {
-    await bridge.upsertLeadByEmail(deps.db, project, {
+    await bridge.upsertLeadByEmail(deps, project, {
       email: l.email,
       name: l.name,
       source: type,
@@ -139,7 +139,7 @@ export async function forwardRevenue(deps: ServiceDeps, project: ProjectRef, typ
     const events = [];
     for (const r of batch) {
       const leadId = r.email
-        ? (await bridge.upsertLeadByEmail(deps.db, project, { email: r.email, source: type })).lead.id
+        ? (await bridge.upsertLeadByEmail(deps, project, { email: r.email, source: type })).lead.id
         : undefined;
       events.push({
         type: "$revenue",

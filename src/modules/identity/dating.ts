@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
-import { recordLeadCreated, takeBackLeadCreated } from "../analytics/service.js";
+import type { IdentityChange } from "./changes.js";
 import "./tables.js";
 
 /**
@@ -41,10 +41,17 @@ export function timestampOf(value: string | undefined, field: string, now = Date
 export const isoAt = (ms: number) => new Date(ms).toISOString();
 
 /**
- * Moves the lead's creation earlier to `at` when it was created later (never later), and its count
- * in the daily leads from the old day to the new one, under the channel it was counted in.
+ * Moves the lead's creation earlier to `at` when it was created later (never later). A move to
+ * another day is a change (`lead-moved`, with the channel the lead was counted under): the daily
+ * leads count follows it.
  */
-export async function backdateLead(trx: Trx, project: ProjectRef, leadId: string, at: number): Promise<void> {
+export async function backdateLead(
+  trx: Trx,
+  project: ProjectRef,
+  leadId: string,
+  at: number,
+  changes: IdentityChange[],
+): Promise<void> {
   const to = isoAt(at);
   // A concurrent move of the same lead changes created_at under us: read again and retry.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -66,9 +73,8 @@ export async function backdateLead(trx: Trx, project: ProjectRef, leadId: string
     if (Number(res.numUpdatedRows) === 0) continue;
     const from = Date.parse(row.created_at);
     if (Math.floor(from / DAY_MS) === Math.floor(at / DAY_MS)) return;
-    const countedChannel = row.counted_channel ?? row.channel;
-    await takeBackLeadCreated(trx, project, { countedChannel, createdAt: from });
-    await recordLeadCreated(trx, project, { channel: countedChannel, createdAt: at });
+    const channel = row.counted_channel ?? row.channel;
+    changes.push({ kind: "lead-moved", project, leadId, channel, from, to: at });
     return;
   }
 }

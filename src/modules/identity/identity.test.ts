@@ -148,11 +148,11 @@ describe("POST /api/identity/stitch", () => {
 describe("POST /api/identity", () => {
   it("links a visitor to a lead with its source; 409 other lead; repeat is a no-op", async () => {
     const a = await t.tenant();
-    const { lead } = await upsertLeadByEmail(t.app.db, project(a), {
+    const { lead } = await upsertLeadByEmail(t.app.deps, project(a), {
       email: "crm@example.com",
       source: "crm",
     });
-    const { lead: other } = await upsertLeadByEmail(t.app.db, project(a), {
+    const { lead: other } = await upsertLeadByEmail(t.app.deps, project(a), {
       email: "x@example.com",
       source: "crm",
     });
@@ -213,7 +213,7 @@ describe("POST /api/identity", () => {
     // another browser of the same person finds the lead by its email now
     const s2 = await stitch(a, { visitorId: "v2", email: "one@example.com" });
     expect(s2.body).toMatchObject({ leadId: "user_1", created: false, linked: true });
-    await upsertLeadByEmail(t.app.db, project(a), { email: "two@example.com", source: "crm" });
+    await upsertLeadByEmail(t.app.deps, project(a), { email: "two@example.com", source: "crm" });
     expect((await a.post("/api/identity", { visitorId: "v3", leadId: "user_3" })).status).toBe(200);
     const clash = await stitch(a, { visitorId: "v3", email: "two@example.com" });
     expect(clash.status).toBe(409);
@@ -223,7 +223,10 @@ describe("POST /api/identity", () => {
   it("the same lead id in two projects is two leads; another project's visitor is 404; no credentials 401", async () => {
     const a = await t.tenant();
     const b = await t.tenant();
-    const { lead } = await upsertLeadByEmail(t.app.db, project(b), { email: "b@example.com", source: "crm" });
+    const { lead } = await upsertLeadByEmail(t.app.deps, project(b), {
+      email: "b@example.com",
+      source: "crm",
+    });
     await track(b, { type: "pageview", visitorId: "vb", url: "https://b.example/" });
     expect((await a.post("/api/identity", { visitorId: "va", leadId: lead.id })).status).toBe(200);
     expect((await getLead(t.app.db, project(a), lead.id)).email).toBeNull();
@@ -242,13 +245,17 @@ describe("leads and batch userId", () => {
   it("upsertLeadByEmail: one lead per trimmed lower-cased email; lead.updated on a data change only", async () => {
     const a = await t.tenant();
     const p = project(a);
-    const one = await upsertLeadByEmail(t.app.db, p, { email: " Bo@Example.com", source: "crm", name: "Bo" });
-    const two = await upsertLeadByEmail(t.app.db, p, {
+    const one = await upsertLeadByEmail(t.app.deps, p, {
+      email: " Bo@Example.com",
+      source: "crm",
+      name: "Bo",
+    });
+    const two = await upsertLeadByEmail(t.app.deps, p, {
       email: "bo@example.com",
       source: "payments",
       name: "Bo",
     });
-    const three = await upsertLeadByEmail(t.app.db, p, {
+    const three = await upsertLeadByEmail(t.app.deps, p, {
       email: "BO@example.com",
       source: "crm",
       properties: { plan: "pro" },
@@ -267,8 +274,11 @@ describe("leads and batch userId", () => {
 
   it("a batch userId links the visitor, creating an unknown lead once, and never relinks", async () => {
     const a = await t.tenant();
-    const { lead } = await upsertLeadByEmail(t.app.db, project(a), { email: "u@example.com", source: "crm" });
-    const { lead: other } = await upsertLeadByEmail(t.app.db, project(a), {
+    const { lead } = await upsertLeadByEmail(t.app.deps, project(a), {
+      email: "u@example.com",
+      source: "crm",
+    });
+    const { lead: other } = await upsertLeadByEmail(t.app.deps, project(a), {
       email: "o@example.com",
       source: "crm",
     });

@@ -1,14 +1,13 @@
-import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, isPostgresDb } from "../../platform/db/index.js";
-import { type FilterCondition, propertyConditionSql } from "../analytics/service.js";
-import { serverPropertiesSql } from "./property-marks.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import type { LeadPropertyTest } from "./lead-analytics.js";
+import { leadPropertyCondition } from "./store.js";
 import "./tables.js";
 
 /**
- * What analytics' filters and cohorts ask of leads: which leads hold a property
- * condition, when leads were created, and a sample of their properties for pickers. Analytics
- * never reads identity's tables.
+ * What analytics' filters, cohorts and pickers read of leads (through identity's service): which
+ * leads hold a property condition, when leads were created, and a sample of their properties.
+ * Analytics never reads identity's tables.
  */
 
 /**
@@ -18,15 +17,11 @@ import "./tables.js";
 export async function leadIdsWhere(
   db: DbOrTrx,
   project: ProjectRef,
-  cond: FilterCondition | null,
+  test: LeadPropertyTest | null,
   opts: { serverOnly?: boolean } = {},
 ): Promise<Set<string>> {
   let q = db.selectFrom("identity_leads").select("id").where("project_id", "=", project.id);
-  if (cond) {
-    const pg = isPostgresDb(db);
-    const props = opts.serverOnly ? serverPropertiesSql(cond.property!, pg) : sql.ref("properties");
-    q = q.where(propertyConditionSql(cond, props, pg));
-  }
+  if (test) q = q.where(leadPropertyCondition(db, test, opts));
   const rows = await q.execute();
   return new Set(rows.map((r) => r.id));
 }
@@ -65,10 +60,3 @@ export async function latestLeadProperties(
     .execute();
   return rows.map((r) => r.properties);
 }
-
-/** What analytics reads of leads, handed to it at registration (and in each read worker). */
-export const identityLeadReader = {
-  idsWhere: leadIdsWhere,
-  createdTimes: leadCreatedTimes,
-  latestProperties: latestLeadProperties,
-};

@@ -1,27 +1,21 @@
 import { sql } from "kysely";
-import { isPostgresDb } from "../../platform/db/index.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
-import {
-  type FilterCondition,
-  conversionTotalsOfLeads,
-  filterPersons,
-  propertyConditionSql,
-} from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";
 import type { Static } from "@sinclair/typebox";
 import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuerySchema } from "./schema.js";
 import { decodeCursor, encodeCursor } from "../../platform/cursor.js";
 import type { IdentityLeadTable } from "./tables.js";
-import type { ReadDeps, ServiceDeps } from "../../platform/deps.js";
+import { type ReadDeps, type ServiceDeps, stateOf } from "../../platform/deps.js";
+import { LEAD_ANALYTICS, type LeadCondition } from "./lead-analytics.js";
 import { defineReadTask } from "../../platform/read-pool/task.js";
+import { leadPropertyCondition, leadPropertyIs } from "./store.js";
 
 export type LeadListItem = Static<typeof LeadListItemSchema>;
 export type LeadListQuery = Static<typeof LeadListQuerySchema> & {
   /** property filters (`where[plan]=pro`): all must match, values compared as text */
   where?: [string, string][];
   /** the report filter, parsed (`filter=`): lead properties in SQL, the rest through analytics */
-  conditions?: FilterCondition[];
+  conditions?: LeadCondition[];
 };
 
 /** A filtered list reads at most this many leads per page before answering with a cursor. */
@@ -41,12 +35,12 @@ type LeadRow = Pick<IdentityLeadTable, "id" | "email" | "created_at" | "channel"
  * on a reader thread (`leadPageTask`); the page's details are a few keyed reads here.
  */
 export async function listLeads(
-  deps: Pick<ServiceDeps, "db" | "reads">,
+  deps: Pick<ServiceDeps, "db" | "reads" | "state">,
   project: ProjectRef,
   query: LeadListQuery,
 ): Promise<{ items: LeadListItem[]; nextCursor: string | null }> {
   const { rows, nextCursor } = await deps.reads.run(leadPageTask, project, query);
-  return { items: await withDetails(deps.db, project, rows), nextCursor };
+  return { items: await withDetails(deps, project, rows), nextCursor };
 }
 
 /** The page's lead rows, and the cursor after it. */
@@ -56,6 +50,7 @@ async function leadPage(
   query: LeadListQuery,
 ): Promise<{ rows: LeadRow[]; nextCursor: string | null }> {
   const { db } = deps;
+  const analytics = stateOf(deps, LEAD_ANALYTICS);
   const limit = query.limit ?? DEFAULT_LEAD_PAGE;
   let q = db
     .selectFrom("identity_leads")
@@ -66,19 +61,13 @@ async function leadPage(
     const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where((eb) => eb.or([eb("id", "=", search), sql<boolean>`email like ${pattern} escape '\\'`]));
   }
-  for (const [name, value] of query.where ?? []) {
-    // A property's value as text: "pro", "5", "true" (booleans spelled as JSON, on both databases).
-    const text = isPostgresDb(db)
-      ? sql<string>`(properties::jsonb ->> ${name})`
-      : sql<string>`(case json_type(properties, ${`$."${name}"`}) when 'true' then 'true' when 'false' then 'false' else cast(json_extract(properties, ${`$."${name}"`}) as text) end)`;
-    q = q.where(sql<boolean>`${text} = ${value}`);
-  }
+  for (const [name, value] of query.where ?? []) q = q.where(leadPropertyIs(db, name, value));
   const conditions = query.conditions ?? [];
   for (const c of conditions)
-    if (c.field === "lead") q = q.where(propertyConditionSql(c, sql.ref("properties"), isPostgresDb(db)));
+    if (c.field === "lead") q = q.where(leadPropertyCondition(db, analytics.propertyTest(c)));
   const others = conditions.filter((c) => c.field !== "lead");
   const today = Math.floor(Date.now() / 86_400_000);
-  const match = await filterPersons(
+  const match = await analytics.peopleMatching(
     deps,
     project,
     { fromDay: today - FILTER_DAYS + 1, toDay: today },
@@ -129,7 +118,12 @@ export const leadPageTask = defineReadTask("identity.lead-page", (ctx, project, 
 );
 
 /** Each lead's visitors, first touch, conversions and revenue: keyed reads for one page. */
-async function withDetails(db: DbOrTrx, project: ProjectRef, page: LeadRow[]): Promise<LeadListItem[]> {
+async function withDetails(
+  deps: Pick<ServiceDeps, "db" | "state">,
+  project: ProjectRef,
+  page: LeadRow[],
+): Promise<LeadListItem[]> {
+  const { db } = deps;
   const ids = page.map((r) => r.id);
 
   const visitors =
@@ -150,7 +144,7 @@ async function withDetails(db: DbOrTrx, project: ProjectRef, page: LeadRow[]): P
   // A lead linked before its visitors' first events has no stored first touch yet (as getLead).
   const missing = page.filter((r) => r.channel === null).flatMap((r) => visitorsOf.get(r.id) ?? []);
   const touches = new Map((await firstTouchForVisitors(db, project, missing)).map((t) => [t.visitorId, t]));
-  const totals = await conversionTotalsOfLeads(db, project, ids);
+  const totals = await stateOf(deps, LEAD_ANALYTICS).conversionTotals(db, project, ids);
 
   return page.map((r): LeadListItem => {
     let firstTouch = { channel: r.channel, source: r.attr_source };

@@ -66,7 +66,7 @@ async function seed(a: Tenant) {
   expect((await stitch(a, "vb", "bob@example.org")).status).toBe(200);
   await nextMillisecond();
   await upsertLeadByEmail(
-    t.app.db,
+    t.app.deps,
     { id: a.projectId, workspaceId: a.workspaceId },
     {
       email: "cy_100%@example.net",
@@ -168,7 +168,7 @@ describe("GET /api/leads", () => {
     const b = await t.tenant();
     const project = { id: b.projectId, workspaceId: b.workspaceId };
     for (let i = 0; i < 205; i++)
-      await upsertLeadByEmail(t.app.db, project, { email: `p${i}@example.com`, source: "api" });
+      await upsertLeadByEmail(t.app.deps, project, { email: `p${i}@example.com`, source: "api" });
     const first = await b.get("/api/leads");
     expect(first.body.items).toHaveLength(50);
     const max = await b.get("/api/leads?limit=200");

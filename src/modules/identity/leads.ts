@@ -1,11 +1,11 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
-import { withTransaction, type DbOrTrx, type Trx } from "../../platform/db/index.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
-import { recordLeadCreated } from "../analytics/service.js";
 import { firstTouchForVisitors } from "../events/service.js";
+import { type IdentityChange, type IdentityDeps, withIdentityChanges } from "./changes.js";
 import { type Dating, backdateLead, isoAt } from "./dating.js";
 import { nextMarks } from "./property-marks.js";
 import type { IdentityLeadTable } from "./tables.js";
@@ -137,14 +137,15 @@ export async function getLead(db: DbOrTrx, project: ProjectRef, id: string): Pro
 /**
  * Finds the lead by email (case-insensitive, trimmed) or creates it. A new lead fires lead.created
  * once (the unique index makes a concurrent duplicate fall into the update path); a change of name
- * or properties fires lead.updated. Both in the same transaction as the change.
+ * or properties fires lead.updated. Both in the same transaction as the change, and so are the
+ * identity changes it hands over (changes.ts).
  */
 export async function upsertLeadByEmail(
-  db: DbOrTrx,
+  deps: IdentityDeps,
   project: ProjectRef,
   input: LeadInput,
 ): Promise<{ lead: Lead; created: boolean }> {
-  return withTransaction(db, (trx) => upsertLead(trx, project, input, null));
+  return withIdentityChanges(deps, (trx, changes) => upsertLead(trx, project, input, null, changes));
 }
 
 export async function upsertLead(
@@ -152,6 +153,7 @@ export async function upsertLead(
   project: ProjectRef,
   input: LeadInput,
   firstTouch: FirstTouch | null,
+  changes: IdentityChange[],
   dating?: Dating,
 ): Promise<{ lead: Lead; created: boolean }> {
   const email = normalizeEmail(input.email);
@@ -181,7 +183,7 @@ export async function upsertLead(
   if (inserted) {
     const lead = toLead(inserted);
     await emitServiceEvent(trx, project, "lead.created", lead);
-    await recordLeadCreated(trx, project, { channel: inserted.channel, createdAt: Date.parse(createdAt) });
+    changes.push(leadCreated(project, inserted.id, inserted.channel, createdAt));
     return { lead, created: true };
   }
   const byEmail = () =>
@@ -193,7 +195,7 @@ export async function upsertLead(
       .executeTakeFirstOrThrow();
   let row = await byEmail();
   if (dating?.moveEarlier && row.created_at > createdAt) {
-    await backdateLead(trx, project, row.id, dating.at);
+    await backdateLead(trx, project, row.id, dating.at, changes);
     row = await byEmail();
   }
   const changed: string[] = [];
@@ -235,6 +237,14 @@ export async function upsertLead(
   return { lead, created: false };
 }
 
+/** A new lead counts on its creation day under its first touch at creation (null: none yet). */
+const leadCreated = (
+  project: ProjectRef,
+  leadId: string,
+  channel: string | null,
+  createdAt: string,
+): IdentityChange => ({ kind: "lead-created", project, leadId, channel, createdAt: Date.parse(createdAt) });
+
 /** Moves the lead's first touch earlier when a visitor with an earlier first touch joins it. */
 export async function adoptFirstTouch(
   trx: Trx,
@@ -273,6 +283,7 @@ export async function ensureLeadById(
   project: ProjectRef,
   id: string,
   source: string,
+  changes: IdentityChange[],
   dating?: Dating,
 ): Promise<{ created: boolean }> {
   const now = new Date().toISOString();
@@ -299,11 +310,11 @@ export async function ensureLeadById(
     .returningAll()
     .executeTakeFirst();
   if (!inserted) {
-    if (dating?.moveEarlier) await backdateLead(trx, project, id, dating.at);
+    if (dating?.moveEarlier) await backdateLead(trx, project, id, dating.at, changes);
     return { created: false };
   }
   await emitServiceEvent(trx, project, "lead.created", toLead(inserted));
-  await recordLeadCreated(trx, project, { channel: null, createdAt: Date.parse(createdAt) });
+  changes.push(leadCreated(project, id, null, createdAt));
   return { created: true };
 }
 

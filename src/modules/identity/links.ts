@@ -1,9 +1,8 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { type DbOrTrx, type Trx, withTransaction } from "../../platform/db/index.js";
+import type { Trx } from "../../platform/db/index.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { AppError } from "../../platform/errors.js";
 import { type IngestSender, countsNewLeads, takeIngestBudget } from "../../platform/ingest-limits.js";
-import { recordVisitorLinked } from "../analytics/service.js";
 import {
   type FirstTouch,
   adoptFirstTouch,
@@ -15,6 +14,7 @@ import {
   upsertLead,
 } from "./leads.js";
 import { firstTouchForVisitors } from "../events/service.js";
+import { type IdentityChange, type IdentityDeps, withIdentityChanges } from "./changes.js";
 import { type Dating, backdateLead, backdateLink, isoAt, timestampOf } from "./dating.js";
 import { mergeVisitorProperties, updateLeadProperties } from "./profile.js";
 import "./tables.js";
@@ -50,18 +50,19 @@ const conflict = (visitorId: string) =>
  * lead is a no-op. A lead id Lift has never seen is created (the caller's id for its person, as
  * PostHog's identify and Segment's userId). The visitor's history joins the lead's journey and
  * attribution. `onConflict: "skip"` is for batch userIds, where a refusal must not fail the events
- * commit. With `dating`, the lead and the link are dated then, or moved earlier (dating.ts).
+ * commit. With `dating`, the lead and the link are dated then, or moved earlier (dating.ts). What
+ * it creates, links or moves is recorded in `changes` (changes.ts).
  */
 export async function linkVisitor(
   trx: Trx,
   project: ProjectRef,
-  visitorId: string,
-  leadId: string,
-  source: string,
+  link: { visitorId: string; leadId: string; source: string },
+  changes: IdentityChange[],
   onConflict: "throw" | "skip" = "throw",
   dating?: Dating,
 ): Promise<LinkResult | null> {
-  await ensureLeadById(trx, project, leadId, source, dating);
+  const { visitorId, leadId, source } = link;
+  await ensureLeadById(trx, project, leadId, source, changes, dating);
   const visitor = await ensureVisitor(trx, project, visitorId);
   if (visitor.lead_id === leadId) {
     let linkedAt = visitor.linked_at!;
@@ -97,7 +98,7 @@ export async function linkVisitor(
     if (onConflict === "skip") return null;
     throw conflict(visitorId);
   }
-  await recordVisitorLinked(trx, project, visitorId, leadId);
+  changes.push({ kind: "visitor-linked", project, visitorId, leadId });
   if (visitor.properties !== null)
     await mergeVisitorProperties(trx, project, visitorId, leadId, {
       properties: visitor.properties,
@@ -127,6 +128,7 @@ export async function stitchVisitor(
   trx: Trx,
   project: ProjectRef,
   input: { visitorId: string; email: string },
+  changes: IdentityChange[],
   opts: { ifEmailTaken?: "conflict" | "skip"; dating?: Dating } = {},
 ): Promise<StitchResult | null> {
   const email = normalizeEmail(input.email);
@@ -142,7 +144,7 @@ export async function stitchVisitor(
         throw conflict(input.visitorId);
       }
       if (dating?.moveEarlier) {
-        await backdateLead(trx, project, current.id, dating.at);
+        await backdateLead(trx, project, current.id, dating.at, changes);
         await backdateLink(trx, project, input.visitorId, dating.at);
       }
       return { visitorId: input.visitorId, leadId: current.id, email, created: false, linked: false };
@@ -150,8 +152,16 @@ export async function stitchVisitor(
     if (current && current.email !== email) throw conflict(input.visitorId);
   }
   const touch = await visitorFirstTouch(trx, project, input.visitorId);
-  const { lead, created } = await upsertLead(trx, project, { email, source: "stitch" }, touch, dating);
-  const link = await linkVisitor(trx, project, input.visitorId, lead.id, "stitch", "throw", dating);
+  const { lead, created } = await upsertLead(
+    trx,
+    project,
+    { email, source: "stitch" },
+    touch,
+    changes,
+    dating,
+  );
+  const linkTo = { visitorId: input.visitorId, leadId: lead.id, source: "stitch" };
+  const link = await linkVisitor(trx, project, linkTo, changes, "throw", dating);
   return { visitorId: input.visitorId, leadId: lead.id, email, created, linked: link?.linked ?? false };
 }
 
@@ -178,7 +188,7 @@ export interface PageStitchAnswer {
  * transaction retries.
  */
 export async function stitchFromCaller(
-  db: DbOrTrx,
+  deps: IdentityDeps,
   project: ProjectRef,
   input: StitchInput,
   caller: "page" | "server",
@@ -187,8 +197,8 @@ export async function stitchFromCaller(
   const at = timestampOf(input.timestamp, "body.timestamp");
   // A page's timestamp dates only what its stitch creates (dating.ts).
   const dating = at === undefined ? undefined : { at, moveEarlier: !page };
-  return withTransaction(db, async (trx) => {
-    const stitched = await stitchVisitor(trx, project, input, {
+  return withIdentityChanges(deps, async (trx, changes) => {
+    const stitched = await stitchVisitor(trx, project, input, changes, {
       ifEmailTaken: page ? "skip" : "conflict",
       dating,
     });
@@ -221,7 +231,7 @@ export async function stitchFromSender(
     !(await hasLeadWithEmail(deps.db, project, normalizeEmail(input.email)))
   )
     await takeIngestBudget(deps, sender, { events: 0, newLeads: 1 });
-  return stitchFromCaller(deps.db, project, input, page ? "page" : "server");
+  return stitchFromCaller(deps, project, input, page ? "page" : "server");
 }
 
 /**
@@ -229,7 +239,7 @@ export async function stitchFromSender(
  * properties; a timestamp dates the lead and the link (or moves them earlier).
  */
 export async function linkWithTraits(
-  db: DbOrTrx,
+  deps: IdentityDeps,
   project: ProjectRef,
   input: {
     visitorId: string;
@@ -241,9 +251,9 @@ export async function linkWithTraits(
 ): Promise<LinkResult> {
   const at = timestampOf(input.timestamp, "body.timestamp");
   const dating = at === undefined ? undefined : { at, moveEarlier: true };
-  return withTransaction(db, async (trx) => {
-    const source = input.source ?? "api";
-    const link = (await linkVisitor(trx, project, input.visitorId, input.leadId, source, "throw", dating))!;
+  return withIdentityChanges(deps, async (trx, changes) => {
+    const to = { visitorId: input.visitorId, leadId: input.leadId, source: input.source ?? "api" };
+    const link = (await linkVisitor(trx, project, to, changes, "throw", dating))!;
     if (input.traits) await updateLeadProperties(trx, project, input.leadId, { set: input.traits });
     return link;
   });

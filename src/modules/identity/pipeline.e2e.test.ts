@@ -101,7 +101,7 @@ describe("through POST /api/events", () => {
   it("a batch userId links its visitor to the existing lead; server events set no first touch", async () => {
     const a = await t.tenant();
     const { lead } = await upsertLeadByEmail(
-      t.app.db,
+      t.app.deps,
       { id: a.projectId, workspaceId: a.workspaceId },
       { email: "known@example.com", source: "crm" },
     );

@@ -1,5 +1,7 @@
 import type { Trx } from "../../platform/db/index.js";
-import type { CommittedEvent } from "../../platform/event-bus.js";
+import type { StateHolder } from "../../platform/deps.js";
+import type { CommittedEvent, EventProcessor } from "../../platform/event-bus.js";
+import { type IdentityChange, publishIdentityChanges } from "./changes.js";
 import type { Dating } from "./dating.js";
 import { linkVisitor } from "./links.js";
 import { processGroupEvents } from "./groups.js";
@@ -12,9 +14,14 @@ import "./tables.js";
  * `$set` / `$set_once` in events' data and group calls' traits (after the links, so a batch's own
  * userId counts). A visitor's first/last seen and
  * first touch are the events module's per-visitor state (`firstTouchForVisitors`), read when a
- * link or a journey needs them, so identity adds nothing per event to the commit.
+ * link or a journey needs them, so identity adds nothing per event to the commit. The leads it
+ * creates or moves and the visitors it links are recorded in `changes`.
  */
-export async function processIdentityEvents(trx: Trx, events: CommittedEvent[]): Promise<void> {
+export async function processIdentityEvents(
+  trx: Trx,
+  events: CommittedEvent[],
+  changes: IdentityChange[],
+): Promise<void> {
   const links = new Map<
     string,
     { projectId: string; workspaceId: string; visitorId: string; leadId: string; dating: Dating }
@@ -43,8 +50,21 @@ export async function processIdentityEvents(trx: Trx, events: CommittedEvent[]):
   for (const l of links.values()) {
     const project = { id: l.projectId, workspaceId: l.workspaceId };
     // An unknown userId becomes a lead under that id; a visitor already linked elsewhere stays put.
-    await linkVisitor(trx, project, l.visitorId, l.leadId, "userId", "skip", l.dating);
+    const link = { visitorId: l.visitorId, leadId: l.leadId, source: "userId" };
+    await linkVisitor(trx, project, link, changes, "skip", l.dating);
   }
   await applyEventProperties(trx, events);
   await processGroupEvents(trx, events);
 }
+
+/**
+ * The pipeline's identity step: the batch's identity work, then its changes handed to the app's
+ * listeners in the flush transaction, before the steps after it (analytics) read them.
+ */
+export const identityStep =
+  (holder: StateHolder): EventProcessor =>
+  async (trx, events) => {
+    const changes: IdentityChange[] = [];
+    await processIdentityEvents(trx, events, changes);
+    await publishIdentityChanges(holder, trx, changes);
+  };

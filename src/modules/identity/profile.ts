@@ -1,9 +1,10 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import type { Trx } from "../../platform/db/index.js";
 import { validation } from "../../platform/errors.js";
 import type { CommittedEvent } from "../../platform/event-bus.js";
 import { emitServiceEvent } from "../../platform/jobs/index.js";
-import { conversionTotalsOfLeads } from "../analytics/service.js";
+import { type ReadDeps, stateOf } from "../../platform/deps.js";
+import { LEAD_ANALYTICS } from "./lead-analytics.js";
 import { type Lead, findLead, getLead, toLead } from "./leads.js";
 import { type PropertySource, nextMarks, parseMarks } from "./property-marks.js";
 import { ensureVisitor } from "./visitors.js";
@@ -191,7 +192,12 @@ export interface LeadProfile extends Lead {
 }
 
 /** A lead with its visitors and its conversion totals; another project's lead is NOT_FOUND. */
-export async function getLeadProfile(db: DbOrTrx, project: ProjectRef, id: string): Promise<LeadProfile> {
+export async function getLeadProfile(
+  deps: Pick<ReadDeps, "db" | "state">,
+  project: ProjectRef,
+  id: string,
+): Promise<LeadProfile> {
+  const { db } = deps;
   const lead = await getLead(db, project, id);
   const visitors = await db
     .selectFrom("identity_visitors")
@@ -201,7 +207,7 @@ export async function getLeadProfile(db: DbOrTrx, project: ProjectRef, id: strin
     .orderBy("linked_at")
     .orderBy("visitor_id")
     .execute();
-  const totals = (await conversionTotalsOfLeads(db, project, [id])).get(id);
+  const totals = (await stateOf(deps, LEAD_ANALYTICS).conversionTotals(db, project, [id])).get(id);
   return {
     ...lead,
     visitors: visitors.map((v) => ({

@@ -102,7 +102,7 @@ describe("browser-written properties", () => {
       .executeTakeFirstOrThrow();
     expect((await marksOf(a, id)).marks).toEqual(["company"]);
     const project = { id: a.projectId, workspaceId: a.workspaceId };
-    const { lead } = await upsertLeadByEmail(t.app.db, project, {
+    const { lead } = await upsertLeadByEmail(t.app.deps, project, {
       email: "crm@example.com",
       source: "crm",
       properties: { company: "Acme" },

@@ -1,5 +1,3 @@
-import { type RawBuilder, sql } from "kysely";
-
 /**
  * Which of a lead's (or an anonymous visitor's) properties a browser wrote: the names whose current
  * value came from a public key, kept as a JSON array beside the properties (null when none). The
@@ -37,16 +35,4 @@ export function nextMarks(
     else if (source === "server") marks.delete(name);
   }
   return marks.size === 0 ? null : JSON.stringify([...marks].sort());
-}
-
-/**
- * The lead's properties as targeting sees them for a condition on `name`: the whole object, or `{}`
- * when a browser wrote that property (a condition reads one property, so this is the property
- * left out). Over `identity_leads` columns.
- */
-export function serverPropertiesSql(name: string, postgres: boolean): RawBuilder<string> {
-  const marked = postgres
-    ? sql<boolean>`browser_properties::jsonb @> jsonb_build_array(${name}::text)`
-    : sql<boolean>`exists (select 1 from json_each(browser_properties) m where m.value = ${name})`;
-  return sql<string>`(case when browser_properties is not null and ${marked} then '{}' else properties end)`;
 }

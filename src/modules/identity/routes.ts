@@ -17,7 +17,8 @@ import {
   StitchResult,
 } from "./schema.js";
 import { bodyProjectKey, projectOf, senderOf } from "../../platform/auth/plugin.js";
-import { parseFilterParam } from "../analytics/service.js";
+import { stateOf } from "../../platform/deps.js";
+import { LEAD_ANALYTICS } from "./lead-analytics.js";
 
 const tags = ["identity"];
 
@@ -52,7 +53,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       listLeads(app.deps, projectOf(req), {
         ...req.query,
         where: propertyFilters(req.query as Record<string, unknown>),
-        conditions: parseFilterParam(req.query.filter),
+        conditions: stateOf(app.deps, LEAD_ANALYTICS).parseFilter(req.query.filter),
       }),
   );
 
@@ -68,7 +69,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("read"),
     },
-    async (req) => getLeadProfile(app.db, projectOf(req), req.params.id),
+    async (req) => getLeadProfile(app.deps, projectOf(req), req.params.id),
   );
 
   app.post(
@@ -84,7 +85,7 @@ export const identityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       preHandler: app.requireProject("write"),
     },
-    async (req) => linkWithTraits(app.db, projectOf(req), req.body),
+    async (req) => linkWithTraits(app.deps, projectOf(req), req.body),
   );
 
   // Public (browser snippet): the project's key in the body; the write limit per public key and

@@ -225,7 +225,7 @@ export const TOOLS: Tool[] = [
     input: LeadParams,
     output: LeadProfile,
     writes: false,
-    run: ({ deps, project }, { id }) => getLeadProfile(deps.db, project, id),
+    run: ({ deps, project }, { id }) => getLeadProfile(deps, project, id),
   }),
   tool({
     name: "create_annotation",

@@ -116,8 +116,8 @@ describe("emission points", () => {
       events: ["lead.created", "lead.updated"],
     });
     const project = { id: a.projectId, workspaceId: a.workspaceId };
-    await upsertLeadByEmail(t.app.db, project, { email: "new@example.com", source: "test" });
-    await upsertLeadByEmail(t.app.db, project, {
+    await upsertLeadByEmail(t.app.deps, project, { email: "new@example.com", source: "test" });
+    await upsertLeadByEmail(t.app.deps, project, {
       email: "new@example.com",
       name: "New Person",
       source: "test",

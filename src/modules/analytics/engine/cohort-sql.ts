@@ -1,8 +1,8 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
-import { type ReadDeps, stateOf } from "../../../platform/deps.js";
+import type { ReadDeps } from "../../../platform/deps.js";
 import type { CohortDefinitionT } from "../cohorts/schema.js";
 import { conditionAt, parseFilter, testValue } from "../filters/filter.js";
-import { LEAD_READER } from "../filters/lead-reader.js";
+import { leadIdsHolding } from "../filters/lead-reader.js";
 import { DAY_MS } from "../ingest/rollup-store.js";
 import { type EngineQuery, allOf, eventConditions, personKeySql } from "./sql.js";
 
@@ -41,7 +41,6 @@ export async function cohortSql(
   def: CohortDefinitionT,
   opts: CohortSqlOptions,
 ): Promise<string> {
-  const leads = stateOf(deps, LEAD_READER);
   const p = q.v(project.id);
   const person = personKeySql("e.visitor_id");
   const fromEvents = (where: string) => `select ${person} as person from events e
@@ -64,7 +63,7 @@ export async function cohortSql(
       else named.push(did);
     } else {
       const cond = conditionAt({ key: `lead.${c.property}`, op: c.op, value: c.value }, `conditions[${i}]`);
-      const ids = await leads.idsWhere(deps.db, project, cond, { serverOnly: opts.serverOnly });
+      const ids = await leadIdsHolding(deps.db, project, cond, { serverOnly: opts.serverOnly });
       const holding = leadKeys(q, ids);
       if (!testValue(cond, null)) named.push(holding);
       else {
@@ -76,7 +75,7 @@ export async function cohortSql(
   let candidates: string;
   if (named.length > 0) candidates = named.map((s) => `(${s})`).join(" intersect ");
   else {
-    const allLeads = holdingLeads ?? leadKeys(q, await leads.idsWhere(deps.db, project, null));
+    const allLeads = holdingLeads ?? leadKeys(q, await leadIdsHolding(deps.db, project, null));
     candidates = `(${fromEvents("true")}) union (${allLeads})`;
   }
   return `select m.person from (${candidates}) m where ${allOf(...tests)}`;

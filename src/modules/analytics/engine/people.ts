@@ -1,9 +1,9 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
-import { type ReadDeps, stateOf } from "../../../platform/deps.js";
+import type { ReadDeps } from "../../../platform/deps.js";
 import { cohortPeopleSql } from "../cohorts/cohorts.js";
 import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
 import { type Condition, testValue } from "../filters/filter.js";
-import { LEAD_READER } from "../filters/lead-reader.js";
+import { leadIdsHolding } from "../filters/lead-reader.js";
 import type { EngineQuery } from "./sql.js";
 
 /**
@@ -54,7 +54,7 @@ export async function personConditions(
       const within = `${person} in ${await cohortPeopleSql(q, deps, project, c.values, `filter[${c.index}].value`)}`;
       parts.push(c.op === "is" ? within : `not (${within})`);
     } else {
-      const leads = await stateOf(deps, LEAD_READER).idsWhere(deps.db, project, c);
+      const leads = await leadIdsHolding(deps.db, project, c);
       const anonymous = testValue(c, null);
       parts.push(`(case when ${lead} is null then ${anonymous} else ${lead} in ${q.list(leads)} end)`);
     }

@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
-import { type ReadDeps, stateOf } from "../../../platform/deps.js";
-import { LEAD_READER } from "./lead-reader.js";
+import type { ReadDeps } from "../../../platform/deps.js";
+import { leadIdsHolding } from "./lead-reader.js";
 import { cohortMembers } from "../cohorts/cohorts.js";
 import { type Condition, testValue } from "./filter.js";
 import { personKey } from "../people.js";
@@ -32,7 +32,7 @@ export async function personTest(
       const want = c.op === "is";
       checks.push((key) => members.has(key) === want);
     } else {
-      const leads = await stateOf(deps, LEAD_READER).idsWhere(db, project, c);
+      const leads = await leadIdsHolding(db, project, c);
       const anonymous = testValue(c, null);
       checks.push((_key, leadId) => (leadId === null ? anonymous : leads.has(leadId)));
     }

@@ -1,5 +1,5 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
-import { type ReadDeps, stateOf } from "../../../platform/deps.js";
+import type { ReadDeps } from "../../../platform/deps.js";
 import type { AttributionSummary } from "./attribution.js";
 import type { Breakdown, BreakdownRow } from "./breakdown.js";
 import { type GoalRef, rateOf } from "./conversion-model.js";
@@ -8,7 +8,7 @@ import { type BreakdownDimension, NONE_KEY } from "../ingest/dimensions.js";
 import { convertersCte, populationCte, selection } from "../engine/selection.js";
 import { EngineQuery } from "../engine/sql.js";
 import { type Condition, hasLevel } from "../filters/filter.js";
-import { LEAD_READER } from "../filters/lead-reader.js";
+import { leadCreatedTimes } from "../../identity/service.js";
 import type { AttributionModel } from "../ingest/models.js";
 import type { Period } from "./period.js";
 import { DAY_MS } from "../ingest/rollup-store.js";
@@ -40,7 +40,7 @@ async function leadsCreatedIn(
   leads: string[] | null,
   range: { from: number; to: number },
 ) {
-  const times = await stateOf(deps, LEAD_READER).createdTimes(deps.db, project, leads ?? []);
+  const times = await leadCreatedTimes(deps.db, project, leads ?? []);
   return [...times.values()].filter((t) => t >= range.from && t < range.to);
 }
 

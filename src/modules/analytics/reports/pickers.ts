@@ -1,9 +1,9 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../../platform/db/index.js";
-import { type ReadDeps, stateOf } from "../../../platform/deps.js";
+import type { ReadDeps } from "../../../platform/deps.js";
 import { validation } from "../../../platform/errors.js";
 import { latestEvents } from "../../events/service.js";
-import { LEAD_READER } from "../filters/lead-reader.js";
+import { latestLeadProperties } from "../../identity/service.js";
 import { listCohorts } from "../cohorts/cohorts.js";
 import { SESSION_KEYS } from "../filters/filter.js";
 import { ALL_CHANNELS, dayOf } from "../ingest/rollup-store.js";
@@ -103,7 +103,7 @@ async function sample(
   scope: "event" | "lead",
   type?: string,
 ): Promise<string[]> {
-  if (scope === "lead") return stateOf(deps, LEAD_READER).latestProperties(deps.db, project, SAMPLE_LEADS);
+  if (scope === "lead") return latestLeadProperties(deps.db, project, SAMPLE_LEADS);
   return (await latestEvents(deps.db, project, { type, limit: SAMPLE_EVENTS })).map((e) => e.data);
 }
 

@@ -115,7 +115,7 @@ describe("GET /api/analytics/timeseries", () => {
   it("presets end today: 7d has 7 daily points, the last one today, with today's new lead", async () => {
     const b = await t.tenant();
     await upsertLeadByEmail(
-      t.app.db,
+      t.app.deps,
       { id: b.projectId, workspaceId: b.workspaceId },
       {
         email: "ada@example.com",

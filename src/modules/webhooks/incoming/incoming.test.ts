@@ -50,7 +50,7 @@ function hubspotHeaders(clientSecret: string, uri: string, body: string, timesta
 
 async function leadEvents(a: A, email: string) {
   const project = { id: a.projectId, workspaceId: a.workspaceId };
-  const { lead, created } = await upsertLeadByEmail(t.app.db, project, { email, source: "test" });
+  const { lead, created } = await upsertLeadByEmail(t.app.deps, project, { email, source: "test" });
   expect(created).toBe(false); // the webhook made it
   return { lead, events: await listEventsForVisitors(t.app.db, project, [`lead:${lead.id}`], 50) };
 }
@@ -109,13 +109,13 @@ describe("POST /api/webhooks/:source routing", () => {
     const res = await postStripe(b, body, header, `?project=${second.body.id}`);
     expect(res.status).toBe(200);
     const project = { id: second.body.id, workspaceId: b.workspaceId };
-    const { created } = await upsertLeadByEmail(t.app.db, project, {
+    const { created } = await upsertLeadByEmail(t.app.deps, project, {
       email: "routed@example.com",
       source: "test",
     });
     expect(created).toBe(false);
     const inA = await upsertLeadByEmail(
-      t.app.db,
+      t.app.deps,
       { id: a.projectId, workspaceId: a.workspaceId },
       { email: "routed@example.com", source: "test" },
     );

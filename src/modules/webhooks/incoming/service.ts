@@ -128,7 +128,7 @@ async function apply(
 ): Promise<void> {
   for (const a of actions) {
     if (a.kind === "lead") {
-      await upsertLeadByEmail(deps.db, project, {
+      await upsertLeadByEmail(deps, project, {
         email: a.email,
         name: a.name,
         source,
@@ -137,7 +137,7 @@ async function apply(
       continue;
     }
     let leadId: string | undefined;
-    if (a.email) leadId = (await upsertLeadByEmail(deps.db, project, { email: a.email, source })).lead.id;
+    if (a.email) leadId = (await upsertLeadByEmail(deps, project, { email: a.email, source })).lead.id;
     await ingestServerEvents(deps, project, [
       {
         type: a.type,
@@ -183,7 +183,7 @@ export async function handleIncoming(
 ): Promise<IncomingResult> {
   const s = knownSource(source);
   const adapter = ADAPTERS[s];
-  const check = adapter.prepare(req);
+  const check = adapter.signatureCheck(req);
   const workspaces = await verifyingWorkspaces(deps, s, check);
   if (workspaces.length === 0) throw new AppError("UNAUTHORIZED", "signature does not verify");
   const project = await resolveProject(deps.db, workspaces, projectId);
