@@ -95,6 +95,18 @@ describe("filters, cohorts and paths in Chromium (filter-fixture.testing.ts)", (
       false,
     );
     await checkPage(page, "cohort-editor");
+    // An event condition's own conditions and a lead property condition beside it: each remove
+    // button names its condition alone.
+    await page.getByRole("button", { name: "Add a condition on condition 1's event" }).click();
+    await page.getByRole("button", { name: "Add a lead property condition" }).click();
+    const removes = await page.getByRole("button", { name: /^Remove condition/ }).allTextContents();
+    expect(removes.map((r) => r.trim()).sort()).toEqual([
+      "Remove condition 1",
+      "Remove condition 1.1",
+      "Remove condition 2",
+    ]);
+    await page.getByRole("button", { name: "Remove condition 2", exact: true }).click();
+    await page.getByRole("button", { name: "Remove condition 1.1", exact: true }).click();
     await page.getByRole("button", { name: "Create cohort" }).click();
     await page.waitForURL(/\/cohorts$/);
     const row = page

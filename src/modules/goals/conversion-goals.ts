@@ -5,6 +5,7 @@ import { type Db, type DbOrTrx, withTransaction } from "../../platform/db/index.
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import { queueConversionRecompute, recomputesOf, toRecompute } from "./recompute-state.js";
+import { type ParsedGoal, parsedGoal } from "./matching.js";
 import type { ConversionGoalT, CreateConversionGoal, PatchConversionGoal } from "./schema.js";
 import type { ConversionGoalRecomputeTable, ConversionGoalTable } from "./tables.js";
 import "./tables.js";
@@ -154,13 +155,16 @@ export async function listConversionGoals(db: DbOrTrx, project: ProjectRef): Pro
 }
 
 /**
- * For event processors: the project's conversion goals, cached in this process for one
- * configuration version (the one the events transaction read) and reloaded inside it otherwise.
+ * For event processors: the project's conversion goals, their predicates parsed, cached in this
+ * process for one configuration version (the one the events transaction read) and reloaded inside
+ * it otherwise.
  */
 export function conversionGoalsCache() {
-  const cache = new VersionedCache<ConversionGoalT[]>();
-  return (db: DbOrTrx, project: ProjectRef, configVersion: number): Promise<ConversionGoalT[]> =>
-    cache.get(project.id, configVersion, () => listConversionGoals(db, project));
+  const cache = new VersionedCache<ParsedGoal<ConversionGoalT>[]>();
+  return (db: DbOrTrx, project: ProjectRef, configVersion: number): Promise<ParsedGoal<ConversionGoalT>[]> =>
+    cache.get(project.id, configVersion, async () =>
+      (await listConversionGoals(db, project)).map(parsedGoal),
+    );
 }
 
 export async function deleteConversionGoal(db: Db, project: ProjectRef, id: string) {

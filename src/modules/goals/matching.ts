@@ -1,95 +1,80 @@
+import { type Predicate, type PredicateEvent, eventHolds } from "../../platform/predicates/index.js";
 import type { ConditionT } from "./schema.js";
-import { memoize } from "../../platform/cache.js";
-import { compileGlob, type Glob } from "../../platform/glob.js";
 
+export { urlMatches } from "../../platform/predicates/index.js";
+
+/**
+ * A conversion goal's wire form (`eventType`, `urlPattern`, `conditions` per `data` property) in
+ * the shared predicate language (platform/predicates), and the match that language's evaluator
+ * gives.
+ */
 export interface ConversionGoalDef {
   eventType: string;
   urlPattern?: string | null;
   conditions?: Record<string, ConditionT> | null;
 }
-export interface MatchableEvent {
-  type: string;
-  url: string;
-  data: Record<string, unknown>;
+export type MatchableEvent = PredicateEvent;
+
+type Scalar = string | number | boolean | null;
+
+/** Equality as goals always meant it: text against text ("49" = 49: form fields arrive as strings); null only null. */
+function equalTo(path: string[], list: readonly Scalar[], op: "is" | "is_not"): Predicate {
+  return {
+    field: "data",
+    path,
+    op,
+    values: list.filter((v) => v !== null).map(String),
+    nullValue: list.includes(null),
+  };
 }
 
-/**
- * `*` matches any run of characters (slashes included); everything else is literal, compared
- * case-insensitively. Anchored. Linear in pattern and URL (platform/glob.ts): the pattern runs on
- * every ingested event, and anyone with a page's public key chooses the URL.
- */
-const compiledGlob = memoize(
-  5000,
-  (pattern: string): Glob => compileGlob(pattern, { caseInsensitive: true }),
-);
-
-const trimSlash = (s: string) => (s.length > 1 && s.endsWith("/") ? s.slice(0, -1) : s);
-
-/**
- * A pattern starting with "/" is matched against the URL's path (with or without the query);
- * a pattern with a scheme against the whole URL; any other against host + path. A trailing
- * slash is not significant.
- */
-export function urlMatches(pattern: string, url: string): boolean {
-  const re = compiledGlob(trimSlash(pattern));
-  let u: URL | null = null;
-  try {
-    u = new URL(url);
-  } catch {
-    return re.test(trimSlash(url));
-  }
-  const path = trimSlash(u.pathname);
-  if (pattern.startsWith("/")) return re.test(path) || re.test(path + u.search);
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(pattern))
-    return re.test(trimSlash(url)) || re.test(`${u.origin}${path}`);
-  return re.test(u.host + path) || re.test(u.host + path + u.search);
+/** One property's condition: a literal (equality) or an operator object, each operator a predicate. */
+function conditionPredicates(name: string, cond: ConditionT): Predicate[] {
+  // A name with dots reads nested objects: `meta.src`.
+  const path = name.split(".");
+  if (cond === null || typeof cond !== "object") return [equalTo(path, [cond], "is")];
+  const out: Predicate[] = [];
+  const compare = (op: "gt" | "gte" | "lt" | "lte", num: number | undefined) => {
+    if (num !== undefined) out.push({ field: "data", path, op, values: [], num, numericText: true });
+  };
+  if (cond.exists !== undefined)
+    out.push({ field: "data", path, op: cond.exists ? "set" : "not_set", values: [] });
+  if (cond.eq !== undefined) out.push(equalTo(path, [cond.eq], "is"));
+  if (cond.neq !== undefined) out.push(equalTo(path, [cond.neq], "is_not"));
+  compare("gt", cond.gt);
+  compare("gte", cond.gte);
+  compare("lt", cond.lt);
+  compare("lte", cond.lte);
+  if (cond.contains !== undefined)
+    out.push({ field: "data", path, op: "contains", values: [cond.contains], stringsOnly: true });
+  if (cond.in !== undefined) out.push(equalTo(path, cond.in, "is"));
+  return out;
 }
 
-function readPath(data: Record<string, unknown>, path: string): unknown {
-  let cur: unknown = data;
-  for (const part of path.split(".")) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
+/** The goal as predicates, all of which an event must satisfy: its type, URL pattern and conditions. */
+export function goalPredicates(goal: ConversionGoalDef): Predicate[] {
+  const out: Predicate[] = [{ field: "type", op: "is", values: [goal.eventType] }];
+  if (goal.urlPattern) out.push({ field: "url", op: "url", values: [goal.urlPattern] });
+  for (const [name, cond] of Object.entries(goal.conditions ?? {}))
+    out.push(...conditionPredicates(name, cond));
+  return out;
 }
 
-// Numbers and numeric strings compare equal ("49" = 49): form fields arrive as strings.
-const looseEqual = (a: unknown, b: unknown) =>
-  a === b || (a !== null && b !== null && a !== undefined && String(a) === String(b));
-
-function conditionHolds(actual: unknown, cond: ConditionT): boolean {
-  if (cond === null || typeof cond !== "object") return looseEqual(actual, cond);
-  const n =
-    typeof actual === "number"
-      ? actual
-      : typeof actual === "string" && actual.trim() !== ""
-        ? Number(actual)
-        : Number.NaN;
-  if (cond.exists !== undefined && (actual !== undefined && actual !== null) !== cond.exists) return false;
-  if (cond.eq !== undefined && !looseEqual(actual, cond.eq)) return false;
-  if (cond.neq !== undefined && looseEqual(actual, cond.neq)) return false;
-  if (cond.gt !== undefined && !(n > cond.gt)) return false;
-  if (cond.gte !== undefined && !(n >= cond.gte)) return false;
-  if (cond.lt !== undefined && !(n < cond.lt)) return false;
-  if (cond.lte !== undefined && !(n <= cond.lte)) return false;
-  if (
-    cond.contains !== undefined &&
-    !(typeof actual === "string" && actual.toLowerCase().includes(cond.contains.toLowerCase()))
-  )
-    return false;
-  if (cond.in !== undefined && !cond.in.some((v) => looseEqual(actual, v))) return false;
-  return true;
-}
+/** A goal with its predicates parsed once, for code that matches many events against it. */
+export type ParsedGoal<G extends ConversionGoalDef = ConversionGoalDef> = G & {
+  readonly predicates: readonly Predicate[];
+};
+export const parsedGoal = <G extends ConversionGoalDef>(goal: G): ParsedGoal<G> => ({
+  ...goal,
+  predicates: goalPredicates(goal),
+});
 
 /** Whether an event counts as a conversion for a conversion goal: type, URL pattern and every condition. */
-export function matchesConversionGoal(goal: ConversionGoalDef, event: MatchableEvent): boolean {
+export function matchesConversionGoal(
+  goal: ConversionGoalDef & { readonly predicates?: readonly Predicate[] },
+  event: MatchableEvent,
+): boolean {
+  // Most events are of another type: that answer needs no parse of the rest.
   if (goal.eventType !== event.type) return false;
-  if (goal.urlPattern && !urlMatches(goal.urlPattern, event.url)) return false;
-  if (goal.conditions) {
-    for (const [path, cond] of Object.entries(goal.conditions)) {
-      if (!conditionHolds(readPath(event.data ?? {}, path), cond)) return false;
-    }
-  }
-  return true;
+  return eventHolds(goal.predicates ?? goalPredicates(goal), event);
 }

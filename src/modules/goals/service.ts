@@ -21,8 +21,15 @@ export {
   listConversionGoals,
   patchConversionGoal,
 } from "./conversion-goals.js";
-export { matchesConversionGoal } from "./matching.js";
-export type { ConversionGoalT } from "./schema.js";
+export {
+  type ConversionGoalDef,
+  type MatchableEvent,
+  goalPredicates,
+  matchesConversionGoal,
+  type ParsedGoal,
+  parsedGoal,
+} from "./matching.js";
+export type { ConditionT, ConversionGoalT } from "./schema.js";
 /** A conversion goal's recount from stored events: queued here, run by the analytics module. */
 export { CONVERSION_RECOMPUTE_JOB, type ConversionRecomputeJob } from "./schema.js";
 export {

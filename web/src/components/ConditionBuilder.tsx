@@ -4,8 +4,11 @@ import type { Condition, FilterOp, KeyKind } from "./filter";
 const MAX = 10;
 
 /**
- * Conditions that must all hold, built from pickers instead of typed JSON: the report filter, a
- * cohort's event conditions, a funnel step's. `kinds` limits the attributes offered.
+ * The dashboard's one condition builder: conditions that must all hold, built from pickers instead
+ * of typed JSON. The report filter bar, the cohort editor (an event's conditions, a lead property
+ * condition), the conversion-goal form and funnel steps each map their wire form to its rows.
+ * `kinds` limits the attributes offered. Rows are numbered `prefix` + position, so every field and
+ * remove button names its condition alone, lists inside lists included ("Remove condition 1.2").
  */
 export function ConditionBuilder({
   conditions,
@@ -15,6 +18,9 @@ export function ConditionBuilder({
   multi,
   first = { key: "channel", op: "is", value: "" },
   addLabel = "Add a condition",
+  prefix = "",
+  start = 1,
+  max = MAX,
 }: {
   conditions: Condition[];
   onChange: (next: Condition[]) => void;
@@ -24,6 +30,12 @@ export function ConditionBuilder({
   multi?: boolean;
   first?: Condition;
   addLabel?: string;
+  /** before each row's number: a nested list's "1." */
+  prefix?: string;
+  /** the first row's number (a row standing in a numbered list of other kinds) */
+  start?: number;
+  /** at most this many rows; the add button goes at the bound */
+  max?: number;
 }) {
   return (
     <ol className="conditions">
@@ -31,7 +43,7 @@ export function ConditionBuilder({
         <ConditionRow
           // biome-ignore lint/suspicious/noArrayIndexKey: conditions are positions in a list being edited
           key={i}
-          n={i + 1}
+          n={`${prefix}${start + i}`}
           condition={c}
           kinds={kinds}
           ops={ops}
@@ -40,7 +52,7 @@ export function ConditionBuilder({
           onRemove={() => onChange(conditions.filter((_, k) => k !== i))}
         />
       ))}
-      {conditions.length < MAX && (
+      {conditions.length < max && (
         <li>
           <button
             type="button"

@@ -36,7 +36,8 @@ export function ConditionRow({
   onChange,
   onRemove,
 }: {
-  n: number;
+  /** the row's number in labels: "2", or "1.2" in a nested list */
+  n: string;
   condition: Condition;
   kinds?: KeyKind[];
   /** the operators offered (default: those that fit the attribute) */

@@ -1,7 +1,9 @@
-import { type Condition, NONE_VALUE } from "../filters/filter.js";
+import { type Predicate, trimSlash, urlPatternKind } from "../../../platform/predicates/index.js";
+import type { Condition } from "../filters/filter.js";
 
 /**
- * The report filter (filter.ts) in the engine's SQL (DuckDB), every value bound. Column names come
+ * The predicate language (platform/predicates) in the engine's SQL (DuckDB), every value bound: the
+ * one SQL compiler of goals' conditions, the report filter (filter.ts) and cohorts. Column names come
  * from fixed lists, never from a caller; a property's JSON path is a bound value too.
  *
  * The SQL written here and in the reports keeps to what ClickHouse also has (docs/scale.md):
@@ -44,24 +46,28 @@ export class EngineQuery {
 }
 
 /** A JSON property of a text column as text ('true'/'false' for booleans, JSON for objects), or null. */
-export const jsonText = (q: EngineQuery, column: string, name: string): string =>
+export const jsonText = (q: EngineQuery, column: string, name: string | readonly string[]): string =>
   `json_extract_string(${column}, ${q.v(jsonPath(name))})`;
 
 /** A JSON property as a number when it is one, else null (no cast that could fail). */
-export const jsonNumber = (q: EngineQuery, column: string, name: string): string => {
+export const jsonNumber = (q: EngineQuery, column: string, name: string | readonly string[]): string => {
   const path = q.v(jsonPath(name));
   return `(case when json_type(${column}, ${path}) in ('UBIGINT', 'BIGINT', 'DOUBLE') then cast(json_extract_string(${column}, ${path}) as double) end)`;
 };
 
-/** `$."name"`: the property itself, dots and all (the row store reads it the same way). */
-const jsonPath = (name: string) => `$."${name.replaceAll('"', '\\"')}"`;
+/**
+ * `$."name"`: the property itself, dots and all (the row store reads it the same way); a path of
+ * several names reads nested objects, `$."meta"."src"`.
+ */
+const jsonPath = (name: string | readonly string[]) =>
+  `$${(typeof name === "string" ? [name] : name).map((n) => `."${n.replaceAll('"', '\\"')}"`).join("")}`;
 
 /**
  * A `*` pattern as an RE2 expression matched against the whole text (`*`: any run of characters,
  * newlines too; every other character itself), case-sensitive unless `ignoreCase`. RE2 matches in
- * linear time; DuckDB's LIKE with a bound pattern backtracks (`%a%a%a%b` against a 4 KB URL ran for
- * minutes), and a caller chooses both pattern and URL. ASCII punctuation is escaped: RE2 reads an
- * escaped punctuation character as itself. Matched with `regexp_full_match` (DuckDB; ClickHouse:
+ * linear time; DuckDB's LIKE with a bound pattern backtracks (a few stars against a long URL ran
+ * for minutes), and a caller chooses both pattern and URL. ASCII punctuation is escaped: RE2 reads
+ * an escaped punctuation character as itself. Matched with `regexp_full_match` (DuckDB; ClickHouse:
  * `match(text, '^(?:…)$')`, RE2 too).
  */
 export const globToRegex = (pattern: string, ignoreCase = false): string =>
@@ -72,52 +78,113 @@ export const globToRegex = (pattern: string, ignoreCase = false): string =>
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/**
- * One condition over a text expression (and, for gt/lt, a numeric one, made only then: a value
- * bound but not used is an error); text matches ignore case.
- */
-export function conditionSql(q: EngineQuery, c: Condition, text: string, num: (() => string) | null): string {
+/** What a predicate reads, in SQL: its text; for a JSON property also its JSON type and number. */
+interface ValueSql {
+  text: string;
+  /** the JSON type (`VARCHAR`, `NULL`, …); only for a JSON property */
+  jsonType?: () => string;
+  /** the value as a number when it is a JSON number, else null; only for a JSON property */
+  num?: () => string;
+}
+
+/** A JSON property under `column` as the predicate reads it (each part bound only when used). */
+function jsonValue(q: EngineQuery, column: string, path: readonly string[]): ValueSql {
+  return {
+    text: jsonText(q, column, path),
+    jsonType: () => `json_type(${column}, ${q.v(jsonPath(path))})`,
+    num: () => jsonNumber(q, column, path),
+  };
+}
+
+// The parts of a URL `new URL` would see (scheme, host, path, query), for URLs of the usual shape.
+const URL_RE = "'^([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]+)([^?#]*)(\\?[^#]*)?'";
+const trimSlashSql = (x: string) =>
+  `(case when length(${x}) > 1 and suffix(${x}, '/') then left(${x}, length(${x}) - 1) else ${x} end)`;
+
+/** The URL pattern (platform/predicates/url.ts) against a URL column, as `urlMatches` judges it. */
+function urlSql(q: EngineQuery, pattern: string, url: string): string {
+  const re = q.v(globToRegex(trimSlash(pattern), true));
+  const test = (x: string) => `regexp_full_match(${x}, ${re})`;
+  const part = (n: number) => `regexp_extract(${url}, ${URL_RE}, ${n})`;
+  const host = part(2);
+  const path = trimSlashSql(`(case when ${part(3)} = '' then '/' else ${part(3)} end)`);
+  const search = `(case when ${part(4)} = '?' then '' else ${part(4)} end)`;
+  const kind = urlPatternKind(pattern);
+  const parsed =
+    kind === "path"
+      ? `${test(path)} or ${test(`${path} || ${search}`)}`
+      : kind === "whole"
+        ? `${test(trimSlashSql(url))} or ${test(`${part(1)} || '://' || ${host} || ${path}`)}`
+        : `${test(`${host} || ${path}`)} or ${test(`${host} || ${path} || ${search}`)}`;
+  return `coalesce(case when regexp_matches(${url}, ${URL_RE}) then (${parsed}) else ${test(trimSlashSql(url))} end, false)`;
+}
+
+/** A number the predicate compares: a JSON number, or (numericText) a string that reads as one. */
+function numberSql(p: Predicate, v: ValueSql): string {
+  if (!v.num) return "null";
+  if (!p.numericText) return v.num();
+  return `(case when ${v.jsonType!()} = 'VARCHAR' and trim(${v.text}) <> '' then try_cast(trim(${v.text}) as double) else ${v.num()} end)`;
+}
+
+/** One predicate over what it reads; text matches ignore case except `is`. */
+function compile(q: EngineQuery, p: Predicate, v: ValueSql): string {
+  const { text } = v;
   const like = (pattern: string) => `coalesce(${text} ilike ${q.v(pattern)} escape '\\', false)`;
-  switch (c.op) {
+  const compare = (op: string) => `coalesce(${numberSql(p, v)} ${op} ${q.v(p.num)}, false)`;
+  switch (p.op) {
     case "set":
       return `(${text} is not null)`;
     case "not_set":
       return `(${text} is null)`;
     case "gt":
-      return `coalesce(${num?.() ?? "null"} > ${q.v(c.num)}, false)`;
+      return compare(">");
+    case "gte":
+      return compare(">=");
     case "lt":
-      return `coalesce(${num?.() ?? "null"} < ${q.v(c.num)}, false)`;
+      return compare("<");
+    case "lte":
+      return compare("<=");
     case "contains":
-      return like(`%${likeEscape(c.values[0]!)}%`);
-    case "not_contains":
-      return `(not ${like(`%${likeEscape(c.values[0]!)}%`)})`;
+    case "not_contains": {
+      const strings = p.stringsOnly && v.jsonType ? `${v.jsonType()} = 'VARCHAR' and ` : "";
+      const hit = `coalesce(${strings}${like(`%${likeEscape(p.values[0]!)}%`)}, false)`;
+      return p.op === "contains" ? hit : `(not ${hit})`;
+    }
     case "matches":
-      return `coalesce(regexp_full_match(${text}, ${q.v(globToRegex(c.values[0]!, true))}), false)`;
+      return `coalesce(regexp_full_match(${text}, ${q.v(globToRegex(p.values[0]!, true))}), false)`;
+    case "url":
+      return urlSql(q, p.values[0]!, text);
     case "is":
     case "is_not": {
-      const vals = c.values.filter((v) => v !== NONE_VALUE);
       const parts: string[] = [];
-      if (vals.length > 0) parts.push(`${text} in ${q.list(vals)}`);
-      if (c.values.includes(NONE_VALUE)) parts.push(`${text} is null`);
-      const any = `coalesce((${parts.join(" or ")}), false)`;
-      return c.op === "is" ? any : `(not ${any})`;
+      if (p.values.length > 0) parts.push(`${text} in ${q.list(p.values)}`);
+      if (p.absent) parts.push(`${text} is null`);
+      if (p.nullValue && v.jsonType) parts.push(`coalesce(${v.jsonType()} = 'NULL', false)`);
+      const any = parts.length === 0 ? "false" : `coalesce((${parts.join(" or ")}), false)`;
+      return p.op === "is" ? any : `(not ${any})`;
     }
   }
 }
 
-/** The event conditions over the engine's `events` under `alias`; null when there are none. */
+/** One predicate about an event, over the engine's `events` under `alias`. */
+export function predicateSql(q: EngineQuery, p: Predicate, alias = "e"): string {
+  if (p.field === "data") return compile(q, p, jsonValue(q, `${alias}.data`, p.path ?? []));
+  if (p.field === "type" || p.field === "url") return compile(q, p, { text: `${alias}.${p.field}` });
+  throw new Error(`not an event field: ${p.field}`);
+}
+
+/** Every predicate about an event, over the engine's `events` under `alias`; null when none. */
+export function predicatesSql(q: EngineQuery, preds: readonly Predicate[], alias = "e"): string | null {
+  return preds.length === 0 ? null : preds.map((p) => predicateSql(q, p, alias)).join(" and ");
+}
+
+/** The event conditions of a filter over the engine's `events` under `alias`; null when there are none. */
 export function eventConditions(q: EngineQuery, conds: Condition[], alias = "e"): string | null {
-  const list = conds.filter((c) => c.level === "event");
-  if (list.length === 0) return null;
-  return list
-    .map((c) =>
-      c.field === "data"
-        ? conditionSql(q, c, jsonText(q, `${alias}.data`, c.property!), () =>
-            jsonNumber(q, `${alias}.data`, c.property!),
-          )
-        : conditionSql(q, c, `${alias}.${c.field === "url" ? "url" : "type"}`, null),
-    )
-    .join(" and ");
+  return predicatesSql(
+    q,
+    conds.filter((c) => c.level === "event"),
+    alias,
+  );
 }
 
 const SESSION_COLUMN = new Set([
@@ -138,7 +205,7 @@ export function sessionConditions(q: EngineQuery, conds: Condition[], alias = "s
   return list
     .map((c) => {
       if (!SESSION_COLUMN.has(c.field)) throw new Error(`not a session key: ${c.field}`);
-      return conditionSql(q, c, `${alias}.${c.field}`, null);
+      return compile(q, c, { text: `${alias}.${c.field}` });
     })
     .join(" and ");
 }

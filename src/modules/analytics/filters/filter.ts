@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { controlCharIn, controlCharMessage } from "../../../platform/control-chars.js";
-import { compileGlob } from "../../../platform/glob.js";
+import { type Predicate, holds } from "../../../platform/predicates/index.js";
 import { validation } from "../../../platform/errors.js";
 import { compileSchema, firstSchemaError } from "../../../platform/validation.js";
 import { SESSION_DIMENSIONS, type SessionDimensions } from "../ingest/dimensions.js";
@@ -13,8 +13,10 @@ import { Filter, type FilterConditionT, type FilterOp, type FilterT } from "../s
  *   `browser`, `os`): the session's values, from its touchpoint row;
  * - event keys (`event`, `page`, `country`, `event.<property>`): the event's type, URL and data;
  * - person keys (`lead.<property>`, `cohort`): the person (a lead's visitors together).
- * This file parses a filter and turns each condition into SQL for both dialects (values always
- * bound) or into a JS test of one value; nothing here builds a regular expression from input.
+ * This file parses a filter into the predicate language (platform/predicates), which the engine
+ * compiles to its SQL (engine/sql.ts) and whose evaluator tests one value in JS. The row store's
+ * SQL here (both dialects, values always bound) serves what is not on the engine: lead properties
+ * and the row-store reports. Nothing here builds a regular expression from input.
  */
 
 export const SESSION_KEYS = ["channel", ...SESSION_DIMENSIONS] as const;
@@ -26,17 +28,19 @@ const COUNTRY_PROPERTY = "$country";
 
 export type Level = "session" | "event" | "person";
 
-/** A condition ready to evaluate: its level, what it reads, and its values as text. */
-export interface Condition {
+/**
+ * A condition of the filter in the predicate language (platform/predicates), with its level and its
+ * place in the filter. Event properties are one name each (dots and all); `property` is that name
+ * for event data and lead properties.
+ */
+export interface Condition extends Predicate {
   index: number;
   level: Level;
   /** session: a touchpoint column; event: "type", "url" or "data"; person: "lead" or "cohort" */
   field: string;
-  /** the property name for event data and lead properties */
   property?: string;
   op: FilterOp;
   values: string[];
-  num?: number;
 }
 
 const checkFilter = compileSchema(Filter);
@@ -86,7 +90,8 @@ function toCondition(c: FilterConditionT, index: number, where: string, named?: 
   else [level, field, property] = ["person", "lead", c.key.slice(5)];
   const raw = c.value === undefined ? [] : Array.isArray(c.value) ? c.value : [c.value];
   const values = raw.map((v) => String(v));
-  const cond: Condition = { index, level, field, property, op: c.op, values };
+  const path = property === undefined ? undefined : [property];
+  const cond: Condition = { index, level, field, property, path, op: c.op, values };
   if (c.op === "set" || c.op === "not_set") {
     if (field === "cohort") throw validation(`${at}.op must be is or is_not for a cohort`);
     return { ...cond, values: [] };
@@ -104,6 +109,9 @@ function toCondition(c: FilterConditionT, index: number, where: string, named?: 
   if (!TEXT_OPS.has(c.op)) throw validation(`${at}.op is not valid`);
   if ((c.op === "contains" || c.op === "not_contains" || c.op === "matches") && values.length !== 1)
     throw validation(`${at}.value must be one text for ${c.op}`);
+  // `(none)` among is / is not's values is the wire form's word for no value.
+  if ((c.op === "is" || c.op === "is_not") && values.includes(NONE_VALUE))
+    return { ...cond, values: values.filter((v) => v !== NONE_VALUE), absent: true };
   return cond;
 }
 
@@ -166,11 +174,9 @@ export function conditionSql(
       return sql<boolean>`coalesce(${like(globToLike(c.values[0]!))}, false)`;
     case "is":
     case "is_not": {
-      const none = c.values.includes(NONE_VALUE);
-      const vals = c.values.filter((v) => v !== NONE_VALUE);
       const parts: RawBuilder<boolean>[] = [];
-      if (vals.length > 0) parts.push(sql<boolean>`${text} in (${sql.join(vals)})`);
-      if (none) parts.push(sql<boolean>`${text} is null`);
+      if (c.values.length > 0) parts.push(sql<boolean>`${text} in (${sql.join([...c.values])})`);
+      if (c.absent) parts.push(sql<boolean>`${text} is null`);
       const any = sql<boolean>`coalesce((${sql.join(parts, sql` or `)}), false)`;
       return c.op === "is" ? any : sql<boolean>`not ${any}`;
     }
@@ -237,42 +243,9 @@ export function eventRowWhere(conds: Condition[], postgres: boolean): RawBuilder
 
 // ---------------------------------------------------------------- JS (one value)
 
-const globs = new Map<string, { test(s: string): boolean }>();
-function globOf(pattern: string) {
-  let g = globs.get(pattern);
-  if (!g) {
-    g = compileGlob(pattern, { caseInsensitive: true });
-    if (globs.size > 1000) globs.clear();
-    globs.set(pattern, g);
-  }
-  return g;
-}
-
 /** The condition against one value (null: missing), as its SQL would judge it. */
-export function testValue(c: Condition, value: string | number | boolean | null | undefined): boolean {
-  const text = value === null || value === undefined ? null : String(value);
-  switch (c.op) {
-    case "set":
-      return text !== null;
-    case "not_set":
-      return text === null;
-    case "gt":
-      return typeof value === "number" && value > c.num!;
-    case "lt":
-      return typeof value === "number" && value < c.num!;
-    case "contains":
-      return text?.toLowerCase().includes(c.values[0]!.toLowerCase()) ?? false;
-    case "not_contains":
-      return !(text?.toLowerCase().includes(c.values[0]!.toLowerCase()) ?? false);
-    case "matches":
-      return text !== null && globOf(c.values[0]!).test(text);
-    case "is":
-    case "is_not": {
-      const hit = text === null ? c.values.includes(NONE_VALUE) : c.values.includes(text);
-      return c.op === "is" ? hit : !hit;
-    }
-  }
-}
+export const testValue = (c: Condition, value: string | number | boolean | null | undefined): boolean =>
+  holds(c, value);
 
 /** The session conditions against a session's channel and dimensions. */
 export function testSession(

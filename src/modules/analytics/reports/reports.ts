@@ -1,12 +1,12 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
-import { isPostgresDb } from "../../../platform/db/index.js";
 import type { ReadDeps } from "../../../platform/deps.js";
 import type { RawBuilder } from "kysely";
 import { attributionSummary } from "./attribution.js";
 import { resolveGoal } from "./conversion-model.js";
 import { analyticsBreakdown } from "./breakdown.js";
 import type { BreakdownDimension, FunnelBreakdown } from "../ingest/dimensions.js";
-import { type Condition, NONE_VALUE, eventRowWhere, hasLevel } from "../filters/filter.js";
+import { type Condition, hasLevel } from "../filters/filter.js";
+import { eventRowCondition } from "./event-filter-store.js";
 import {
   filteredAttribution,
   filteredBreakdown,
@@ -33,7 +33,7 @@ import { type Interval, analyticsTimeseries } from "./timeseries.js";
 export function rollupChannels(conds: Condition[]): Set<string> | null {
   if (conds.length !== 1) return null;
   const c = conds[0]!;
-  if (c.field !== "channel" || c.op !== "is" || c.values.includes(NONE_VALUE)) return null;
+  if (c.field !== "channel" || c.op !== "is" || c.absent) return null;
   return new Set(c.values);
 }
 
@@ -153,6 +153,6 @@ export async function eventFilter(
 ): Promise<{ where?: RawBuilder<boolean>; keep?: (visitorId: string) => boolean }> {
   if (conds.length === 0) return {};
   const keep = (await visitorTest(deps, project, conds)) ?? undefined;
-  const where = eventRowWhere(conds, isPostgresDb(deps.db)) ?? undefined;
+  const where = eventRowCondition(deps.db, conds) ?? undefined;
   return { where, keep };
 }

@@ -1,5 +1,4 @@
 import { ConditionBuilder } from "../../components/ConditionBuilder";
-import { ConditionRow } from "../../components/ConditionRow";
 import { Field, SelectField } from "../../components/Field";
 import { useEventSuggestions } from "../../components/pickers";
 import { SuggestField } from "../../components/SuggestField";
@@ -54,6 +53,7 @@ function EventCondition({ n, c, set }: { n: number; c: EventDraft; set: (next: D
         kinds={["page", "eventProperty"]}
         first={{ key: "event.", op: "is", value: "" }}
         addLabel={`Add a condition on condition ${n}'s event`}
+        prefix={`${n}.`}
       />
     </>
   );
@@ -82,15 +82,13 @@ export function CohortConditions({
               </button>
             </>
           ) : (
-            <ol className="conditions">
-              <ConditionRow
-                n={i + 1}
-                condition={c.row}
-                kinds={["leadProperty"]}
-                onChange={(row) => set(i, { type: "property", row })}
-                onRemove={() => remove(i)}
-              />
-            </ol>
+            <ConditionBuilder
+              conditions={[c.row]}
+              onChange={(rows) => (rows[0] ? set(i, { type: "property", row: rows[0] }) : remove(i))}
+              kinds={["leadProperty"]}
+              start={i + 1}
+              max={1}
+            />
           )}
         </li>
       ))}
