@@ -1,4 +1,6 @@
+import type { StateHolder } from "../../platform/deps.js";
 import { defineReadTask } from "../../platform/read-pool/task.js";
+import { provideLeadAnalytics } from "./lead-analytics.js";
 import { exportTask } from "./reports/export.js";
 import type { CohortDefinitionT } from "./cohorts/schema.js";
 import { cohortMemberPage, countCohort, evaluateCohortTask, previewCohort } from "./cohorts/cohorts.js";
@@ -20,6 +22,7 @@ import {
 import type { RetentionInterval } from "./reports/retention.js";
 import type { Interval } from "./reports/timeseries.js";
 import { type TrendsRequest, analyticsTrends } from "./reports/trends.js";
+import { type WebRequest, analyticsWeb } from "./reports/web.js";
 
 /**
  * Analytics' reads that grow with stored data, as read tasks: each report over its rollups or raw
@@ -87,6 +90,10 @@ export const trendsTask = defineReadTask("analytics.trends", (ctx, project, q: T
   analyticsTrends(ctx, project, q),
 );
 
+export const webTask = defineReadTask("analytics.web", (ctx, project, q: WebRequest) =>
+  analyticsWeb(ctx, project, q),
+);
+
 export const cohortCountTask = defineReadTask("analytics.cohort-count", (ctx, project, id: string) =>
   countCohort(ctx, project, id),
 );
@@ -112,9 +119,13 @@ export const analyticsReadTasks = [
   attributionTask,
   pathsTask,
   trendsTask,
+  webTask,
   cohortCountTask,
   cohortPreviewTask,
   cohortMemberPageTask,
   evaluateCohortTask,
   exportTask,
 ];
+
+/** A read worker's lead list asks analytics as the app's does (analytics' module provides the same). */
+export const prepareAnalyticsReads = (worker: StateHolder) => provideLeadAnalytics(worker);

@@ -11,6 +11,7 @@ import {
   readBatch,
   snippetToIncoming,
 } from "./validate.js";
+import { addCountry } from "./geo.js";
 import { writerFor } from "./writer-slot.js";
 
 export interface IngestCaller {
@@ -52,6 +53,7 @@ export async function ingest(
       throw err;
     }
     await admitEvents(deps, caller.project, sender, 1);
+    addCountry(deps, sender, [event]);
     return { received: await writer.write(caller.project, [event], "web", { fromPublicKey }) };
   }
   const defaults = { leadId: body.userId ?? null, visitorId: body.visitorId ?? null };
@@ -65,6 +67,7 @@ export async function ingest(
       { errors },
     );
   await admitEvents(deps, caller.project, sender, valid.length, [defaults.leadId]);
+  addCountry(deps, sender, valid);
   const received = await writer.write(caller.project, valid, "server", { fromPublicKey });
   return { received, errors };
 }

@@ -4,6 +4,7 @@ import type { IngestSender } from "../../platform/ingest-limits.js";
 import { admitEvents } from "./admission.js";
 import { writeEvents } from "./service.js";
 import type { EventRefusal, IncomingEvent } from "./validate.js";
+import { addCountry } from "./geo.js";
 
 /**
  * What the tracking APIs of other tools (Segment's in segment/, PostHog's in posthog/) share once
@@ -62,9 +63,14 @@ export function ingestMapped(
   web: Mapped[],
   server: Mapped[],
 ): Promise<null> {
-  return admitEvents(deps, project, sender, web.length + server.length, leadIdsOf(web, server)).then(() =>
-    writeMapped(deps, project, web, server, sender.keyKind),
-  );
+  return admitEvents(deps, project, sender, web.length + server.length, leadIdsOf(web, server)).then(() => {
+    addCountry(
+      deps,
+      sender,
+      [...web, ...server].map((m) => m.event),
+    );
+    return writeMapped(deps, project, web, server, sender.keyKind);
+  });
 }
 
 function* leadIdsOf(...lists: Mapped[][]): Generator<string | null> {

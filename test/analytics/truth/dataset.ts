@@ -24,14 +24,17 @@ export const DEVICES = {
   mobile: {
     ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
     browser: "Mobile Safari",
+    os: "iOS",
   },
   windows: {
     ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
     browser: "Chrome",
+    os: "Windows",
   },
   mac: {
     ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.1; rv:121.0) Gecko/20100101 Firefox/121.0",
     browser: "Firefox",
+    os: "Mac OS",
   },
 } as const;
 export type DeviceName = keyof typeof DEVICES;
@@ -54,13 +57,15 @@ export function entryOf(channel: Channel, path: string): { url: string; referrer
     case "organic_search":
       return { url, referrer: "https://www.google.com/" };
     case "paid_search":
-      return { url: `${url}?utm_source=google&utm_medium=cpc&utm_campaign=brand` };
+      return { url: `${url}?utm_source=google&utm_medium=cpc&utm_campaign=brand&utm_term=analytics+tool` };
     case "organic_social":
       return { url, referrer: "https://www.facebook.com/" };
     case "paid_social":
       return { url: `${url}?utm_source=facebook&utm_medium=paid_social&utm_campaign=spring` };
     case "email":
-      return { url: `${url}?utm_source=newsletter&utm_medium=email&utm_campaign=weekly` };
+      return {
+        url: `${url}?utm_source=newsletter&utm_medium=email&utm_campaign=weekly&utm_content=header%20link`,
+      };
     case "referral":
       return { url, referrer: "https://blog.partner.org/review" };
   }
@@ -96,6 +101,8 @@ export interface ServerEvent {
 export interface Visitor {
   id: string;
   device: DeviceName;
+  /** the country its page views carry (`$country`), if any */
+  country?: string;
   sessions: Session[];
   lead?: string;
 }
@@ -136,6 +143,9 @@ function prng(seed: number) {
 }
 
 const PAGES = ["/", "/pricing", "/features", "/blog/launch", "/docs"];
+/** Visitors' countries, by their index (not drawn: the seed's other draws stay as they were); every seventh has none. */
+const COUNTRIES = ["US", "DE", "FR", "GB", "IN"];
+const countryOf = (i: number) => (i % 7 === 6 ? undefined : COUNTRIES[i % COUNTRIES.length]);
 /** Channel weights: direct and search lead, as on most sites. */
 const CHANNEL_WEIGHTS: [Channel, number][] = [
   ["direct", 26],
@@ -172,6 +182,8 @@ export function generate(seed = 41, now = Date.now(), visitorCount = 2_000): Dat
 
   for (let i = 0; i < visitorCount; i++) {
     const v: Visitor = { id: `vis-${i}`, device: r.pick(devices), sessions: [] };
+    const country = countryOf(i);
+    if (country) v.country = country;
     visitors.push(v);
     // First visit on days 0–29 ago; up to three more, each at least a day later (sessions apart).
     let day = r.int(30);

@@ -18,13 +18,30 @@ export async function sendDataset(t: Tenant, d: Dataset): Promise<void> {
     batch = [];
   };
   type Web =
-    | { kind: "page"; ts: number; visitor: string; url: string; referrer?: string; ua: string }
+    | {
+        kind: "page";
+        ts: number;
+        visitor: string;
+        url: string;
+        referrer?: string;
+        ua: string;
+        country?: string;
+      }
     | { kind: "action"; ts: number; visitor: string; type: string; url: string; ua: string };
   const web: Web[] = [];
+  const countryOf = new Map(d.visitors.map((v) => [v.id, v.country]));
   for (const s of d.sessions)
     s.pages.forEach((p, i) => {
       const entry = i === 0 ? entryOf(s.channel, p.path) : { url: `${SITE}${p.path}` };
-      web.push({ kind: "page", ts: p.ts, visitor: s.visitor, ...entry, ua: DEVICES[s.device].ua });
+      const country = countryOf.get(s.visitor);
+      web.push({
+        kind: "page",
+        ts: p.ts,
+        visitor: s.visitor,
+        ...entry,
+        ua: DEVICES[s.device].ua,
+        ...(country ? { country } : {}),
+      });
     });
   const deviceOf = new Map(d.visitors.map((v) => [v.id, v.device as DeviceName]));
   for (const a of d.actions)
@@ -44,7 +61,12 @@ export async function sendDataset(t: Tenant, d: Dataset): Promise<void> {
       batch.push({
         type: "page",
         anonymousId: w.visitor,
-        properties: { url: w.url, ...(w.referrer ? { referrer: w.referrer } : {}) },
+        properties: {
+          url: w.url,
+          ...(w.referrer ? { referrer: w.referrer } : {}),
+          // The country a browser's address gave (an event that carries one keeps it).
+          ...(w.country ? { $country: w.country } : {}),
+        },
         context: { userAgent: w.ua },
         timestamp: new Date(w.ts).toISOString(),
       });

@@ -86,7 +86,7 @@ const serverFirstTouch = (q: EngineQuery, project: ProjectRef, range: TrendRange
   );
 
 /** A bucket's start (epoch ms) for an event time `ts`: UTC hours, days, Monday weeks, months; cut at `from`. */
-function bucketExpr(q: EngineQuery, interval: TrendInterval, from: number, ts: string): string {
+export function bucketExpr(q: EngineQuery, interval: TrendInterval, from: number, ts: string): string {
   switch (interval) {
     case "hour":
       return `(${ts} // ${HOUR_MS}) * ${HOUR_MS}`;

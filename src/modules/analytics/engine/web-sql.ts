@@ -1,0 +1,171 @@
+import type { ProjectRef } from "../../../platform/auth/principal.js";
+import type { ReadDeps } from "../../../platform/deps.js";
+import { NONE_KEY } from "../ingest/dimensions.js";
+import type { GoalRef } from "../reports/conversion-model.js";
+import type { TrendInterval } from "../reports/trends-schema.js";
+import type { WebBreakdownKey } from "../reports/web-schema.js";
+import type { Condition } from "../filters/filter.js";
+import { linksCte, personConditions } from "./people.js";
+import {
+  type EngineQuery,
+  allOf,
+  eventConditions,
+  jsonText,
+  personKeySql,
+  sessionConditions,
+} from "./sql.js";
+import { bucketExpr } from "./trends-sql.js";
+
+/**
+ * The web view in the engine's SQL (reports/web.ts has the rules). Everything is a visit's: the
+ * filter selects web sessions that started in the range, and each visit carries what its own web
+ * events say — page views, first and last event, landing URL, entry and exit page, country, the
+ * goal's conversions — from one aggregate over the events (`vis`). The headline, the chart, the
+ * lists (all in one query: `vis` is the costly part) and the breakdown are groupings over `vis`;
+ * pages group the page views themselves.
+ */
+
+const DAY_MS = 86_400_000;
+/** A visit started in the range may run past its end: its events are read up to a day later. */
+const TAIL_MS = DAY_MS;
+
+export interface WebRange {
+  from: number;
+  to: number;
+}
+
+/**
+ * A URL's page: without its query or fragment. (DuckDB and ClickHouse: regexp_replace /
+ * replaceRegexpOne, both RE2.)
+ */
+const pageOf = (url: string) => `regexp_replace(${url}, '[?#].*$', '')`;
+
+/**
+ * A query parameter of the landing URL, decoded ('+' a space), trimmed; null when absent or
+ * empty. DuckDB's url_decode refuses bytes that are not UTF-8, so `try` keeps the raw text then
+ * (ClickHouse: extractURLParameter and decodeURLComponent, which never fail). `name` is one of a
+ * fixed list, never a caller's.
+ */
+const utmOf = (url: string, name: string) => {
+  const raw = `regexp_extract(${url}, '[?&]${name}=([^&#]*)', 1)`;
+  return `nullif(trim(coalesce(try(url_decode(replace(${raw}, '+', ' '))), ${raw})), '')`;
+};
+
+/** A visit's value for a list or breakdown key, over `vis` as `v`. */
+export const VISIT_VALUE: Record<WebBreakdownKey, string> = {
+  channel: "v.channel",
+  source: "v.source",
+  utm_source: utmOf("v.landing_url", "utm_source"),
+  utm_medium: utmOf("v.landing_url", "utm_medium"),
+  // The session's own campaign (trimmed utm_campaign), which the filter key `campaign` reads.
+  utm_campaign: "v.campaign",
+  utm_term: utmOf("v.landing_url", "utm_term"),
+  utm_content: utmOf("v.landing_url", "utm_content"),
+  entry_page: "v.entry_page",
+  exit_page: "v.exit_page",
+  country: "v.country",
+  device: "v.device",
+  browser: "v.browser",
+  os: "v.os",
+};
+
+/**
+ * `with …` the visits of [range.from, range.to) that meet the filter, as `vis` (one row each:
+ * its session's values, `cur` — started at or after `split` —, `pageviews`, `dur` in ms,
+ * `landing_url`, `entry_page`, `exit_page`, `country`, `conversions`), and their web events as
+ * `ev` (`page` their URL's page).
+ */
+export async function visitsCte(
+  q: EngineQuery,
+  deps: ReadDeps,
+  project: ProjectRef,
+  conds: Condition[],
+  range: WebRange,
+  split: number,
+  goal: GoalRef | null,
+): Promise<string> {
+  const p = q.v(project.id);
+  const from = q.v(range.from);
+  const to = q.v(range.to);
+  const tail = q.v(range.to + TAIL_MS);
+  const webEvents = `e.project_id = ${p} and e.ts >= ${from} and e.ts < ${tail} and not e.is_bot and not e.is_server`;
+  const event = eventConditions(q, conds, "e");
+  const sel = `sel as (select s.session_id, s.visitor_id, s.ts, s.channel, s.source, s.campaign, s.device, s.browser, s.os,
+      s.ts >= ${q.v(split)} as cur
+    from sessions s left join links_p l on l.visitor_id = s.visitor_id
+    where ${allOf(
+      `s.project_id = ${p} and s.ts >= ${from} and s.ts < ${to}`,
+      sessionConditions(q, conds, "s"),
+      await personConditions(q, deps, project, conds, personKeySql("s.visitor_id"), "l.lead_id"),
+      event && `s.session_id in (select e.session_id from events e where ${webEvents} and ${event})`,
+    )})`;
+  const ev = `ev as (select e.id, e.session_id, e.visitor_id, e.type, e.url, e.ts, ${pageOf("e.url")} as page,
+      ${jsonText(q, "e.data", "$country")} as country
+    from events e where ${webEvents} and e.session_id in (select session_id from sel))`;
+  // Arg-min/max with a filter: ClickHouse's argMinIf / argMaxIf.
+  const agg = `agg as (select session_id, count(*) filter (where type = 'pageview') as pageviews,
+      max(ts) - min(ts) as dur, arg_min(url, ts) as landing_url,
+      arg_min(page, ts) filter (where type = 'pageview') as entry_page,
+      arg_max(page, ts) filter (where type = 'pageview') as exit_page,
+      arg_min(country, ts) filter (where country is not null) as country
+    from ev group by session_id)`;
+  const hit = goal
+    ? ` and c.event_id in (select event_id from goal_hits where project_id = ${p} and goal_key = ${q.v(goal.id)})`
+    : "";
+  const conv = `conv_s as (select e.session_id, sum(c.counted) as n from conversions c join ev e on e.id = c.event_id
+    where c.project_id = ${p} and c.ts >= ${from} and c.ts < ${tail}${hit} group by e.session_id)`;
+  const vis = `vis as (select sel.*, coalesce(a.pageviews, 0) as pageviews, coalesce(a.dur, 0) as dur, a.landing_url,
+      a.entry_page, a.exit_page, a.country, coalesce(cs.n, 0) as conversions
+    from sel left join agg a on a.session_id = sel.session_id left join conv_s cs on cs.session_id = sel.session_id)`;
+  return `with ${linksCte(q, project)}, ${sel}, ${ev}, ${agg}, ${conv}, ${vis}`;
+}
+
+/** The headline per period (`cur`): visitors, visits, page views, bounces, mean duration (ms), conversions. */
+export const headlineSql = (withs: string) => `${withs}
+  select cur, count(distinct visitor_id) as visitors, count(*) as visits, sum(pageviews) as pageviews,
+    count(*) filter (where pageviews = 1) as bounces, avg(dur) as dur, sum(conversions) as conversions,
+    count(*) filter (where conversions > 0) as converted
+  from vis group by cur`;
+
+/** Visitors, visits and page views per bucket of the visits' starts (`b`, epoch ms). */
+export const chartSql = (q: EngineQuery, withs: string, interval: TrendInterval, from: number) => `${withs}
+  select b, count(distinct visitor_id) as visitors, count(*) as visits, sum(pageviews) as pageviews
+  from (select ${bucketExpr(q, interval, from, "ts")} as b, visitor_id, pageviews from vis) t group by b`;
+
+/**
+ * Lists of visits by their values, all in one query (`vis` is made once): rows `(g, value, …)`,
+ * `g` the index of the key in `keys`, the top `limit` of each by visitors, and one more.
+ * (GROUPING SETS, grouping() and windows: ClickHouse has them too.)
+ */
+export const visitListsSql = (q: EngineQuery, withs: string, keys: WebBreakdownKey[], limit: number) => {
+  const none = q.v(NONE_KEY);
+  const cols = keys.map((k, i) => `coalesce(${VISIT_VALUE[k]}, ${none}) as k${i}`).join(", ");
+  const which = keys.map((_, i) => `when grouping(k${i}) = 0 then ${i}`).join(" ");
+  const value = keys.length === 1 ? "k0" : `coalesce(${keys.map((_, i) => `k${i}`).join(", ")})`;
+  return `${withs},
+  lists as (select case ${which} end as g, ${value} as value, count(distinct visitor_id) as visitors,
+      count(*) as visits, sum(pageviews) as pageviews, sum(conversions) as conversions
+    from (select ${cols}, visitor_id, pageviews, conversions from vis v) t
+    group by grouping sets (${keys.map((_, i) => `(k${i})`).join(", ")}))
+  select * from (select *, row_number() over (partition by g order by visitors desc, visits desc, value) as n from lists) r
+  where n <= ${q.v(limit + 1)}`;
+};
+
+/** Top pages: page views of each page in the visits, the visits and visitors that viewed it. */
+export const pagesSql = (q: EngineQuery, withs: string, limit: number) => `${withs}
+  select page as value, count(distinct visitor_id) as visitors, count(distinct session_id) as visits,
+    count(*) as pageviews
+  from ev where type = 'pageview' group by page
+  order by pageviews desc, visitors desc, page limit ${q.v(limit + 1)}`;
+
+/** Visits by two of their values, with their bounce rate and mean duration (ms). */
+export const breakdownSql = (q: EngineQuery, withs: string, keys: WebBreakdownKey[], limit: number) => {
+  const none = q.v(NONE_KEY);
+  const cols = keys.map((k, i) => `coalesce(${VISIT_VALUE[k]}, ${none}) as k${i}`).join(", ");
+  const ks = keys.map((_, i) => `k${i}`).join(", ");
+  return `${withs}
+  select ${ks}, count(distinct visitor_id) as visitors, count(*) as visits, sum(pageviews) as pageviews,
+    count(*) filter (where pageviews = 1) as bounces, avg(dur) as dur
+  from (select ${cols}, visitor_id, pageviews, dur from vis v) t
+  group by ${ks} order by visitors desc, visits desc, ${ks} limit ${q.v(limit + 1)}`;
+};
