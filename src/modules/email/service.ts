@@ -1,6 +1,6 @@
 import { stateOf } from "../../platform/deps.js";
 import type { LiftMailer } from "../workspace/service.js";
-import type { TemplateSendBody } from "./schema.js";
+import type { InlineSendBody, TemplateSendBody } from "./schema.js";
 import { handleSend } from "./send.js";
 import { SEND_DEPS } from "./send-deps.js";
 import { validateSendBody } from "./validate.js";
@@ -17,12 +17,13 @@ const OUTBOX_ONLY =
 
 /**
  * Sends a template to one recipient, strict (a variable the template uses and the mail lacks
- * refuses the send rather than mailing a broken link). Links are not rewritten for click tracking
- * and no open pixel is added: Lift's own mail carries one-time tokens, which a tracked click would
- * store in the send log in clear.
+ * refuses the send rather than mailing a broken link), or a body Lift composed itself (a
+ * subscription's tiles). Links are not rewritten for click tracking and no open pixel is added:
+ * Lift's own mail carries one-time tokens, which a tracked click would store in the send log in
+ * clear.
  */
 export const sendLiftEmail: LiftMailer = async (deps, workspaceId, mail) => {
-  const body: TemplateSendBody = { ...mail, strict: true };
+  const body: TemplateSendBody | InlineSendBody = "commId" in mail ? { ...mail, strict: true } : mail;
   validateSendBody(body);
   const send = { ...stateOf(deps, SEND_DEPS), tracking: false };
   const res = await handleSend(

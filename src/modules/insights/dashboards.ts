@@ -1,10 +1,11 @@
 import { creationTime } from "../../platform/creation-time.js";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { newId } from "../../platform/crypto.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import { type DbOrTrx, withTransaction } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { newestFirstFrom, pageOf } from "../../platform/cursor.js";
 import { insightsByIds, stampAfter } from "./insights.js";
+import { deleteSubscriptionsOf } from "./subscriptions-store.js";
 import {
   type CreateDashboardBodyT,
   type DashboardItemT,
@@ -129,11 +130,14 @@ export async function updateDashboard(
 }
 
 export async function deleteDashboard(db: DbOrTrx, project: ProjectRef, id: string) {
-  const res = await db
-    .deleteFrom("dashboards")
-    .where("id", "=", id)
-    .where("project_id", "=", project.id)
-    .executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw notFound("dashboard", id);
-  return { id, deleted: true as const };
+  return withTransaction(db, async (trx) => {
+    const res = await trx
+      .deleteFrom("dashboards")
+      .where("id", "=", id)
+      .where("project_id", "=", project.id)
+      .executeTakeFirst();
+    if (Number(res.numDeletedRows) === 0) throw notFound("dashboard", id);
+    await deleteSubscriptionsOf(trx, project.id, { dashboardId: id });
+    return { id, deleted: true as const };
+  });
 }

@@ -14,6 +14,7 @@ import type {
 } from "./schema.js";
 import type { InsightTable } from "./tables.js";
 import "./tables.js";
+import { deleteSubscriptionsOf } from "./subscriptions-store.js";
 
 /** Saved insights: a report's kind and settings under a name, per project. */
 
@@ -112,6 +113,7 @@ export async function deleteInsight(db: DbOrTrx, project: ProjectRef, id: string
   return withTransaction(db, async (trx) => {
     await findInsightRow(trx, project, id);
     await trx.deleteFrom("insights").where("id", "=", id).where("project_id", "=", project.id).execute();
+    await deleteSubscriptionsOf(trx, project.id, { insightId: id });
     const boards = await trx
       .selectFrom("dashboards")
       .select(["id", "items", "updated_at"])

@@ -8,6 +8,7 @@ import { findDashboardRow, gridOrder, toDashboard } from "./dashboards.js";
 import { findInsightRow, insightsByIds, toInsight } from "./insights.js";
 import { KeptAnswers, type Want } from "./kept.js";
 import { runInsight } from "./run.js";
+import { type TileOverride, applyOverride, overrideOf } from "./tile-override.js";
 import { defineReadTask } from "../../platform/read-pool/task.js";
 import type {
   DashboardResultsQueryT,
@@ -41,8 +42,11 @@ export const insightTask = defineReadTask(
 /** Every tile of a dashboard, on a reader thread. */
 export const tilesTask = defineReadTask(
   "insights.tiles",
-  (ctx, _project, q: { row: DashboardTable; insights: InsightTable[]; computedAt: string }) =>
-    runTiles(ctx, q.row, new Map(q.insights.map((i) => [i.id, i])), q.computedAt),
+  (
+    ctx,
+    _project,
+    q: { row: DashboardTable; insights: InsightTable[]; computedAt: string; override?: TileOverride },
+  ) => runTiles(ctx, q.row, new Map(q.insights.map((i) => [i.id, i])), q.computedAt, q.override),
 );
 
 type Outcome =
@@ -59,6 +63,7 @@ async function runTiles(
   row: DashboardTable,
   insights: Map<string, InsightTable>,
   computedAt: string,
+  override?: TileOverride,
 ): Promise<DashboardResultsT> {
   const project = { id: row.project_id, workspaceId: row.workspace_id };
   const dashboard = toDashboard(row);
@@ -66,7 +71,12 @@ async function runTiles(
   for (const [id, ins] of insights)
     outcomes.set(
       id,
-      runInsight(deps, project, ins.kind as InsightKind, JSON.parse(ins.settings)).then(
+      runInsight(
+        deps,
+        project,
+        ins.kind as InsightKind,
+        applyOverride(ins.kind as InsightKind, JSON.parse(ins.settings), override),
+      ).then(
         (answer): Outcome => ({ answer, error: null }),
         (err: unknown): Outcome => {
           if (err instanceof AppError && err.status < 500)
@@ -111,20 +121,45 @@ const COMPUTE_DEADLINE_MS = 5 * 60_000;
  * its insights' (`stampAfter` moves them on every edit; deleting an insight edits its dashboards),
  * so an edit of either is never answered from before it.
  */
-async function keptTiles(deps: ServiceDeps, row: DashboardTable, want: Want, now: number) {
+async function keptTiles(
+  deps: ServiceDeps,
+  row: DashboardTable,
+  want: Want,
+  now: number,
+  override?: TileOverride,
+) {
+  return withinDeadline(keptAnswer(deps, row, want, now, override), deps.config.readPool.timeoutMs);
+}
+
+/**
+ * A dashboard's tiles computed now (joining a computation in flight), for a job: no request waits
+ * on it, so only the computation's own deadline applies. The answer is kept for the next view.
+ */
+export const freshTiles = (deps: ServiceDeps, row: DashboardTable) =>
+  keptAnswer(deps, row, "new", Date.now());
+
+async function keptAnswer(
+  deps: ServiceDeps,
+  row: DashboardTable,
+  want: Want,
+  now: number,
+  override?: TileOverride,
+) {
   const ids = new Set(toDashboard(row).items.map((i) => i.insightId));
   const insights = await insightsByIds(deps.db, row.project_id, [...ids]);
   const versions = [...insights.values()].map((i) => `${i.id}@${i.updated_at}`).sort();
   const project = { id: row.project_id, workspaceId: row.workspace_id };
-  const answer = stateOf(deps, KEPT).get({
-    key: [row.project_id, row.id, row.updated_at, ...versions].join("\u0000"),
+  return stateOf(deps, KEPT).get({
+    key: [row.project_id, row.id, row.updated_at, JSON.stringify(override ?? null), ...versions].join(
+      "\u0000",
+    ),
     want,
     now,
     compute: (computedAt) =>
       deps.reads.run(
         tilesTask,
         project,
-        { row, insights: [...insights.values()], computedAt },
+        { row, insights: [...insights.values()], computedAt, override },
         { deadlineMs: COMPUTE_DEADLINE_MS },
       ),
     // Ids only: the error's text may quote a report's settings, and the link's token is not here.
@@ -134,7 +169,6 @@ async function keptTiles(deps: ServiceDeps, row: DashboardTable, want: Want, now
         "dashboard results: background recomputation failed",
       ),
   });
-  return withinDeadline(answer, deps.config.readPool.timeoutMs);
 }
 
 /** The caller waits at most the read deadline; the computation goes on and is kept for the next view. */
@@ -166,7 +200,8 @@ export async function dashboardResults(
   now = Date.now(),
 ): Promise<DashboardResultsT> {
   const row = await findDashboardRow(deps.db, project, id);
-  const answer = await keptTiles(deps, row, query.refresh ? "new" : "kept", now);
+  const override = overrideOf(query, now);
+  const answer = await keptTiles(deps, row, query.refresh ? "new" : "kept", now, override);
   // Sharing does not change the version: the dashboard itself is today's row.
   return { ...answer, dashboard: toDashboard(row) };
 }

@@ -55,6 +55,9 @@ const RESULTS = {
   trends: Trends,
 } as const;
 
+/** The answer of a report of kind `K`. */
+export type ResultOf<K extends InsightKind> = Static<(typeof RESULTS)[K]>;
+
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Description = Type.String({ maxLength: 2000 });
 const Kind = Type.Union(
@@ -209,6 +212,21 @@ export const DashboardResultsQuery = Type.Object(
   {
     refresh: Type.Optional(
       Type.Boolean({ default: false, description: "compute the results now instead of a kept answer" }),
+    ),
+    period: Type.Optional(
+      Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")], {
+        description:
+          "the dashboard's period: replaces every tile's saved period while set (attribution tiles keep theirs for a custom range)",
+      }),
+    ),
+    from: Type.Optional(Type.String({ maxLength: 40, description: "with period=custom: the first day" })),
+    to: Type.Optional(Type.String({ maxLength: 40, description: "with period=custom: the last day" })),
+    filter: Type.Optional(
+      Type.String({
+        maxLength: 4000,
+        description:
+          "the dashboard's filter (JSON array of conditions, as the reports' `filter`): added to every tile's own",
+      }),
     ),
   },
   closed,

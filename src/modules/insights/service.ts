@@ -19,3 +19,12 @@ export {
   unshareDashboard,
 } from "./results.js";
 export type { InsightKind } from "./schema.js";
+export {
+  createSubscription,
+  deleteSubscription,
+  getSubscription,
+  listSends,
+  listSubscriptions,
+  updateSubscription,
+} from "./subscriptions.js";
+export { checkAllSubscriptions, sendSubscription } from "./subscriptions-send.js";

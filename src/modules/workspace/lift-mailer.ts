@@ -1,13 +1,23 @@
 import { type ServiceDeps, providedSlot } from "../../platform/deps.js";
 
 /** One of Lift's own mails: a template of the workspace's catalog, to one recipient. */
-export interface LiftMail {
+export interface LiftTemplateMail {
   to: string;
   /** the catalog template's id (e.g. `invite`) */
   commId: string;
   variables: Record<string, string>;
   tags: Record<string, string>;
 }
+
+/** One of Lift's own mails whose body Lift composes itself (a dashboard's tiles), to one recipient. */
+export interface LiftInlineMail {
+  to: string;
+  subject: string;
+  html: string;
+  tags: Record<string, string>;
+}
+
+export type LiftMail = LiftTemplateMail | LiftInlineMail;
 
 export interface LiftSendOutcome {
   /** the send record, as the send log lists it (null when refused before a record existed) */

@@ -1,12 +1,11 @@
 import type { ApiData } from "../../api/client";
 import { channelLabel, valueLabel } from "../../components/channels";
-import { Chart } from "../../components/Chart";
 import { DataTable } from "../../components/DataTable";
-import { Count, countText, estimateNote } from "../../components/estimate";
+import { Count } from "../../components/estimate";
 import { FUNNEL_DIMENSIONS } from "../../components/dimensions";
 import { currencyNote, moneyFormat } from "../../components/money";
 import { FunnelBreakdown } from "../funnels/FunnelBreakdown";
-import { TrendsTile } from "../trends/TrendsTile";
+import { TimeseriesTile, TrendsChartTile } from "./SeriesTile";
 
 export type Tile = ApiData<"/api/dashboards/{id}/results", "get">["tiles"][number];
 type Answer = NonNullable<Tile["answer"]>;
@@ -90,28 +89,8 @@ export function TileBody({ name, answer }: { name: string; answer: Answer }) {
   switch (answer.kind) {
     case "summary":
       return <Summary r={answer.result} />;
-    case "timeseries": {
-      const p = answer.result.points;
-      return (
-        <Chart
-          label={`${name}: visitors and conversions per ${answer.result.interval}`}
-          height={180}
-          dates={p.map((x) => x.date)}
-          series={[
-            {
-              label: "Visitors",
-              values: p.map((x) => x.visitors),
-              color: "#4f46e5",
-              // the period's distinct visitors, not the sum of its buckets
-              total: `${countText(answer.result.totals.visitors, answer.result.totals.visitorsEstimate)} in the period`,
-              totalNote:
-                answer.result.totals.visitorsEstimate && estimateNote(answer.result.totals.visitorsEstimate),
-            },
-            { label: "Conversions", values: p.map((x) => x.conversions), color: "#b45309" },
-          ]}
-        />
-      );
-    }
+    case "timeseries":
+      return <TimeseriesTile name={name} r={answer.result} />;
     case "breakdown": {
       const by = answer.result.by;
       return (
@@ -186,7 +165,7 @@ export function TileBody({ name, answer }: { name: string; answer: Answer }) {
         />
       );
     case "trends":
-      return <TrendsTile name={name} r={answer.result} />;
+      return <TrendsChartTile name={name} r={answer.result} />;
     case "paths":
       return (
         <DataTable
