@@ -1,15 +1,14 @@
-import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { EventOrigin } from "../../platform/event-bus.js";
-import { type DbOrTrx, type Trx, isPostgresDb } from "../../platform/db/index.js";
+import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { type ErasedEvents, deleteEventsOf } from "./erasure.js";
 import { AppError } from "../../platform/errors.js";
 import "./tables.js";
 import type { ServerEventInput } from "./schema.js";
 import { FieldError, type IncomingEvent, serverEventToIncoming } from "./validate.js";
-import { visitorsWithLastSeen } from "./sessions.js";
-import type { EventTable } from "./tables.js";
-import { sqliteVisitorEventSeqs } from "./store/visitor-index.js";
+import { holdEventWrites } from "./store/erasure.js";
+import { visitorEventRows } from "./store/reads.js";
+import { visitorsWithLastSeen } from "./store/visitor-states.js";
 import { type StoredEvent, toStoredEvent } from "./stored.js";
 
 /** Where a visit came from (channel, source, campaign, referrer host, landing page): analytics reads a session's. */
@@ -68,20 +67,7 @@ export async function listEventsForVisitors(
   limit: number,
 ): Promise<StoredEvent[]> {
   if (visitorIds.length === 0 || limit <= 0) return [];
-  const rows = isPostgresDb(db)
-    ? await db
-        .selectFrom("events")
-        .selectAll()
-        .where("project_id", "=", project.id)
-        .where("visitor_id", "in", visitorIds)
-        .orderBy("ts", "asc")
-        .orderBy("id", "asc")
-        .limit(limit)
-        .execute()
-    : (
-        await sql<EventTable>`select * from events where seq in (${sqliteVisitorEventSeqs(project.id, visitorIds)})
-          order by ts asc, id asc limit ${limit}`.execute(db)
-      ).rows;
+  const rows = await visitorEventRows(db, project.id, visitorIds, limit);
   return rows.map(toStoredEvent);
 }
 
@@ -134,7 +120,7 @@ export function withIngestPaused<T>(
   ) => Promise<T>,
 ): Promise<T> {
   return writerFor(deps).exclusive(async (trx, forget) => {
-    if (isPostgresDb(trx)) await sql`lock table events in share row exclusive mode`.execute(trx);
+    await holdEventWrites(trx);
     return work(trx, (projectId, person) => deleteEventsOf(trx, projectId, person, forget));
   });
 }
@@ -147,10 +133,10 @@ export {
   eventRowPages,
   latestEvents,
   visitorEventPages,
-} from "./pages.js";
+} from "./store/pages.js";
 
 /** A resumable scan of stored events by type, a page per call (recounts from history). */
-export { type ScanPage, type ScannedEvent, eventTypeScanPage, lockStoredEvents } from "./scan.js";
+export { type ScanPage, type ScannedEvent, eventTypeScanPage, lockStoredEvents } from "./store/scan.js";
 
 /** The committed events in commit order after a cursor: what the analytics engine copies (store/feed.ts). */
 export { type FeedCursor, committedEventsAfter, eventsByIds, lateEventIds } from "./store/feed.js";
@@ -164,3 +150,6 @@ export { type ExportFormat, exportChunks, exportRange } from "./export.js";
 
 /** The bodies PostHog's SDKs send (gzip, gzip-js, a base64 form) as JSON: flags reads its `/flags` with it. */
 export { decodeBody as decodePostHogBody, isPlainJson as isPlainPostHogJson } from "./posthog/body.js";
+
+/** PostHog's groups without a person: their stored traits, for PostHog's `/flags` (flags module). */
+export { groupTraitsOf as postHogGroupTraits } from "./posthog/groups-store.js";

@@ -22,20 +22,30 @@ export function Field({
 
 export function SelectField({
   label,
+  hint,
   options,
   ...select
-}: { label: string; options: { value: string; label: string }[] } & SelectHTMLAttributes<HTMLSelectElement>) {
+}: {
+  label: string;
+  hint?: ReactNode;
+  options: { value: string; label: string }[];
+} & SelectHTMLAttributes<HTMLSelectElement>) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} {...select}>
+      <select id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...select}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
           </option>
         ))}
       </select>
+      {hint && (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      )}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { MAX_DATA_BYTES } from "../schema.js";
 import type { Mapped } from "../sdk-ingest.js";
 import { parseTime } from "../segment/map.js";
 import { ANONYMOUS_VISITOR, FieldError, type IncomingEvent } from "../validate.js";
+import type { GroupSet } from "./groups-store.js";
 import { PostHogEvent, type PostHogEventT } from "./schema.js";
 
 /** What a request brings besides its events. */
@@ -169,4 +170,23 @@ function timeOf(m: PostHogEventT, env: Envelope): number {
   if (ms < EPOCH_2000 || ms > env.now + FUTURE_SLACK_MS)
     throw new FieldError(`.${at === null ? "offset" : "timestamp"} is out of range (2000 to now + 1 day)`);
   return Math.floor(ms);
+}
+
+/**
+ * The traits of each `$groupidentify` without a person among a request's (already accepted) events,
+ * in order: posthog-node's `groupIdentify` sends the distinct id `$<type>_<key>` (groups-store.ts).
+ */
+export function standaloneGroups(events: unknown[]): GroupSet[] {
+  const out: GroupSet[] = [];
+  for (const e of events) {
+    if (!isObject(e) || e.event !== "$groupidentify") continue;
+    const props = isObject(e.properties) ? e.properties : {};
+    if (typeof props.$group_type !== "string") continue;
+    const type = props.$group_type;
+    const key = idOf(props.$group_key, "properties.$group_key");
+    const distinct = e.distinct_id ?? props.distinct_id;
+    if (key === null || String(distinct) !== `$${type}_${key}` || !isObject(props.$group_set)) continue;
+    out.push({ type, key, set: props.$group_set });
+  }
+  return out;
 }

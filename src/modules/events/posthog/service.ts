@@ -7,7 +7,8 @@ import { parseTime } from "../segment/map.js";
 import { MAX_BATCH_MESSAGES, MAX_MESSAGE_BYTES, MAX_PUBLIC_BATCH_MESSAGES } from "../segment/schema.js";
 import { messageBytes, oversizedMessages } from "../segment/sizes.js";
 import { type EventRefusal, FieldError, refusalOf } from "../validate.js";
-import { type Envelope, toIncoming } from "./map.js";
+import { storeGroupTraits } from "./groups-store.js";
+import { type Envelope, standaloneGroups, toIncoming } from "./map.js";
 import type { RemoteConfigT } from "./schema.js";
 
 /**
@@ -59,16 +60,21 @@ export function keyOfBody(body: unknown): unknown {
 }
 
 /**
- * Stores a call's events once each, after commit; resolves with null, or with the refusal when an
- * event is invalid (all or none, as Segment's API). Admitted first (admission.ts): past the
- * sender's budgets, 429 and nothing stored.
+ * Stores a call's events once each, after commit (and a secret key's standalone groups' traits);
+ * resolves with null, or with the refusal when an event is invalid (all or none, as Segment's
+ * API). Admitted first (admission.ts): past the sender's budgets, 429 and nothing stored.
  */
-export function ingestPostHog(
+export async function ingestPostHog(
   deps: ServiceDeps,
   project: ProjectRef,
   call: PostHogCall,
 ): Promise<Refusal | null> {
-  return ingestCall(deps, project, call.sender, () => mapCall(call));
+  const refused = await ingestCall(deps, project, call.sender, () => mapCall(call));
+  // A server's groups without a person keep their traits (groups-store.ts), once the events are stored:
+  // a retry stores its events once and merges the same traits again, which changes nothing.
+  if (refused === null && call.sender.keyKind === "secret")
+    await storeGroupTraits(deps.db, project, standaloneGroups(eventsOf(call.body).events));
+  return refused;
 }
 
 function mapCall(call: PostHogCall): MappedCall {

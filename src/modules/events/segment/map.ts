@@ -83,7 +83,8 @@ export function toIncoming(raw: unknown, type: MessageType, env: Envelope): Mapp
       data = revenueOf((raw as TrackMessageT).properties ?? {});
       break;
     case "identify": {
-      const traits = (raw as IdentifyMessageT).traits;
+      // RudderStack's JS SDK puts an identify's traits in context.traits; Segment's at the top.
+      const traits = (raw as IdentifyMessageT).traits ?? context?.traits ?? undefined;
       eventType = "$identify";
       // PostHog's person operations, which the identity step applies to the lead (or the visitor).
       data = traits && Object.keys(traits).length > 0 ? { [setOp(env)]: traits } : {};

@@ -66,6 +66,9 @@ export const SegmentContext = Type.Object(
       "the end user's User-Agent: a crawler's or headless browser's flags the event as a bot",
       MAX_URL,
     ),
+    traits: Properties(
+      "an identify's traits when it has no top-level `traits` (RudderStack's JS SDK sends them here); ignored on other calls",
+    ),
   },
   { description: "Segment's context; the fields listed are read, others are ignored" },
 );
@@ -214,5 +217,5 @@ export const Settings = Type.Object(
 );
 export type SettingsT = Static<typeof Settings>;
 
-/** Deletes stored messageIds past the 24-hour window (hourly; dedup.ts). */
+/** Deletes stored messageIds past the 24-hour window (hourly; claims-store.ts). */
 export const MESSAGE_IDS_EXPIRY_JOB = jobKind("events.segment-message-ids", NoPayload);

@@ -3,9 +3,9 @@ import type { FlagT, RuleT } from "../schema.js";
 
 /**
  * Lift's flags as PostHog's local-evaluation definitions (what posthog-node polls with a personal
- * API key). Only flags PostHog's SDKs evaluate exactly as Lift does are defined; any other flag is
- * left out, and the SDK asks `/flags` (Lift's remote evaluation) for it. docs/posthog.md, "Local
- * evaluation", lists what maps.
+ * API key). Only flags PostHog's SDKs evaluate exactly as Lift does get their rules; any other flag
+ * is marked so that the SDK asks `/flags` (Lift's remote evaluation) for it. docs/posthog.md,
+ * "Local evaluation", lists what maps.
  */
 
 interface PropertyFilter {
@@ -24,6 +24,8 @@ export interface PostHogDefinition {
   key: string;
   name: string;
   active: boolean;
+  /** PostHog's mark of a flag its SDKs must ask the server for (serverOnlyDefinition). */
+  ensure_experience_continuity?: true;
   filters: {
     groups: Group[];
     multivariate?: { variants: { key: string; rollout_percentage: number }[] };
@@ -129,6 +131,24 @@ export function definitionOf(
     filters.payloads = Object.fromEntries([...all.keys()].map((k) => [k, JSON.stringify(k)]));
   }
   return { ...base, active: true, filters };
+}
+
+/**
+ * A flag whose rules do not map (a cohort, GrowthBook's hashing, …), defined only so that PostHog's
+ * SDKs know it and ask `/flags` for it: experience continuity is PostHog's own mark of a flag that
+ * local evaluation cannot answer. Left out instead, posthog-node's `getAllFlags` would drop it
+ * whenever every flag it knows was answered locally. No rule is published: not its conditions,
+ * and never a cohort's members.
+ */
+export function serverOnlyDefinition(flag: FlagT, id: number): PostHogDefinition {
+  return {
+    id,
+    key: flag.key,
+    name: flag.description ?? flag.key,
+    active: true,
+    ensure_experience_continuity: true,
+    filters: { groups: [], payloads: {} },
+  };
 }
 
 /** Experiment ids the flags' rules name (to read them once). */

@@ -6,7 +6,7 @@ import { startTestApp, type Tenant, type TestApp } from "../../../../test/helper
 /**
  * posthog-node evaluating Lift's flags locally (`personalApiKey` = the project's secret key), from
  * the definitions Lift serves: equal to Lift's remote evaluation for every person, and the flags
- * that do not map left to remote evaluation.
+ * that do not map marked for remote evaluation.
  */
 let t: TestApp;
 let base: string;
@@ -103,7 +103,17 @@ describe("PostHog's local-evaluation definitions", () => {
     const res = await definitions("/flags/definitions", a.apiKey);
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.flags.map((f: { key: string }) => f.key).sort()).toEqual([...MAPPED].sort());
+    const marked = (f: { ensure_experience_continuity?: boolean }) => f.ensure_experience_continuity === true;
+    expect(
+      body.flags
+        .filter((f: never) => !marked(f))
+        .map((f: { key: string }) => f.key)
+        .sort(),
+    ).toEqual([...MAPPED].sort());
+    // The others are named, with no rule, marked for the SDK to ask /flags.
+    expect(
+      body.flags.filter(marked).map((f: { key: string; filters: unknown }) => [f.key, f.filters]),
+    ).toEqual([...UNMAPPED].sort().map((k) => [k, { groups: [], payloads: {} }]));
     expect(body).toMatchObject({ group_type_mapping: {}, cohorts: {} });
     const split = body.flags.find((f: { key: string }) => f.key === "ph-split");
     expect(split.filters.groups).toEqual([

@@ -112,6 +112,9 @@ const Definition = Type.Object(
     key: Type.String(),
     name: Type.String(),
     active: Type.Boolean(),
+    ensure_experience_continuity: Type.Optional(
+      Type.Literal(true, { description: "the flag does not map: the SDK asks `/flags` for it" }),
+    ),
     filters: Type.Object({}, { additionalProperties: true }),
   },
   { additionalProperties: true },
@@ -119,7 +122,9 @@ const Definition = Type.Object(
 
 export const DefinitionsAnswer = Type.Object(
   {
-    flags: Type.Array(Definition, { description: "the flags PostHog's SDKs evaluate locally as Lift does" }),
+    flags: Type.Array(Definition, {
+      description: "every flag: with its rules where PostHog's SDKs evaluate it as Lift does, else marked",
+    }),
     group_type_mapping: Type.Record(Type.String(), Type.String()),
     cohorts: Type.Record(Type.String(), Type.Unknown()),
   },

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { FeatureDefinition } from "@growthbook/growthbook";
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
+import { postHogGroupTraits } from "../../events/service.js";
 import { experimentsForFlags } from "../../experiments/service.js";
 import { type CohortUse, savedGroupsFor } from "../cohorts.js";
 import { checkAttributes } from "../conditions.js";
@@ -9,7 +10,7 @@ import { remoteEvaluation } from "../evaluate.js";
 import { sdkPayload } from "../sdk.js";
 import { etagOf, type PayloadEntry } from "../sdk-cache.js";
 import { listFlagRows, toFlag } from "../store.js";
-import { definitionOf, experimentIdsOfFlags } from "./definitions.js";
+import { definitionOf, experimentIdsOfFlags, serverOnlyDefinition } from "./definitions.js";
 import type { FlagDetailT, PostHogFlagsBodyT } from "./schema.js";
 
 /**
@@ -36,14 +37,21 @@ interface Evaluated {
 
 /**
  * PostHog's person as GrowthBook's attributes: the person properties as they are, the groups
- * (`groups`: type → key) and their properties (`groupProperties`), and `distinct_id` as `id`, what
+ * (`groups`: type → key) and their properties (`groupProperties`: each named group's stored traits,
+ * `stored`, under the request's own, which win as in PostHog), and `distinct_id` as `id`, what
  * rollouts and experiments hash on.
  */
-export function attributesOf(body: PostHogFlagsBodyT): Record<string, unknown> {
+export function attributesOf(
+  body: PostHogFlagsBodyT,
+  stored: Record<string, Record<string, unknown>> = {},
+): Record<string, unknown> {
   const attributes: Record<string, unknown> = { ...body.person_properties };
   if (body.groups && Object.keys(body.groups).length > 0) attributes.groups = body.groups;
-  if (body.group_properties && Object.keys(body.group_properties).length > 0)
-    attributes.groupProperties = body.group_properties;
+  const groupProperties: Record<string, Record<string, unknown>> = {};
+  for (const [type, traits] of Object.entries(stored)) groupProperties[type] = { ...traits };
+  for (const [type, sent] of Object.entries(body.group_properties ?? {}))
+    groupProperties[type] = { ...groupProperties[type], ...(sent as Record<string, unknown>) };
+  if (Object.keys(groupProperties).length > 0) attributes.groupProperties = groupProperties;
   attributes.id = body.distinct_id;
   return attributes;
 }
@@ -108,7 +116,9 @@ async function evaluate(
   const features = Object.fromEntries(keys.map((k) => [k, entry.payload.features[k]!]));
   const uses: CohortUse = all ? entry.allCohorts : new Map();
   if (!all) for (const k of keys) for (const [id, on] of entry.cohorts.get(k) ?? []) uses.set(id, on);
-  const attributes = attributesOf(body);
+  // The groups the request names keep their stored traits (a server's `groupIdentify`).
+  const stored = body.groups ? await postHogGroupTraits(deps.db, project, body.groups) : {};
+  const attributes = attributesOf(body, stored);
   const groups = uses.size > 0 ? await savedGroupsFor(deps, project, uses, attributes) : undefined;
   // Lift's payloads have no prerequisites: the flags asked for are evaluated alone.
   const scoped = all ? entry : { ...entry, payload: { ...entry.payload, features } };
@@ -158,8 +168,8 @@ export async function evaluatePostHogFlags(
 }
 
 /**
- * PostHog's local-evaluation definitions of the project's flags that PostHog's SDKs evaluate as
- * Lift does (definitions.ts), serialised with an ETag of the bytes (the SDK polls with
+ * PostHog's local-evaluation definitions of the project's flags: those PostHog's SDKs evaluate as
+ * Lift does, and the others marked for the SDK to ask `/flags` (definitions.ts), serialised with an ETag of the bytes (the SDK polls with
  * If-None-Match). Ids are the flags' places in key order: PostHog's SDKs only report them.
  */
 export async function postHogDefinitions(
@@ -171,7 +181,9 @@ export async function postHogDefinitions(
   const experiments = new Map(
     (await experimentsForFlags(deps.db, project.id, experimentIdsOfFlags(flags))).map((e) => [e.id, e]),
   );
-  const definitions = flags.flatMap((f, i) => definitionOf(f, i + 1, experiments) ?? []);
+  const definitions = flags.map(
+    (f, i) => definitionOf(f, i + 1, experiments) ?? serverOnlyDefinition(f, i + 1),
+  );
   const body = JSON.stringify({ flags: definitions, group_type_mapping: {}, cohorts: {} });
   return { body, etag: etagOf(body) };
 }

@@ -10,6 +10,8 @@ import {
   flagKeys,
   parseValue,
   useFlags,
+  HASHINGS,
+  type Hashing,
   VALUE_TYPES,
   type ValueType,
   valueText,
@@ -24,6 +26,7 @@ interface Draft {
   valueType: ValueType;
   defaultValue: string;
   enabled: boolean;
+  hashing: Hashing;
   tags: string;
   rules: RuleDraft[];
 }
@@ -34,6 +37,7 @@ const blank: Draft = {
   valueType: "boolean",
   defaultValue: "false",
   enabled: true,
+  hashing: "growthbook",
   tags: "",
   rules: [],
 };
@@ -44,6 +48,7 @@ const fromFlag = (f: Flag): Draft => ({
   valueType: f.valueType,
   defaultValue: valueText(f.valueType, f.defaultValue),
   enabled: f.enabled,
+  hashing: f.hashing,
   tags: f.tags.join(", "),
   rules: f.rules.map((r) => ruleDraft(r, f.valueType)),
 });
@@ -55,6 +60,7 @@ function body(d: Draft) {
     valueType: d.valueType,
     defaultValue: parseValue(d.valueType, d.defaultValue, "The default value"),
     enabled: d.enabled,
+    hashing: d.hashing,
     tags: d.tags
       .split(",")
       .map((t) => t.trim())
@@ -138,6 +144,19 @@ export function FlagEditor({ flag }: { flag?: Flag }) {
             onChange={(e) => set({ tags: e.target.value })}
           />
         </div>
+        <SelectField
+          label="Hashing"
+          value={draft.hashing}
+          onChange={(e) => set({ hashing: e.target.value as Hashing })}
+          options={HASHINGS}
+          hint={
+            <>
+              How rollouts and experiment rules place people. PostHog's keeps the values PostHog gave to a
+              flag moved from it; GrowthBook's SDKs then get this flag by remote evaluation only. Changing it
+              on a live flag moves people: users may flip sides of a rollout and change variants.
+            </>
+          }
+        />
         <Switch
           checked={draft.enabled}
           onChange={(enabled) => set({ enabled })}

@@ -9,12 +9,18 @@ export type Flag = Awaited<ReturnType<typeof fetchFlag>>;
 export type Rule = Flag["rules"][number];
 export type ValueType = Flag["valueType"];
 export type RuleType = Rule["type"];
+export type Hashing = Flag["hashing"];
 
 export const VALUE_TYPES: { value: ValueType; label: string }[] = [
   { value: "boolean", label: "Boolean (on/off)" },
   { value: "string", label: "String" },
   { value: "number", label: "Number" },
   { value: "json", label: "JSON (object or array)" },
+];
+
+export const HASHINGS: { value: Hashing; label: string }[] = [
+  { value: "growthbook", label: "GrowthBook's (FNV-1a)" },
+  { value: "posthog", label: "PostHog's (SHA-1)" },
 ];
 
 /** Query keys: the list (per experiment filter), one flag, its history. */
