@@ -28,6 +28,8 @@ export interface Config {
   syncIntervalMs: number;
   /** How often enabled alerts are checked (ALERT_CHECK_INTERVAL). */
   alertCheckIntervalMs: number;
+  /** How often subscriptions are checked for a due send (SUBSCRIPTION_CHECK_INTERVAL). */
+  subscriptionCheckIntervalMs: number;
   allowPrivateWebhookTargets: boolean;
   adminEmail?: string;
   adminPassword?: string;
@@ -51,6 +53,11 @@ export interface Config {
    * count, addresses or CIDRs, `true` for any). Off by default: a client's own header is not its address.
    */
   trustProxy: boolean | number | string;
+  /**
+   * Countries from browsers' addresses at ingest (GEOIP): "bundled" (the default, the country
+   * database shipped with Lift), "off", or the path of another MMDB country database. docs/privacy.md.
+   */
+  geoip: string;
   /** Bearer token for /metrics (METRICS_TOKEN); unset, /metrics answers loopback clients only. */
   metricsToken?: string;
   /** Overrides of the sign-in throttling limits (src/platform/login-throttle.ts); tests lower them. */
@@ -188,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxDomain: env.SANDBOX_DOMAIN ?? "sandbox.svc.test",
     syncIntervalMs: parseDuration(env.SYNC_INTERVAL, 6 * 3_600_000),
     alertCheckIntervalMs: parseDuration(env.ALERT_CHECK_INTERVAL, 3_600_000),
+    subscriptionCheckIntervalMs: parseDuration(env.SUBSCRIPTION_CHECK_INTERVAL, 300_000),
     allowPrivateWebhookTargets: env.ALLOW_PRIVATE_WEBHOOK_TARGETS === "1",
     adminEmail: env.ADMIN_EMAIL || undefined,
     adminPassword: env.ADMIN_PASSWORD || undefined,
@@ -201,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       addressLeads: num(env.RATE_LIMIT_ADDRESS_LEADS, 20),
     },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    geoip: env.GEOIP || "bundled",
     metricsToken: env.METRICS_TOKEN || undefined,
     platforms,
     jobPollMs: num(env.JOB_POLL_MS, 500),
@@ -213,8 +222,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     readPool: readPoolOptions(env),
     engine: {
       memoryMb: num(env.ENGINE_MEMORY_MB, 1024),
-      // DuckDB's threads, the request thread keeping a core (as the read pool does)
-      threads: num(env.ENGINE_THREADS, Math.max(1, availableParallelism() - 1)),
+      // DuckDB's threads: every core. They are the engine's own, never the request thread, which the
+      // scheduler still serves while a query runs (docs/operations.md).
+      threads: num(env.ENGINE_THREADS, availableParallelism()),
       pollMs: parseDuration(env.ENGINE_POLL, 1_000),
     },
   };

@@ -91,9 +91,35 @@ function fresh(): Promise<number> {
   return queued;
 }
 
+/**
+ * Queries running now, each with its connection: closing interrupts them and waits for them to
+ * end, since closing DuckDB under a running query aborts the process from a native thread.
+ */
+const inFlight = new Map<Promise<unknown>, { interrupt(): void }>();
+let closing = false;
+
 async function query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+  if (closing) throw new Error("the analytics engine is closing");
   await fresh();
   const c = await instance.connect();
+  if (closing) {
+    c.closeSync();
+    throw new Error("the analytics engine is closing");
+  }
+  const run = answer(c, sql, params);
+  inFlight.set(run, c);
+  try {
+    return await run;
+  } finally {
+    inFlight.delete(run);
+  }
+}
+
+async function answer(
+  c: Awaited<ReturnType<DuckDBInstance["connect"]>>,
+  sql: string,
+  params: unknown[],
+): Promise<Record<string, unknown>[]> {
   try {
     // Arrays go as DuckDB lists (`in (select unnest($1::varchar[]))`); an empty one as null, whose
     // unnest is no row (DuckDB cannot type an empty list it is handed).
@@ -130,6 +156,9 @@ function serve(port: MessagePort | typeof parentPort): void {
       else if (m.kind === "port") serve(m.port);
       else if (m.kind === "close") {
         clearInterval(timer);
+        closing = true;
+        for (const c of inFlight.values()) c.interrupt();
+        await Promise.allSettled([...inFlight.keys()]);
         await (running ?? Promise.resolve()).catch(() => {});
         writer.closeSync();
         instance.closeSync();
