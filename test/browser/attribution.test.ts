@@ -28,7 +28,8 @@ describe("attribution area in Chromium", () => {
     await page.getByText("No conversions in this period").waitFor();
     await checkPage(page, "attribution-empty");
 
-    // A paid-search buyer (100) and a newsletter buyer (50), one touch each.
+    // A paid-search buyer (100) and a newsletter buyer (50), one touch each, in US dollars: money
+    // is shown with the currency the events name.
     await sendEvent(d.base, a, {
       visitorId: "b1",
       url: "https://shop.example.com/?utm_source=google&utm_medium=cpc",
@@ -37,7 +38,7 @@ describe("attribution area in Chromium", () => {
       visitorId: "b1",
       type: "purchase",
       url: "https://shop.example.com/thanks",
-      data: { revenue: 100 },
+      data: { revenue: 100, currency: "USD" },
     });
     await sendEvent(d.base, a, {
       visitorId: "b2",
@@ -47,7 +48,7 @@ describe("attribution area in Chromium", () => {
       visitorId: "b2",
       type: "purchase",
       url: "https://shop.example.com/thanks",
-      data: { revenue: 50 },
+      data: { revenue: 50, currency: "USD" },
     });
 
     await page.reload();
@@ -59,7 +60,7 @@ describe("attribution area in Chromium", () => {
     const paid = detail.getByRole("row").filter({ hasText: "Paid search" });
     await paid.waitFor();
     expect(await paid.getByRole("cell").nth(1).textContent()).toBe("1");
-    expect(await paid.getByRole("cell").nth(2).textContent()).toBe("100.00");
+    expect(await paid.getByRole("cell").nth(2).textContent()).toBe("$100.00");
 
     // Another model, kept in the URL.
     await page.getByLabel("Model", { exact: true }).selectOption("last_touch");
@@ -67,7 +68,7 @@ describe("attribution area in Chromium", () => {
     await page.getByRole("heading", { name: "Credit by channel: Last touch" }).waitFor();
     expect(
       await detail.getByRole("row").filter({ hasText: "email" }).getByRole("cell").nth(2).textContent(),
-    ).toBe("50.00");
+    ).toBe("$50.00");
 
     // Every model side by side: with one touch each, all agree.
     const all = page.getByRole("region", {
@@ -75,7 +76,35 @@ describe("attribution area in Chromium", () => {
     });
     const emailRow = all.getByRole("row").filter({ hasText: "email" });
     const cells = await emailRow.getByRole("cell").allTextContents();
-    expect(cells).toEqual(["Email", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00", "1", "50.00"]);
+    expect(cells).toEqual([
+      "Email",
+      "1",
+      "$50.00",
+      "1",
+      "$50.00",
+      "1",
+      "$50.00",
+      "1",
+      "$50.00",
+      "1",
+      "$50.00",
+    ]);
+    // On a phone the wide table scrolls sideways, and its key column stays in view.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await all.evaluate((el) => {
+      el.scrollLeft = el.scrollWidth;
+    });
+    await expect.poll(() => all.evaluate((el) => el.scrollLeft)).toBeGreaterThan(200);
+    const key = emailRow.getByRole("cell").first();
+    const box = (await key.boundingBox())!;
+    const region = (await all.boundingBox())!;
+    expect(box.x).toBeLessThanOrEqual(region.x + 1);
+    const onTop = await key.evaluate((cell) => {
+      const r = cell.getBoundingClientRect();
+      return cell.contains(document.elementFromPoint(r.left + 8, r.top + r.height / 2));
+    });
+    expect(onTop).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await checkPage(page, "attribution");
     expect(problems).toEqual([]);
   }, 90_000);

@@ -140,6 +140,21 @@ describe("flags area in Chromium", () => {
     const ship = page.getByRole("button", { name: "Ship the winner (b) in checkout.new-button" });
     await ship.waitFor();
     await checkPage(page, "experiment-ship-winner");
+    // It asks first, saying what changes; dismissed, nothing is shipped.
+    const asked: string[] = [];
+    page.removeAllListeners("dialog");
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await ship.click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain("rule 3 of checkout.new-button stops running the experiment");
+    expect(asked[0]).toContain("serves true (b) to everyone it matches");
+    expect((await a.get("/api/flags/checkout.new-button")).body.rules[2]).toMatchObject({
+      type: "experiment",
+    });
+    page.once("dialog", (dialog) => void dialog.accept());
     await ship.click();
     await page.getByText("Shipped: checkout.new-button").waitFor();
     const shipped = (await a.get("/api/flags/checkout.new-button")).body;

@@ -38,7 +38,14 @@ describe("retention area in Chromium", () => {
     const start = new Date(day0).toISOString().slice(0, 10);
     const row = table.getByRole("row").filter({ hasText: start });
     await row.waitFor();
-    expect((await row.getByRole("cell").allTextContents()).slice(0, 3)).toEqual(["2", "100%", "50%"]);
+    const cells = await row.getByRole("cell").allTextContents();
+    // 7d ends today: today's cells count people so far, marked and explained.
+    // [people, day 0, day 1, day 2 (today), then the empty cells of days not reached]
+    expect(cells.slice(0, 4)).toEqual(["2", "100%", "50%", "0%*"]);
+    expect(cells.filter((c) => c.includes("*"))).toHaveLength(1);
+    expect(await page.getByTestId("retention-partial").textContent()).toContain(
+      "the last day is not over, so its cells count people so far",
+    );
     await checkPage(page, "retention");
     expect(problems).toEqual([]);
   }, 90_000);

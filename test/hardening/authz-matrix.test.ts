@@ -61,6 +61,7 @@ interface Ids {
   insightId: string;
   alertId: string;
   dashboardId: string;
+  subscriptionId: string;
   shareToken: string;
   inviteId: string;
 }
@@ -167,6 +168,7 @@ const TABLE: Row[] = [
   r("POST /api/analytics/trends", "project", "/api/analytics/trends", {
     body: () => ({ series: [{ event: "pageview" }] }),
   }),
+  r("POST /api/analytics/web", "project", "/api/analytics/web", { body: () => ({ lists: ["pages"] }) }),
   r("GET /api/analytics/pickers/event-names", "project", "/api/analytics/pickers/event-names"),
   r("GET /api/analytics/pickers/property-keys", "project", "/api/analytics/pickers/property-keys"),
   r("GET /api/analytics/pickers/values", "project", "/api/analytics/pickers/values?key=channel"),
@@ -208,6 +210,18 @@ const TABLE: Row[] = [
   }),
   r("GET /api/alerts/:id/firings", "project", (i) => `/api/alerts/${i.alertId}/firings`, { owned: true }),
   r("POST /api/alerts/:id/check", "project", (i) => `/api/alerts/${i.alertId}/check`, { owned: true }),
+  r("GET /api/subscriptions", "project", "/api/subscriptions"),
+  r("POST /api/subscriptions", "project", "/api/subscriptions", { body: () => ({}) }),
+  r("GET /api/subscriptions/:id", "project", (i) => `/api/subscriptions/${i.subscriptionId}`, {
+    owned: true,
+  }),
+  r("PATCH /api/subscriptions/:id", "project", (i) => `/api/subscriptions/${i.subscriptionId}`, {
+    owned: true,
+    body: () => ({ hour: 7 }),
+  }),
+  r("GET /api/subscriptions/:id/sends", "project", (i) => `/api/subscriptions/${i.subscriptionId}/sends`, {
+    owned: true,
+  }),
   r("GET /api/dashboards", "project", "/api/dashboards"),
   r("POST /api/dashboards", "project", "/api/dashboards", { body: () => ({}) }),
   r("GET /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
@@ -396,6 +410,9 @@ const TABLE: Row[] = [
   r("DELETE /api/identity", "projectAdmin", "/api/identity?visitorId=v-authz-never-seen"),
   r("DELETE /api/cohorts/:id", "project", (i) => `/api/cohorts/${i.cohortId}`, { owned: true }),
   r("DELETE /api/annotations/:id", "project", (i) => `/api/annotations/${i.annotationId}`, { owned: true }),
+  r("DELETE /api/subscriptions/:id", "project", (i) => `/api/subscriptions/${i.subscriptionId}`, {
+    owned: true,
+  }),
   r("DELETE /api/dashboards/:id", "project", (i) => `/api/dashboards/${i.dashboardId}`, { owned: true }),
   r("DELETE /api/insights/:id", "project", (i) => `/api/insights/${i.insightId}`, { owned: true }),
   r("DELETE /api/alerts/:id", "project", (i) => `/api/alerts/${i.alertId}`, { owned: true }),
@@ -538,6 +555,14 @@ beforeAll(async () => {
     }),
   );
   const share = await created(a.post(`/api/dashboards/${dashboard.id}/share`));
+  const subscription = await created(
+    a.post("/api/subscriptions", {
+      target: { dashboardId: dashboard.id },
+      frequency: "daily",
+      hour: 8,
+      emails: [a.admin.email],
+    }),
+  );
   const invite = await created(
     a.post(
       "/api/workspace/invites",
@@ -564,6 +589,7 @@ beforeAll(async () => {
     insightId: insight.id,
     alertId: alert.id,
     dashboardId: dashboard.id,
+    subscriptionId: subscription.id,
     shareToken: share.token,
     inviteId: invite.id,
   };
@@ -599,6 +625,7 @@ beforeAll(async () => {
     user.email,
     insight.id,
     dashboard.id,
+    subscription.id,
     invite.id,
     invite.email,
   ];
@@ -645,5 +672,7 @@ describe("authorization matrix", () => {
     console.log(`authz-matrix: ${TABLE.length} routes × ${PRINCIPALS.length} callers = ${cells} cells`);
     if (process.env.AUTHZ_DUMP) console.log(wrong.join("\n"));
     expect(wrong).toEqual([]);
-  });
+    // One request per route and caller: its time grows with the routes, beyond the default timeout
+    // on a loaded machine.
+  }, 180_000);
 });

@@ -366,6 +366,14 @@ export const RetentionQuery = Type.Object({
 export const Retention = Type.Object({
   interval: Type.Union([Type.Literal("day"), Type.Literal("week")]),
   period: Type.Object({ from: Type.String(), to: Type.String() }),
+  partialFirst: Type.Boolean({
+    description:
+      "the period starts after its first interval does (weekly, not on a Monday): the first cohort counts only the people whose first start event fell on the period's days",
+  }),
+  partialLast: Type.Boolean({
+    description:
+      "the period's last interval is not whole (it ends before the interval does, or holds today): every cohort's last cell, and the last cohort, count only part of it",
+  }),
   cohorts: Type.Array(
     Type.Object({
       start: Type.String({

@@ -15,11 +15,13 @@ export interface Area {
  */
 export const areas: Area[] = [
   { path: "/", label: "Overview", page: lazy(() => import("../pages/overview/OverviewPage")) },
+  { path: "/web", label: "Web", page: lazy(() => import("../pages/web/WebPage")) },
   {
     path: "/dashboards",
     label: "Dashboards",
     page: lazy(() => import("../pages/dashboards/DashboardsPage")),
   },
+  { path: "/alerts", label: "Alerts", page: lazy(() => import("../pages/alerts/AlertsPage")) },
   {
     path: "/breakdowns",
     label: "Breakdowns",

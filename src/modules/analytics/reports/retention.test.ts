@@ -97,6 +97,33 @@ describe("GET /api/analytics/retention", () => {
     }
   });
 
+  it("says which intervals the period cuts: a first week begun before it, a last one not over", async () => {
+    type Marks = Retention & { partialFirst: boolean; partialLast: boolean };
+    const ask = async (from: number, to: number, interval: string) =>
+      (await a.get<Marks>(`/api/analytics/retention?from=${iso(from)}&to=${iso(to)}&interval=${interval}`))
+        .body;
+    const weekday = (day: number) => new Date(D0 + day * DAY).getUTCDay();
+    // Whole days in the past: nothing is cut.
+    expect(await ask(0, 3, "day")).toMatchObject({ partialFirst: false, partialLast: false });
+    // Up to today (day 10): today is not over.
+    expect(await ask(0, 10, "day")).toMatchObject({ partialFirst: false, partialLast: true });
+    // Weeks: cut at the start unless the period starts on a Monday, at the end unless it ends on a
+    // Sunday before today.
+    for (const [from, to] of [
+      [0, 3],
+      [1, 8],
+      [-2, 9],
+    ] as const) {
+      const week = await ask(from, to, "week");
+      expect(week.partialFirst, `${iso(from)}…${iso(to)}`).toBe(weekday(from) !== 1);
+      expect(week.partialLast, `${iso(from)}…${iso(to)}`).toBe(weekday(to) !== 0);
+    }
+    const monday = [0, 1, 2, 3, 4, 5, 6].find((d) => weekday(d) === 1)!;
+    const whole = await ask(monday - 7, monday - 1, "week");
+    expect(whole).toMatchObject({ partialFirst: false, partialLast: false });
+    expect(whole.cohorts).toHaveLength(1);
+  });
+
   it("counts from the stored events themselves (the analytics engine), server events and a lead's visitors included", async () => {
     const b = await t.tenant();
     await seed(b);

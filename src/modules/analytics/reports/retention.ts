@@ -35,7 +35,13 @@ export async function analyticsRetention(
   startEvent: string,
   returnEvent: string | null,
   conds: Condition[],
-): Promise<{ interval: RetentionInterval; period: { from: string; to: string }; cohorts: Cohort[] }> {
+): Promise<{
+  interval: RetentionInterval;
+  period: { from: string; to: string };
+  cohorts: Cohort[];
+  partialFirst: boolean;
+  partialLast: boolean;
+}> {
   const slotOfDay = (day: number): number => (interval === "day" ? day : weekOf(day));
   const firstSlot = slotOfDay(period.fromDay);
   const lastSlot = slotOfDay(period.toDay);
@@ -61,5 +67,28 @@ export async function analyticsRetention(
     cohort.returned[Number(r.k)] = Number(r.n);
     if (Number(r.k) === 0) cohort.size = Number(r.n);
   }
-  return { interval, period: { from: period.from, to: period.to }, cohorts };
+  return {
+    interval,
+    period: { from: period.from, to: period.to },
+    cohorts,
+    ...cutIntervals(period, interval),
+  };
+}
+
+/**
+ * Which of the period's intervals it cuts, so a table can mark them rather than show a dip: the
+ * first when the period starts after its interval does (a week begun before it: that cohort counts
+ * only the period's days), the last when the period ends before its interval does or holds today
+ * (every cohort's last cell, and the last cohort, count only part of it).
+ */
+function cutIntervals(
+  period: Period,
+  interval: RetentionInterval,
+): { partialFirst: boolean; partialLast: boolean } {
+  const today = Math.floor(Date.now() / DAY_MS);
+  if (interval === "day") return { partialFirst: false, partialLast: period.toDay >= today };
+  return {
+    partialFirst: weekStart(weekOf(period.fromDay)) !== period.fromDay,
+    partialLast: weekStart(weekOf(period.toDay)) + 6 !== period.toDay || period.toDay >= today,
+  };
 }

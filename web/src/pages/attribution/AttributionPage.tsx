@@ -11,6 +11,7 @@ import { SaveInsight, withFilter } from "../../components/SaveInsight";
 import { useGoal } from "../../components/goal";
 import { GoalPicker } from "../../components/GoalPicker";
 import { attributionKeys } from "./model";
+import { useRevenueMoney } from "../../components/revenue-money";
 
 /** The models the API computes (GET /api/attribution/summary?model=…). */
 const MODELS = [
@@ -28,8 +29,6 @@ const PERIODS = [
 ] as const;
 type Period = (typeof PERIODS)[number]["value"];
 
-const money = (n: number) =>
-  n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const credit = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 2 });
 
 interface Row {
@@ -50,6 +49,7 @@ export default function AttributionPage() {
     });
   const { param: filter, conditions } = useFilter();
   const [goal, setGoal] = useGoal();
+  const money = useRevenueMoney({ period }, filter, goal);
   // One request per model: the same cached answers feed the detail table and the comparison.
   const results = useQueries({
     queries: MODELS.map((m) => ({

@@ -15,11 +15,9 @@ import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../co
 import { SaveInsight, withFilter } from "../../components/SaveInsight";
 import { BreakdownBars } from "./BreakdownBars";
 import { analyticsKeys } from "../../components/analyticsKeys";
+import { useRevenueMoney } from "../../components/revenue-money";
 
 const LIMIT = 50;
-
-const money = (n: number) =>
-  n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /** Visitors, conversions and revenue per value of one dimension, for the chosen period. */
 export default function BreakdownsPage() {
@@ -27,6 +25,7 @@ export default function BreakdownsPage() {
   const [period, setPeriod] = usePeriod();
   const [goal, setGoal] = useGoal();
   const { param: filter, conditions } = useFilter();
+  const money = useRevenueMoney(period, filter, goal);
   const by = (DIMENSIONS.find((d) => d.value === params.get("by"))?.value ?? "channel") as Dimension;
   const label = DIMENSIONS.find((d) => d.value === by)!.label;
   const setBy = (value: string) =>

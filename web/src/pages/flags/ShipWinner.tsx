@@ -11,10 +11,14 @@ interface ExperimentLike {
   variants: { name: string }[];
 }
 
+/** What shipping changes, asked before it is done: the rule stops the experiment for good. */
+export const shipQuestion = (flag: string, rule: number, winner: string, value: string) =>
+  `Ship ${winner}? rule ${rule} of ${flag} stops running the experiment and serves ${value} (${winner}) to everyone it matches. The other variants are no longer served; this shows in the flag's history.`;
+
 /**
  * On an experiment's results page: the flags whose rules run this experiment, what each variant
  * serves, and — once it completed with a winner — "Ship the winner": the rule becomes a force rule
- * serving the winner's value, in one click.
+ * serving the winner's value, once the team confirms what that changes.
  */
 export function ShipWinner({ experiment }: { experiment: ExperimentLike }) {
   const flags = useFlags(experiment.id);
@@ -46,7 +50,12 @@ export function ShipWinner({ experiment }: { experiment: ExperimentLike }) {
                         type="button"
                         className="button small"
                         disabled={ship.isPending}
-                        onClick={() => ship.mutate({ key: f.key, ruleId: r.id })}
+                        onClick={() => {
+                          const index = experiment.variants.findIndex((v) => v.name === winner);
+                          const value = shortValue(r.variations[index]);
+                          if (window.confirm(shipQuestion(f.key, i + 1, winner, value)))
+                            ship.mutate({ key: f.key, ruleId: r.id });
+                        }}
                       >
                         Ship the winner ({winner}) in {f.key}
                       </button>

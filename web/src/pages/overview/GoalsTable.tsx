@@ -5,11 +5,13 @@ import { DataTable } from "../../components/DataTable";
 import { countText } from "../../components/estimate";
 import type { PeriodQuery } from "../../components/period";
 import { Card, ErrorState, PageSkeleton } from "../../components/states";
+import { useRevenueMoney } from "../../components/revenue-money";
 
 const percent = (n: number) => `${(n * 100).toFixed(1)}%`;
 
 /** Each conversion goal side by side, over the same visitors (as Plausible's goal list). */
 export function GoalsTable({ period, filter }: { period: PeriodQuery; filter: string | undefined }) {
+  const money = useRevenueMoney(period, filter);
   const table = useQuery({
     queryKey: analyticsKeys.goals(period, filter),
     queryFn: () => call(api.GET("/api/analytics/goals", { params: { query: { ...period, filter } } })),
@@ -50,7 +52,7 @@ export function GoalsTable({ period, filter }: { period: PeriodQuery; filter: st
           },
           {
             header: "Revenue",
-            cell: (g) => g.revenue.toLocaleString(),
+            cell: (g) => money(g.revenue),
             numeric: true,
             csv: (g) => g.revenue,
           },

@@ -64,6 +64,8 @@ export default function RetentionPage() {
     update({ startEvent: draft.startEvent.trim(), returnEvent: draft.returnEvent.trim() });
   };
   const cohorts = retention.data?.cohorts ?? [];
+  const partialFirst = retention.data?.partialFirst ?? false;
+  const partialLast = retention.data?.partialLast ?? false;
   const width = cohorts.reduce((n, c) => Math.max(n, c.returned.length), 0);
   const unit = interval === "week" ? "Week" : "Day";
   // Interval offsets 0..width-1: the columns.
@@ -148,9 +150,12 @@ export default function RetentionPage() {
                 </tr>
               </thead>
               <tbody>
-                {cohorts.map((c) => (
+                {cohorts.map((c, row) => (
                   <tr key={c.start}>
-                    <th scope="row">{c.start}</th>
+                    <th scope="row">
+                      {c.start}
+                      {row === 0 && partialFirst ? <Partial /> : null}
+                    </th>
                     <td className="num">{c.size.toLocaleString()}</td>
                     {offsets.map((k) => (
                       <td
@@ -158,18 +163,48 @@ export default function RetentionPage() {
                         className={
                           c.returned[k] !== undefined ? `num ${heat(c.returned[k]!, c.size)}` : "num"
                         }
-                        title={c.returned[k] !== undefined ? `${c.returned[k]} people` : undefined}
+                        title={
+                          c.returned[k] === undefined
+                            ? undefined
+                            : partialLast && k === c.returned.length - 1
+                              ? `${c.returned[k]} people so far: this ${unit.toLowerCase()} is not over`
+                              : `${c.returned[k]} people`
+                        }
                       >
                         {c.returned[k] !== undefined ? percent(c.returned[k]!, c.size) : ""}
+                        {partialLast && k === c.returned.length - 1 ? <Partial /> : null}
                       </td>
                     ))}
                   </tr>
                 ))}
               </tbody>
             </table>
+            {partialFirst || partialLast ? (
+              <p className="muted small" data-testid="retention-partial">
+                * Partial {unit.toLowerCase()}:{" "}
+                {[
+                  partialFirst ? `the first cohort counts only from ${retention.data?.period.from}` : "",
+                  partialLast
+                    ? `the last ${unit.toLowerCase()} is not over, so its cells count people so far`
+                    : "",
+                ]
+                  .filter(Boolean)
+                  .join("; ")}
+                .
+              </p>
+            ) : null}
           </section>
         )}
       </Card>
     </>
+  );
+}
+
+/** The mark of an interval the period cuts (explained under the table). */
+function Partial() {
+  return (
+    <abbr className="partial-mark" title="partial: see the note under the table">
+      *
+    </abbr>
   );
 }

@@ -7,7 +7,7 @@ import { StatTile } from "../../components/StatTile";
 import { Card, EmptyState, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { EraseLead, ErasedLead, type ErasureBody } from "./EraseLead";
 import { Journey } from "./Journey";
-import { money } from "./LeadsSection";
+import { useRevenueMoney } from "../../components/revenue-money";
 import { channelLabel } from "../../components/channels";
 import { visitorKeys } from "./model";
 
@@ -17,6 +17,7 @@ const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 /** `/visitors/leads/:id`: a lead's profile (properties, totals) and its merged journey. */
 export function LeadPage() {
   const { id } = useParams();
+  const money = useRevenueMoney();
   // keyed by lead: the page stays mounted when another lead is opened
   const [erased, setErased] = useState<{ id: string; erasure: ErasureBody } | null>(null);
   const lead = useQuery({

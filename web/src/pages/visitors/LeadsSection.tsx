@@ -9,10 +9,9 @@ import { useFilter } from "../../components/filter";
 import { Card, EmptyState, ErrorState, PageSkeleton } from "../../components/states";
 import { channelLabel } from "../../components/channels";
 import { visitorKeys } from "./model";
+import { useRevenueMoney } from "../../components/revenue-money";
 
 const PAGE = 25;
-export const money = (n: number) =>
-  n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /** Leads, newest first; search by email or id (kept in the URL); more pages on demand. */
 export function LeadsSection() {
@@ -20,6 +19,7 @@ export function LeadsSection() {
   const q = params.get("q") ?? "";
   const [text, setText] = useState(q);
   const { param: filter } = useFilter();
+  const money = useRevenueMoney();
   const leads = useInfiniteQuery({
     queryKey: visitorKeys.leads(q, filter),
     initialPageParam: undefined as string | undefined,
