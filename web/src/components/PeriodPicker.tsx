@@ -1,6 +1,6 @@
-import { type FormEvent, useState } from "react";
-import { Field } from "./Field";
-import { type PeriodName, type PeriodQuery, daysAgoIso, todayIso } from "./period";
+import { useState } from "react";
+import { CustomRange } from "./CustomRange";
+import type { PeriodName, PeriodQuery } from "./period";
 
 const OPTIONS: { value: PeriodName; label: string }[] = [
   { value: "7d", label: "7 days" },
@@ -18,13 +18,6 @@ export function PeriodPicker({
   onChange: (p: PeriodQuery) => void;
 }) {
   const [custom, setCustom] = useState(value.period === "custom");
-  const [from, setFrom] = useState(value.from ?? daysAgoIso(29));
-  const [to, setTo] = useState(value.to ?? todayIso());
-  const invalid = from > to ? "From must not be after To." : null;
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    if (!invalid) onChange({ period: "custom", from, to });
-  };
   return (
     <div className="period-picker">
       <fieldset className="segmented">
@@ -48,34 +41,7 @@ export function PeriodPicker({
           </label>
         ))}
       </fieldset>
-      {custom && (
-        <form className="custom-range" onSubmit={apply} aria-label="Custom period">
-          <Field
-            label="From"
-            type="date"
-            value={from}
-            max={to}
-            onChange={(e) => setFrom(e.target.value)}
-            required
-          />
-          <Field
-            label="To"
-            type="date"
-            value={to}
-            min={from}
-            onChange={(e) => setTo(e.target.value)}
-            required
-          />
-          <button type="submit" className="button" disabled={!!invalid}>
-            Apply
-          </button>
-          {invalid && (
-            <p className="form-error" role="alert">
-              {invalid}
-            </p>
-          )}
-        </form>
-      )}
+      {custom && <CustomRange value={value} label="Custom period" onApply={onChange} />}
     </div>
   );
 }

@@ -11,32 +11,38 @@ const PRESETS = new Set<string>(["7d", "30d", "90d"]);
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DAY = 86_400_000;
 
-/** The page's period, kept in the URL (`?period=7d`, `?period=custom&from=…&to=…`) so links keep it. */
-export function usePeriod(): [PeriodQuery, (next: PeriodQuery) => void] {
-  const [params, setParams] = useSearchParams();
-  const p = params.get("period") ?? "30d";
+/** The period the URL names (`?period=7d`, `?period=custom&from=…&to=…`), or null when it names none. */
+export function periodInUrl(params: URLSearchParams): PeriodQuery | null {
+  const p = params.get("period");
   const from = params.get("from") ?? "";
   const to = params.get("to") ?? "";
-  const value: PeriodQuery =
-    p === "custom" && ISO_DATE.test(from) && ISO_DATE.test(to)
-      ? { period: "custom", from, to }
-      : { period: PRESETS.has(p) ? (p as PeriodName) : "30d" };
-  const set = (next: PeriodQuery) =>
-    setParams(
-      (prev) => {
-        const out = new URLSearchParams(prev);
-        out.set("period", next.period);
-        out.delete("from");
-        out.delete("to");
-        if (next.period === "custom" && next.from && next.to) {
-          out.set("from", next.from);
-          out.set("to", next.to);
-        }
-        return out;
-      },
-      { replace: true },
-    );
-  return [value, set];
+  if (p === "custom" && ISO_DATE.test(from) && ISO_DATE.test(to)) return { period: "custom", from, to };
+  return p && PRESETS.has(p) ? { period: p as PeriodName } : null;
+}
+
+/** Writes a period into the URL, or takes it out (null). */
+function withPeriod(prev: URLSearchParams, next: PeriodQuery | null): URLSearchParams {
+  const out = new URLSearchParams(prev);
+  for (const k of ["period", "from", "to"]) out.delete(k);
+  if (next) out.set("period", next.period);
+  if (next?.period === "custom" && next.from && next.to) {
+    out.set("from", next.from);
+    out.set("to", next.to);
+  }
+  return out;
+}
+
+/** The page's period, kept in the URL so links keep it; 30 days when the URL names none. */
+export function usePeriod(): [PeriodQuery, (next: PeriodQuery) => void] {
+  const [params, setParams] = useSearchParams();
+  const value = periodInUrl(params) ?? { period: "30d" };
+  return [value, (next) => setParams((prev) => withPeriod(prev, next), { replace: true })];
+}
+
+/** A period kept in the URL that may be unset (a dashboard's: unset, each tile keeps its own). */
+export function useOptionalPeriod(): [PeriodQuery | null, (next: PeriodQuery | null) => void] {
+  const [params, setParams] = useSearchParams();
+  return [periodInUrl(params), (next) => setParams((prev) => withPeriod(prev, next), { replace: true })];
 }
 
 const dayNumber = (iso: string) => Math.floor(Date.parse(`${iso}T00:00:00Z`) / DAY);
