@@ -20,8 +20,8 @@ describe("closing the analytics engine", () => {
     const started = Date.now();
     await t.close();
     expect(Date.now() - started).toBeLessThan(20_000);
+    // Refused, not answered: the query was stopped. Had DuckDB aborted the process, this test's
+    // worker would be gone and vitest would report the file as failed.
     expect(await long).toMatch(/^refused: /);
-    // Still here: a process DuckDB aborted would not run this line.
-    expect(process.pid).toBeGreaterThan(0);
   }, 60_000);
 });
