@@ -199,8 +199,9 @@ export async function dashboardResults(
   query: DashboardResultsQueryT = {},
   now = Date.now(),
 ): Promise<DashboardResultsT> {
-  const row = await findDashboardRow(deps.db, project, id);
+  // The query is judged before the dashboard is looked up: bad input is a 400 whatever the id.
   const override = overrideOf(query, now);
+  const row = await findDashboardRow(deps.db, project, id);
   const answer = await keptTiles(deps, row, query.refresh ? "new" : "kept", now, override);
   // Sharing does not change the version: the dashboard itself is today's row.
   return { ...answer, dashboard: toDashboard(row) };
