@@ -80,13 +80,14 @@ describe("the goal picker", () => {
 
     const goals = page.getByRole("region", { name: "Goals" });
     const row = (name: string) => goals.getByRole("row").filter({ hasText: name }).getByRole("cell");
-    expect(await row("Purchase").allTextContents()).toEqual(["Purchase", "2", "3", "20.0%", "90"]);
+    // Revenue as money (these events name no currency: the number, with cents, as every table shows it).
+    expect(await row("Purchase").allTextContents()).toEqual(["Purchase", "2", "3", "20.0%", "90.00"]);
     expect(await row("Upgrade clicked").allTextContents()).toEqual([
       "Upgrade clicked",
       "5",
       "5",
       "50.0%",
-      "0",
+      "0.00",
     ]);
     await checkPage(page, "overview-goal");
     expect(problems).toEqual([]);
