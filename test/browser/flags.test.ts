@@ -31,6 +31,11 @@ describe("flags area in Chromium", () => {
     await page.getByText("No flags yet").waitFor();
     // The SDK setup carries the project's public key.
     expect(await page.getByTestId("sdk-snippet").textContent()).toContain(a.publicKey);
+    // A server's setup: the secret key as a header and the project's salt for hashed ids.
+    const { targetingSalt } = (await a.get("/api/flag-settings")).body as { targetingSalt: string };
+    const server = await page.getByTestId("server-sdk-snippet").textContent();
+    expect(server).toContain("apiHostRequestHeaders");
+    expect(server).toContain(targetingSalt);
     await checkPage(page, "flags-empty");
 
     await page.getByRole("link", { name: "New flag" }).click();

@@ -4,6 +4,7 @@ import { provideLeadAnalytics } from "./lead-analytics.js";
 import { exportTask } from "./reports/export.js";
 import type { CohortDefinitionT } from "./cohorts/schema.js";
 import { cohortMemberPage, countCohort, evaluateCohortTask, previewCohort } from "./cohorts/cohorts.js";
+import { hashedMembersTask } from "./cohorts/hashed-members.js";
 import type { BreakdownDimension, FunnelBreakdown } from "./ingest/dimensions.js";
 import type { Condition } from "./filters/filter.js";
 import type { FunnelStep } from "./reports/funnel.js";
@@ -124,6 +125,7 @@ export const analyticsReadTasks = [
   cohortPreviewTask,
   cohortMemberPageTask,
   evaluateCohortTask,
+  hashedMembersTask,
   exportTask,
 ];
 

@@ -15,6 +15,8 @@ export { rebuildVisitorSketches } from "./ingest/sketch-rebuild.js";
 export { parseFilter, parseFilterParam } from "./filters/filter.js";
 /** Cohorts: whether a person (a visitor id or a lead id) is in a saved cohort (flags' targeting). */
 export { cohortMembers, cohortsOfPerson, existingCohortIds, isInCohort } from "./cohorts/cohorts.js";
+/** Cohorts in hashed form only, for SDKs that evaluate flags locally (flags' server payload). */
+export { cohortHashedMembers } from "./cohorts/hashed-members.js";
 
 /**
  * The reports as saved insights run them (the insights module): the same functions the

@@ -258,9 +258,14 @@ describe("flag settings", () => {
   it("remoteEvalOnly refuses the payload (403) and keeps remote evaluation", async () => {
     const a = await t.tenant();
     await a.post("/api/flags", { key: "secret-rules", valueType: "boolean", defaultValue: false });
-    expect((await a.get("/api/flag-settings")).body).toEqual({ remoteEvalOnly: false });
+    const settings = (await a.get("/api/flag-settings")).body;
+    expect(settings).toEqual({
+      remoteEvalOnly: false,
+      targetingSalt: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     const put = await a.put("/api/flag-settings", { remoteEvalOnly: true });
-    expect(put.body).toEqual({ remoteEvalOnly: true });
+    // the salt is the project's, whatever the setting
+    expect(put.body).toEqual({ remoteEvalOnly: true, targetingSalt: settings.targetingSalt });
     const features = await a.get(`/api/features/${a.publicKey}`, { as: "none" });
     expect(features.status).toBe(403);
     expect(features.body).toMatchObject({ code: "FORBIDDEN", status: 403 });

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { MAX_KEY_LENGTH, isKeyOf } from "../../platform/auth/keys.js";
+import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type KeySource, projectOf } from "../../platform/auth/plugin.js";
 import { AppError } from "../../platform/errors.js";
 import { createLimit } from "../../platform/rate-limit.js";
@@ -45,6 +47,31 @@ const CLIENT_KEY: KeySource = {
   publicOnly: "the client key is the project's public key (svc_pk_…); a secret key does not belong in a URL",
 };
 
+/**
+ * Whether the request also carries the client key's project's secret key (`Authorization: Bearer
+ * svc_key_…`, GrowthBook's `apiHostRequestHeaders`): a server's SDK, which may get what only a
+ * server may hold. Any other key there is a 401: a typo must not quietly serve the public payload.
+ */
+async function isServerCaller(
+  app: FastifyInstance,
+  req: FastifyRequest,
+  project: ProjectRef,
+): Promise<boolean> {
+  const auth = req.headers.authorization;
+  if (auth === undefined) return false;
+  const token = /^bearer /i.test(auth) ? auth.slice(7).trim() : "";
+  const key =
+    isKeyOf("secret", token) && token.length <= MAX_KEY_LENGTH
+      ? await app.principalResolver.resolveApiKey(token)
+      : null;
+  if (key?.projectId !== project.id)
+    throw new AppError(
+      "UNAUTHORIZED",
+      "Authorization takes the secret key of the client key's project (Bearer svc_key_…)",
+    );
+  return true;
+}
+
 /** GrowthBook's SDK endpoints, public: the project is the client key's (`CLIENT_KEY`). */
 export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = app.deps;
@@ -65,6 +92,10 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: "getSdkFeatures",
         summary: "GrowthBook SDK payload of the project's flags (public; ETag, 304)",
+        description:
+          "With `Authorization: Bearer <secret key>` of the same project as well (a server SDK's " +
+          "`apiHostRequestHeaders`), the server payload: cohort tests on `idHash`/`leadIdHash` with " +
+          "members as sha256(targetingSalt + id) in `savedGroups` (docs/flags.md).",
         errors: ["UNAUTHORIZED", "FORBIDDEN", "RATE_LIMITED"],
         params: ClientKeyParams,
         response: { 200: FeaturesPayload },
@@ -75,23 +106,27 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const project = projectOf(req);
+      const server = await isServerCaller(app, req, project);
       const entry = svc.cachedSdkPayload(deps, project.id) ?? (await svc.sdkPayload(deps, project.id));
       if (entry.remoteEvalOnly)
         throw new AppError(
           "FORBIDDEN",
           "this project serves flags by remote evaluation only: POST /api/eval/:clientKey (remoteEval: true)",
         );
-      reply.headers(PAYLOAD_HEADERS).header("etag", entry.etag);
+      // A server (the secret key as well) gets cohorts in hashed form; nobody else gets them at all.
+      const answer = server ? await svc.serverPayload(deps, project, entry) : entry;
+      reply.headers(PAYLOAD_HEADERS).header("etag", answer.etag);
+      if (server) reply.header("cache-control", "private, no-cache").header("vary", "authorization");
       // No body (the schema declares none for 304, so the typed reply has no 304 to pick).
-      if (notModified(req, entry.etag)) return (reply as FastifyReply).code(304).send();
+      if (notModified(req, answer.etag)) return (reply as FastifyReply).code(304).send();
       reply.type("application/json; charset=utf-8");
       const encoding = encodingFor(req);
-      if (!encoding) return reply.send(entry.bytes as never);
+      if (!encoding) return reply.send(answer.bytes as never);
       // Compressed once per payload; the compression plugin passes an encoded answer through.
       return reply
         .header("content-encoding", encoding)
-        .header("vary", "accept-encoding")
-        .send((await entry.encoded(encoding)) as never);
+        .header("vary", server ? "accept-encoding, authorization" : "accept-encoding")
+        .send((await answer.encoded(encoding)) as never);
     },
   );
 
@@ -117,8 +152,13 @@ export const flagSdkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const project = projectOf(req);
+      // A server's SDK refetches on each change, with its secret key: the payload it holds is the
+      // server payload, which a pushed (public) payload would replace.
+      const refetch = await isServerCaller(app, req, project);
       const { slot, entry } = await svc.admitStream(deps, project.id, req.ip);
-      return openStream(req, reply, () => svc.flagStreams(deps).open(project.id, reply.raw, entry, slot));
+      return openStream(req, reply, () =>
+        svc.flagStreams(deps).open(project.id, reply.raw, entry, slot, { refetch }),
+      );
     },
   );
 

@@ -201,6 +201,12 @@ export const FlagSettings = Type.Object({
       "SDKs must use remote evaluation: GET /api/features/:clientKey is refused and the stream " +
       "only says features-updated, so no client sees the rules",
   }),
+  targetingSalt: Type.String({
+    description:
+      "the salt of hashed targeting ids: a server SDK that fetches the payload with the secret key " +
+      "tests cohorts locally on the attributes idHash and leadIdHash, each sha256(targetingSalt + id) " +
+      "in hex (docs/flags.md). Keep it on servers",
+  }),
 });
 export const PutFlagSettingsBody = Type.Object({ remoteEvalOnly: Type.Boolean() }, closed);
 

@@ -109,7 +109,6 @@ export const etagOf = (body: string) =>
 function makeEntry(projectId: string, built: BuiltPayload, revision: Revision): PayloadEntry {
   const body = JSON.stringify(built.served);
   let client: GrowthBookClient | undefined;
-  const encodings = new Map<string, Promise<Buffer>>();
   return {
     projectId,
     revision: revision.revision,
@@ -126,16 +125,22 @@ function makeEntry(projectId: string, built: BuiltPayload, revision: Revision): 
       client ??= new GrowthBookClient().initSync({ payload: built.payload });
       return client;
     },
-    encoded(encoding) {
-      let p = encodings.get(encoding);
-      if (!p) {
-        p =
-          encoding === "br"
-            ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } })
-            : gzipAsync(body, { level: 9 });
-        encodings.set(encoding, p);
-      }
-      return p;
-    },
+    encoded: encodedOnce(body),
+  };
+}
+
+/** `body` compressed at most once per encoding, when first asked. */
+export function encodedOnce(body: string): (encoding: "br" | "gzip") => Promise<Buffer> {
+  const encodings = new Map<string, Promise<Buffer>>();
+  return (encoding) => {
+    let p = encodings.get(encoding);
+    if (!p) {
+      p =
+        encoding === "br"
+          ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } })
+          : gzipAsync(body, { level: 9 });
+      encodings.set(encoding, p);
+    }
+    return p;
   };
 }

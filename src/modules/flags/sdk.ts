@@ -7,6 +7,7 @@ import { evaluateEntry, remoteEvaluation } from "./evaluate.js";
 import { FLAGS_HUB } from "./hub.js";
 import type { RemoteEvalBodyT } from "./schema.js";
 import type { PayloadEntry } from "./sdk-cache.js";
+import { targetingSalt } from "./server-payload.js";
 import { bumpRevision, readRevision } from "./store.js";
 import { addressGroup } from "./stream-limits.js";
 import type { StreamSlot } from "./streams.js";
@@ -58,7 +59,10 @@ export async function remoteEvaluate(deps: ServiceDeps, project: ProjectRef, bod
 }
 
 export async function getFlagSettings(deps: ServiceDeps, project: ProjectRef) {
-  return { remoteEvalOnly: (await readRevision(deps.db, project.id)).remoteEvalOnly };
+  return {
+    remoteEvalOnly: (await readRevision(deps.db, project.id)).remoteEvalOnly,
+    targetingSalt: targetingSalt(deps, project.id),
+  };
 }
 
 export async function putFlagSettings(
@@ -75,7 +79,7 @@ export async function putFlagSettings(
       .execute();
   });
   flagsChanged(deps, project.id);
-  return { remoteEvalOnly: input.remoteEvalOnly };
+  return { remoteEvalOnly: input.remoteEvalOnly, targetingSalt: targetingSalt(deps, project.id) };
 }
 
 /**

@@ -48,6 +48,7 @@ export {
   remoteEvaluate,
   sdkPayload,
 } from "./sdk.js";
+export { serverPayload } from "./server-payload.js";
 
 export async function listFlags(
   deps: ServiceDeps,

@@ -17,9 +17,10 @@ interface RawStream {
   close(): void;
 }
 
-function openStream(base: string, key: string): Promise<RawStream> {
+function openStream(base: string, key: string, headers: Record<string, string> = {}): Promise<RawStream> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${base}/sub/${key}`, { headers: { origin: "https://shop.example" } }, (res) => {
+    const options = { headers: { origin: "https://shop.example", ...headers } };
+    const req = http.get(`${base}/sub/${key}`, options, (res) => {
       const events: RawStream["events"] = [];
       let buffer = "";
       res.setEncoding("utf8");
@@ -87,6 +88,20 @@ describe("GET /sub/:clientKey", () => {
     await until(() => s.events.length === 1, "the beacon");
     expect(s.events).toEqual([{ event: "features-updated", data: "" }]);
     s.close();
+  });
+
+  it("with the secret key (a server's SDK, holding the server payload), says only `features-updated`", async () => {
+    const a = await t.tenant();
+    await a.post("/api/flags", { key: "srv", valueType: "string", defaultValue: "x" });
+    const s = await openStream(base, a.publicKey, { authorization: `Bearer ${a.apiKey}` });
+    expect(s.status).toBe(200);
+    await a.patch("/api/flags/srv", { defaultValue: "y" });
+    await until(() => s.events.length === 1, "the beacon");
+    expect(s.events).toEqual([{ event: "features-updated", data: "" }]);
+    s.close();
+    const wrong = await openStream(base, a.publicKey, { authorization: `Bearer ${a.publicKey}` });
+    expect(wrong.status).toBe(401);
+    wrong.close();
   });
 
   it("is ended by the server's shutdown (which then completes)", async () => {

@@ -22,6 +22,8 @@ interface Stream {
   /** Armed while writes are pending: the client has that long to read them. */
   stall?: NodeJS.Timeout;
   lifetime?: NodeJS.Timeout;
+  /** Says only `features-updated`: a server's SDK, which refetches the server payload. */
+  refetch: boolean;
 }
 
 /** A stream's place under the caps, taken before its payload loads (so no burst slips past). */
@@ -168,13 +170,21 @@ export class FlagStreams {
     res: ServerResponse,
     entry: PayloadEntry,
     slot: StreamSlot = this.reserve(projectId, ""),
+    opts: { refetch?: boolean } = {},
   ): void {
     // The client left while the payload loaded: its close event has passed.
     if (res.destroyed) {
       this.release(slot);
       return;
     }
-    const stream: Stream = { res, socket: res.socket ?? undefined, slot, etag: null, pending: 0 };
+    const stream: Stream = {
+      res,
+      socket: res.socket ?? undefined,
+      slot,
+      etag: null,
+      pending: 0,
+      refetch: opts.refetch === true,
+    };
     const set = this.byProject.get(projectId) ?? new Set<Stream>();
     this.byProject.set(projectId, set);
     set.add(stream);
@@ -191,7 +201,7 @@ export class FlagStreams {
       stream.lifetime = setTimeout(() => this.finish(stream), ms);
       stream.lifetime.unref();
     }
-    if (!entry.remoteEvalOnly) this.send(stream, entry, this.featuresEvent(entry));
+    if (!entry.remoteEvalOnly && !stream.refetch) this.send(stream, entry, this.featuresEvent(entry));
     else stream.etag = entry.etag;
   }
 
@@ -215,7 +225,11 @@ export class FlagStreams {
           let event: Buffer | undefined;
           for (const s of set) {
             if (s.etag === entry.etag) continue;
-            event ??= entry.remoteEvalOnly ? UPDATED : this.featuresEvent(entry);
+            if (s.refetch || entry.remoteEvalOnly) {
+              this.send(s, entry, UPDATED);
+              continue;
+            }
+            event ??= this.featuresEvent(entry);
             this.send(s, entry, event);
           }
         } catch (err) {

@@ -28,7 +28,7 @@ export {
  */
 
 /** The definition's membership query on `q`; `now` places windows given in days. */
-function definitionSql(
+export function definitionSql(
   q: EngineQuery,
   deps: ReadDeps,
   project: ProjectRef,
@@ -43,7 +43,7 @@ function definitionSql(
 }
 
 /** The saved cohort, or 400 naming `field` (a report filter) / 404 when it is not this project's. */
-async function cohortRow(
+export async function cohortRow(
   deps: ReadDeps,
   project: ProjectRef,
   id: string,
@@ -125,6 +125,10 @@ export async function cohortMembers(
   return members;
 }
 
+/** Whether flag targeting reads only server-set lead properties for this cohort (see below). */
+export const targetingIsServerOnly = (row: CohortTable, def: CohortDefinitionT): boolean =>
+  row.trust_browser_properties !== 1 && def.conditions.some((c) => c.type === "property");
+
 /**
  * The cohort's members as flag targeting sees them, computed at most once a minute per definition
  * version, one computation at a time. Unless the cohort trusts browser properties, its property
@@ -137,7 +141,7 @@ async function recentMembers(
   row: CohortTable,
 ): Promise<Set<string>> {
   const def = JSON.parse(row.definition) as CohortDefinitionT;
-  const serverOnly = row.trust_browser_properties !== 1 && def.conditions.some((c) => c.type === "property");
+  const serverOnly = targetingIsServerOnly(row, def);
   const key = `${project.id}\u0000${row.id}\u0000${row.updated_at}${serverOnly ? "\u0000server" : ""}`;
   const { recent, computing } = stateOf(deps, MEMBERSHIPS);
   const cached = recent.get(key);

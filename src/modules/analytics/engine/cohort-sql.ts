@@ -103,3 +103,21 @@ export const memberPageSql = (q: EngineQuery, members: string, after: string | n
 
 /** `select count(*) as n` of a membership query. */
 export const memberCountSql = (members: string) => `select count(*) as n from (${members}) c`;
+
+/**
+ * The ids flag targeting tests a membership query's people on, rows `(attribute, value)`: a
+ * member lead's id under `leadId`, and under `id` every visitor whose person is a member (an
+ * anonymous member's own id, a member lead's linked visitors). At most `limit` rows per attribute.
+ */
+export const memberIdsSql = (q: EngineQuery, project: ProjectRef, members: string, limit: number) =>
+  `with members as (${members}),
+  ids as (
+    select 'leadId' as attribute, substr(person, 3) as value from members where person like 'l:%'
+    union
+    select 'id', substr(person, 3) from members where person like 'v:%'
+    union
+    select 'id', l.visitor_id from links l join members m on m.person = 'l:' || l.lead_id
+    where l.project_id = ${q.v(project.id)}
+  ),
+  ranked as (select attribute, value, row_number() over (partition by attribute order by value) as n from ids)
+  select attribute, value from ranked where n <= ${q.v(limit)}`;

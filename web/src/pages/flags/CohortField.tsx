@@ -37,9 +37,10 @@ export function CohortField({
         {value && !list.some((c) => c.id === value) && <option value={value}>{value}</option>}
       </select>
       <small id={`${id}-hint`} className="muted">
-        Evaluated by Lift's server only (remote evaluation, the evaluate endpoint)
+        Evaluated by Lift's server (remote evaluation, the evaluate endpoint) and by server SDKs that fetch
+        with the secret key (members as salted hashes, see SDK connection)
         {settings.data?.remoteEvalOnly === false
-          ? ": this project also serves local evaluation, where “is in cohort” matches no one and “is not in cohort” everyone. Turn on remote evaluation only under SDK connection."
+          ? ". A browser SDK evaluating locally gets no members: there “is in cohort” matches no one and “is not in cohort” everyone; give browsers remote evaluation (or turn on remote evaluation only under SDK connection)."
           : "."}{" "}
         {chosen?.trustBrowserProperties
           ? "This cohort counts lead properties written from the browser too (anyone can send those)."

@@ -38,6 +38,9 @@ export function SdkSettings() {
           <CopyButton text={code} label="Copy SDK setup" />
         </div>
       )}
+      {project && settings.data && (
+        <ServerSdkSetup publicKey={project.publicKey} salt={settings.data.targetingSalt} />
+      )}
       {settings.isError ? (
         <ErrorState error={settings.error} retry={() => void settings.refetch()} />
       ) : (
@@ -51,5 +54,34 @@ export function SdkSettings() {
       )}
       {put.isError && <ErrorState title="Not changed" error={put.error} />}
     </Card>
+  );
+}
+
+/**
+ * A server SDK with the secret key gets cohorts in hashed form and so evaluates cohort rules
+ * locally; the application hashes the ids with the project's salt (docs/flags.md).
+ */
+function ServerSdkSetup({ publicKey, salt }: { publicKey: string; salt: string }) {
+  const code = [
+    "const gb = new GrowthBookClient({",
+    `  apiHost: "${serverHost()}", clientKey: "${publicKey}",`,
+    '  apiHostRequestHeaders: { Authorization: "Bearer " + process.env.LIFT_SECRET_KEY },',
+    "});",
+    `const hash = (id) => createHash("sha256").update("${salt}" + id).digest("hex");`,
+    "gb.evalFeature(key, { attributes: { id, idHash: hash(id), leadId, leadIdHash: hash(leadId) } });",
+  ].join("\n");
+  return (
+    <>
+      <p className="muted">
+        On a server, send the secret key as well: cohort rules then evaluate locally, with cohort members only
+        as salted hashes. Keep the salt on your servers.
+      </p>
+      <div className="copy-row">
+        <pre className="code" data-testid="server-sdk-snippet">
+          <code>{code}</code>
+        </pre>
+        <CopyButton text={code} label="Copy server SDK setup" />
+      </div>
+    </>
   );
 }
