@@ -87,7 +87,13 @@ export interface Config {
   /** The read pool that answers reports off the request thread (platform/read-pool/; docs/deploy.md). */
   readPool: ReadPoolOptions;
   /** The analytics engine: DuckDB's file is DATA_DIR/analytics.duckdb (docs/operations.md). */
-  engine: { memoryMb: number; threads: number; pollMs: number };
+  engine: {
+    memoryMb: number;
+    threads: number;
+    pollMs: number;
+    /** a copy past this many events is a catch-up: reports get 503 meanwhile (default 100,000; tests lower it) */
+    catchUpEvents?: number;
+  };
 }
 
 const PLATFORM_KINDS = [

@@ -32,7 +32,29 @@ if (!config.smtpUrl)
   app.log.warn(
     `SMTP_URL is not set: email is written as .eml files to ${path.resolve(config.dataDir, "outbox")}, not sent to recipients`,
   );
-if (config.startWorkers) app.worker.start();
+if (config.startWorkers) {
+  app.worker.start();
+  catchUpAnalytics();
+}
+
+/**
+ * The analytics engine takes what the database holds now rather than at the first report: after a
+ * first start over a large store or an upgrade that rebuilds the copy, reports answer 503 with
+ * Retry-After until it has (analytics/engine/thread.ts), and the log says when that ends.
+ */
+function catchUpAnalytics(): void {
+  const started = performance.now();
+  app.deps.engine.sync?.().then(
+    (events) => {
+      if (events > 0)
+        app.log.info(
+          { events, seconds: Math.round((performance.now() - started) / 100) / 10 },
+          "analytics engine caught up",
+        );
+    },
+    (err: unknown) => app.log.error({ err }, "analytics engine: catching up failed"),
+  );
+}
 
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -9,8 +9,7 @@
  *   npx tsx tools/endpoint-files.ts "PATCH /api/experiments" [...]
  *
  * prints, per endpoint, the core files (in the route's module) and the total (every file of
- * src/ reached). docs/architecture.md §5 states these counts; test/platform/newcomer-counts.test.ts
- * holds the doc to them.
+ * src/ reached). docs/architecture.md §5 states these counts, as of the day it names.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,4 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
+import { AppError } from "./errors.js";
 
 /**
  * The analytics engine as every caller sees it (DESIGN: a columnar copy of the events, DuckDB;
@@ -7,8 +8,13 @@ import type { MessagePort } from "node:worker_threads";
  * pool can hand it to its workers.
  */
 export interface ColumnarEngine {
-  /** Runs one query after the copy has taken every event committed before the call. */
+  /**
+   * Runs one query after the copy has taken every event committed before the call; while the copy
+   * catches up with a large backlog, a 503 (`UNAVAILABLE`, Retry-After) instead of a long wait.
+   */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Takes every event committed now; resolves with how many it took (the app's engine; not a stub's). */
+  sync?(): Promise<number>;
 }
 
 /** What the engine's thread is asked: a query, a sync, a rebuild, a new port (a read worker's), to close. */
@@ -23,7 +29,8 @@ export type EngineRequest =
 export type EngineReply =
   | { id: number; kind: "done"; value: unknown }
   | { id: number; kind: "progress"; events: number }
-  | { id: number; kind: "error"; message: string }
+  /** `retryAfter`: the engine cannot answer yet (catching up): a 503 with Retry-After, seconds */
+  | { id: number; kind: "error"; message: string; retryAfter?: number }
   | { id: 0; kind: "ready" };
 
 /** A request before its id is given. */
@@ -48,6 +55,12 @@ export class EngineAsker implements ColumnarEngine {
     }
     this.pending.delete(m.id);
     if (m.kind === "done") p.resolve(m.value);
+    else if (m.kind === "error" && m.retryAfter !== undefined)
+      p.reject(
+        new AppError("UNAVAILABLE", `the analytics engine is ${m.message}`, {
+          "retry-after": String(m.retryAfter),
+        }),
+      );
     else if (m.kind === "error") p.reject(new Error(`analytics engine: ${m.message}`));
   }
 
@@ -66,6 +79,10 @@ export class EngineAsker implements ColumnarEngine {
 
   query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
     return this.ask<T[]>({ kind: "query", sql, params });
+  }
+
+  sync(): Promise<number> {
+    return this.ask<number>({ kind: "sync" });
   }
 }
 

@@ -15,6 +15,8 @@ export interface EngineOptions {
   reader: ReaderConfig;
   /** how many files (`analytics.duckdb`, `analytics-2.duckdb` …) to try when other processes hold the first */
   slots?: number;
+  /** a sync past this many events is a catch-up: queries are answered 503 meanwhile (default 100,000) */
+  catchUpEvents?: number;
 }
 
 /** Where a server with this configuration keeps the engine's file (an in-memory database: in memory too). */

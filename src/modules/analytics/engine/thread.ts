@@ -22,6 +22,8 @@ interface Data {
   reader: ReaderConfig;
   /** how many files to try when others hold the first (1: that file or fail) */
   slots?: number;
+  /** a sync that has taken this many events is a catch-up: queries meanwhile are refused, not held */
+  catchUpEvents?: number;
 }
 
 const data = workerData as Data;
@@ -73,12 +75,46 @@ async function createTables(fresh: boolean): Promise<void> {
 /** One sync at a time; `fresh()` waits for one that started after it was called. */
 let running: Promise<number> | null = null;
 let queued: Promise<number> | null = null;
+/** Events the running sync has taken so far. */
+let taking = 0;
 function start(): Promise<number> {
-  const p = copy.sync().finally(() => {
-    if (running === p) running = null;
-  });
+  taking = 0;
+  const p = copy
+    .sync((events) => {
+      taking = events;
+      if (taking >= CATCH_UP_EVENTS) for (const refuse of waiting) refuse();
+    })
+    .finally(() => {
+      if (running === p) running = null;
+    });
   running = p;
   return p;
+}
+
+/**
+ * Whether the copy is catching up with a backlog (the first start over a large store, an
+ * upgrade's rebuild): a query would wait for all of it, past any caller's deadline, so it is
+ * refused at once with when to ask again. A sync of ordinary traffic is a page or two.
+ */
+const CATCH_UP_EVENTS = data.catchUpEvents ?? 100_000;
+class CatchingUp extends Error {}
+const catchingUp = () =>
+  new CatchingUp(
+    `catching up with the stored events (${taking.toLocaleString("en-US")} copied so far); reports answer once it has`,
+  );
+/** Queries waiting for a sync, refused as soon as it turns out to be a catch-up. */
+const waiting = new Set<() => void>();
+
+/** Every event committed before the call is in the copy, unless that means a catch-up: CatchingUp. */
+function freshOrRefused(): Promise<void> {
+  if (running && taking >= CATCH_UP_EVENTS) return Promise.reject(catchingUp());
+  return new Promise<void>((resolve, reject) => {
+    const refuse = () => reject(catchingUp());
+    waiting.add(refuse);
+    fresh()
+      .then(() => resolve(), reject)
+      .finally(() => waiting.delete(refuse));
+  });
 }
 function fresh(): Promise<number> {
   if (!running) return start();
@@ -100,7 +136,7 @@ let closing = false;
 
 async function query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
   if (closing) throw new Error("the analytics engine is closing");
-  await fresh();
+  await freshOrRefused();
   const c = await instance.connect();
   if (closing) {
     c.closeSync();
@@ -138,7 +174,12 @@ async function rebuild(reply: (m: EngineReply) => void, id: number): Promise<voi
     await createTables(true);
     copy = new EngineCopy(writer, store.db, isPostgres(data.reader));
     await copy.open();
-    return copy.sync((events) => reply({ id, kind: "progress", events }));
+    taking = 0;
+    return copy.sync((events) => {
+      taking = events;
+      if (taking >= CATCH_UP_EVENTS) for (const refuse of waiting) refuse();
+      reply({ id, kind: "progress", events });
+    });
   })().finally(() => {
     if (running === p) running = null;
   });
@@ -166,7 +207,9 @@ function serve(port: MessagePort | typeof parentPort): void {
         reply({ id: m.id, kind: "done", value: null });
       }
     } catch (err) {
-      reply({ id: (m as { id: number }).id, kind: "error", message: (err as Error).message ?? String(err) });
+      const id = (m as { id: number }).id;
+      const message = (err as Error).message ?? String(err);
+      reply({ id, kind: "error", message, ...(err instanceof CatchingUp ? { retryAfter: 10 } : {}) });
     }
   });
 }
