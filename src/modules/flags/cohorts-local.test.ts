@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { GrowthBookClient } from "@growthbook/growthbook";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { seedFilterProject } from "../analytics/filters/filter-fixture.testing.js";
+import { seedCohortProject } from "../analytics/filters/filter-fixture.testing.js";
 
 /**
  * Cohort-targeted flags under a GrowthBook SDK that evaluates locally: a server SDK that fetches
@@ -24,7 +24,7 @@ beforeAll(async () => {
   await t.app.listen({ host: "127.0.0.1", port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   a = await t.tenant();
-  await seedFilterProject(a);
+  ({ buyers, free } = await seedCohortProject(a));
   const at = new Date(Date.now() - 3_600_000).toISOString();
   const events = extra.flatMap((visitorId, i) => [
     { type: "pageview", visitorId, url: "https://shop.example/", timestamp: at },
@@ -34,15 +34,6 @@ beforeAll(async () => {
   ]);
   const sent = await a.post("/api/events", { projectKey: a.publicKey, events }, { as: "none" });
   expect(sent.status, JSON.stringify(sent.body)).toBeLessThan(300);
-  const cohort = async (name: string, definition: unknown) => {
-    const res = await a.post("/api/cohorts", { name, definition });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
-  };
-  buyers = await cohort("Buyers", { conditions: [{ type: "event", event: "purchase" }] });
-  free = await cohort("Free plan", {
-    conditions: [{ type: "property", property: "plan", op: "is", value: "free" }],
-  });
   const flag = await a.post("/api/flags", {
     key: "checkout",
     valueType: "string",

@@ -1,7 +1,7 @@
 import { GrowthBookClient } from "@growthbook/growthbook";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../test/helpers/app.js";
-import { seedFilterProject } from "../analytics/filters/filter-fixture.testing.js";
+import { seedCohortProject } from "../analytics/filters/filter-fixture.testing.js";
 
 /**
  * Cohorts as a flag's targeting. filter-fixture.testing.ts's people, by hand:
@@ -16,16 +16,7 @@ let free: string;
 beforeAll(async () => {
   t = await startTestApp();
   a = await t.tenant();
-  await seedFilterProject(a);
-  const cohort = async (name: string, definition: unknown) => {
-    const res = await a.post("/api/cohorts", { name, definition });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
-  };
-  buyers = await cohort("Buyers", { conditions: [{ type: "event", event: "purchase" }] });
-  free = await cohort("Free plan", {
-    conditions: [{ type: "property", property: "plan", op: "is", value: "free" }],
-  });
+  ({ buyers, free } = await seedCohortProject(a));
 });
 afterAll(async () => t.close());
 

@@ -98,3 +98,22 @@ export async function seedFilterProject(a: Caller, now = Date.now()): Promise<vo
   );
   ok(await a.post("/api/identity", { visitorId: "mac", leadId: "Lmac", traits: { plan: "free" } }), "link");
 }
+
+/**
+ * `seedFilterProject`'s people, and two cohorts of them (flags' targeting tests): "Buyers" (did
+ * purchase: phone) and "Free plan" (lead property plan is free: Lmac, with its visitor mac).
+ */
+export async function seedCohortProject(a: Caller): Promise<{ buyers: string; free: string }> {
+  await seedFilterProject(a);
+  const cohort = async (name: string, definition: unknown) => {
+    const res = await a.post("/api/cohorts", { name, definition });
+    if (res.status !== 201) throw new Error(`cohort ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+    return (res.body as { id: string }).id;
+  };
+  return {
+    buyers: await cohort("Buyers", { conditions: [{ type: "event", event: "purchase" }] }),
+    free: await cohort("Free plan", {
+      conditions: [{ type: "property", property: "plan", op: "is", value: "free" }],
+    }),
+  };
+}

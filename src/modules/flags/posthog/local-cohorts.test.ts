@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { PostHog } from "posthog-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../../test/helpers/app.js";
-import { seedFilterProject } from "../../analytics/filters/filter-fixture.testing.js";
+import { seedCohortProject } from "../../analytics/filters/filter-fixture.testing.js";
 
 /**
  * A cohort-targeted flag and posthog-node evaluating locally (`personalApiKey`): its definition
@@ -21,13 +21,7 @@ beforeAll(async () => {
   await t.app.listen({ host: "127.0.0.1", port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   a = await t.tenant();
-  await seedFilterProject(a);
-  const cohort = await a.post("/api/cohorts", {
-    name: "Buyers",
-    definition: { conditions: [{ type: "event", event: "purchase" }] },
-  });
-  expect(cohort.status).toBe(201);
-  buyers = cohort.body.id;
+  ({ buyers } = await seedCohortProject(a));
   const flags = [
     { key: "on", valueType: "boolean", defaultValue: false, rules: [{ type: "force", value: true }] },
     {
