@@ -23,3 +23,15 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
     </>
   );
 }
+
+/** A block of code (a setup snippet, a link shown once) with its copy button beside it. */
+export function CopyCode({ code, label, testId }: { code: string; label: string; testId?: string }) {
+  return (
+    <div className="copy-row">
+      <pre className="code" data-testid={testId}>
+        <code>{code}</code>
+      </pre>
+      <CopyButton text={code} label={label} />
+    </div>
+  );
+}

@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { useProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
-import { CopyButton } from "../../components/CopyButton";
+import { CopyCode } from "../../components/CopyButton";
 import { serverHost } from "../../components/snippet";
 import { Card, ErrorState, PageHeader, PageSkeleton } from "../../components/states";
 import { type Family, families, SECRET_PLACEHOLDER } from "./snippets";
@@ -61,12 +61,7 @@ function FamilyCard({ family, host, publicKey }: { family: Family; host: string;
         return (
           <div key={s.id} className="connect-snippet">
             <h3 className="small">{s.label}</h3>
-            <div className="copy-row">
-              <pre className="code" data-testid={`snippet-${s.id}`}>
-                <code>{code}</code>
-              </pre>
-              <CopyButton text={code} label={`Copy: ${s.label}`} />
-            </div>
+            <CopyCode code={code} label={`Copy: ${s.label}`} testId={`snippet-${s.id}`} />
             {s.secret && (
               <p className="muted small">
                 Replace <code>{SECRET_PLACEHOLDER}</code> with a secret key from{" "}

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
-import { CopyButton } from "../../components/CopyButton";
+import { CopyCode } from "../../components/CopyButton";
 import { ErrorState } from "../../components/states";
 import { dashboardKeys } from "./model";
 
@@ -29,12 +29,7 @@ export function SharePanel({ id, shared }: { id: string; shared: { since: string
       {url ? (
         <>
           <p>Anyone with this link sees this dashboard's results, read-only. It is shown only now:</p>
-          <div className="copy-row">
-            <pre className="code" data-testid="share-url">
-              <code>{url}</code>
-            </pre>
-            <CopyButton text={url} label="Copy link" />
-          </div>
+          <CopyCode code={url} label="Copy link" testId="share-url" />
         </>
       ) : shared ? (
         <p className="muted">

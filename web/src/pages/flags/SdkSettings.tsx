@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 import { currentProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
-import { CopyButton } from "../../components/CopyButton";
+import { CopyCode } from "../../components/CopyButton";
 import { serverHost } from "../../components/snippet";
 import { Card, ErrorState } from "../../components/states";
 import { flagKeys, useFlagSettings } from "./model";
@@ -30,14 +30,7 @@ export function SdkSettings() {
         Any GrowthBook SDK (or OpenFeature with GrowthBook's provider) reads these flags: point its{" "}
         <code>apiHost</code> at this server and use the project's public key as <code>clientKey</code>.
       </p>
-      {project && (
-        <div className="copy-row">
-          <pre className="code" data-testid="sdk-snippet">
-            <code>{code}</code>
-          </pre>
-          <CopyButton text={code} label="Copy SDK setup" />
-        </div>
-      )}
+      {project && <CopyCode code={code} label="Copy SDK setup" testId="sdk-snippet" />}
       {project && settings.data && (
         <ServerSdkSetup publicKey={project.publicKey} salt={settings.data.targetingSalt} />
       )}
@@ -76,12 +69,7 @@ function ServerSdkSetup({ publicKey, salt }: { publicKey: string; salt: string }
         On a server, send the secret key as well: cohort rules then evaluate locally, with cohort members only
         as salted hashes. Keep the salt on your servers.
       </p>
-      <div className="copy-row">
-        <pre className="code" data-testid="server-sdk-snippet">
-          <code>{code}</code>
-        </pre>
-        <CopyButton text={code} label="Copy server SDK setup" />
-      </div>
+      <CopyCode code={code} label="Copy server SDK setup" testId="server-sdk-snippet" />
     </>
   );
 }

@@ -3,7 +3,7 @@ import { Link } from "react-router";
 import { api, call } from "../../api/client";
 import { useProjectId } from "../../api/project";
 import { useMe, useProjects } from "../../api/session";
-import { CopyButton } from "../../components/CopyButton";
+import { CopyCode } from "../../components/CopyButton";
 import { liftSnippet, serverHost } from "../../components/snippet";
 import { Card, PageHeader } from "../../components/states";
 import { overviewKeys } from "./model";
@@ -47,12 +47,7 @@ export function FirstRun() {
               Put this in the <code>&lt;head&gt;</code> of every page. It records pageviews and applies your
               experiments.
             </p>
-            <div className="copy-row">
-              <pre className="code" data-testid="first-run-snippet">
-                <code>{snippet}</code>
-              </pre>
-              <CopyButton text={snippet} label="Copy snippet" />
-            </div>
+            <CopyCode code={snippet} label="Copy snippet" testId="first-run-snippet" />
             <p className="muted small">
               From a server, send events to <code>POST /api/events</code> with an API key from{" "}
               <Link to="/settings">Settings</Link>.

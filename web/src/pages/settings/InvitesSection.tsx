@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { api, call } from "../../api/client";
-import { CopyButton } from "../../components/CopyButton";
+import { CopyCode } from "../../components/CopyButton";
 import { DataTable } from "../../components/DataTable";
 import { dangerColumn } from "../../components/TableRows";
 import { Field, SelectField } from "../../components/Field";
@@ -83,14 +83,7 @@ export function InvitesSection() {
               now:
             </p>
           )}
-          {!mailed && (
-            <div className="copy-row">
-              <pre className="code" data-testid="invite-link">
-                <code>{sent.acceptUrl}</code>
-              </pre>
-              <CopyButton text={sent.acceptUrl} label="Copy link" />
-            </div>
-          )}
+          {!mailed && <CopyCode code={sent.acceptUrl} label="Copy link" testId="invite-link" />}
         </div>
       )}
       {invites.isError && <ErrorState error={invites.error} retry={() => void invites.refetch()} />}

@@ -1,4 +1,4 @@
-import { CopyButton } from "../../components/CopyButton";
+import { CopyCode } from "../../components/CopyButton";
 import { liftSnippet, serverHost } from "../../components/snippet";
 import { Card } from "../../components/states";
 
@@ -11,12 +11,7 @@ export function SnippetSection({ project }: { project: { name: string; publicKey
         Put this in the <code>&lt;head&gt;</code> of every page: it tracks pageviews, clicks and form submits
         and applies running experiments.
       </p>
-      <div className="copy-row">
-        <pre className="code" data-testid="snippet">
-          <code>{code}</code>
-        </pre>
-        <CopyButton text={code} label="Copy snippet" />
-      </div>
+      <CopyCode code={code} label="Copy snippet" testId="snippet" />
     </Card>
   );
 }
