@@ -1,3 +1,5 @@
+import type { LRUCache } from "lru-cache";
+import { boundedCache } from "../../platform/cache.js";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
 import { timeOrderedId } from "./ids.js";
@@ -103,14 +105,19 @@ export interface SessionAssigner {
 type CachedState = VisitorState & { touched: number };
 
 /**
- * Session and first-touch state per visitor: per-project LRU maps in front of `event_visitors`.
+ * Session and first-touch state per visitor: an LRU cache (per project and visitor) in front of
+ * `event_visitors`.
  * Used only by the writer, one flush at a time. A flush changes cached states in place (no copy
  * per event); a rolled-back flush drops the whole cache, which then reloads from the table, the
  * truth after any commit.
  */
 export class SessionTracker implements SessionAssigner {
-  private byProject = new Map<string, Map<string, CachedState>>();
-  private size = 0;
+  /**
+   * `lru-cache` rather than a Map used as an LRU: evicting a Map's oldest entry (`keys().next()`)
+   * walks every entry deleted before it, so once more visitors come back than the cache holds,
+   * each eviction cost grew with the cache (bench/README.md, "Ingest as the store grows").
+   */
+  private cache: LRUCache<string, CachedState>;
   /** states whose session changed in this flush: only these rows are written */
   private dirty: { projectId: string; visitorId: string; st: CachedState }[] = [];
   private flush = 1;
@@ -121,8 +128,10 @@ export class SessionTracker implements SessionAssigner {
    */
   constructor(
     private raw?: LocalVisitorStates,
-    private capacity = 100_000,
-  ) {}
+    capacity = 100_000,
+  ) {
+    this.cache = boundedCache(capacity);
+  }
 
   /** Whether `load` must run before `assign` (PostgreSQL); on SQLite `assign` looks up misses itself. */
   get needsLoad(): boolean {
@@ -136,8 +145,7 @@ export class SessionTracker implements SessionAssigner {
    */
   async load(db: DbOrTrx, visitors: Map<string, Set<string>>): Promise<void> {
     for (const [projectId, ids] of visitors) {
-      const cached = this.byProject.get(projectId);
-      const missing = cached ? [...ids].filter((v) => !cached.has(v)) : [...ids];
+      const missing = [...ids].filter((v) => !this.cache.has(keyOf(projectId, v)));
       for (let i = 0; i < missing.length; i += LOAD_CHUNK) {
         const rows = await visitorsWithLastSeen(db, projectId, missing.slice(i, i + LOAD_CHUNK)).execute();
         for (const { project_id, visitor_id, ...state } of rows)
@@ -147,7 +155,8 @@ export class SessionTracker implements SessionAssigner {
   }
 
   private lookup(projectId: string, visitorId: string): CachedState | undefined {
-    const st = this.byProject.get(projectId)?.get(visitorId);
+    // Peeked: recency is refreshed in `assign`, at most once every TOUCH_EVERY flushes.
+    const st = this.cache.peek(keyOf(projectId, visitorId));
     if (st || !this.raw) return st;
     const row = this.raw.get(projectId, visitorId);
     return row ? this.remember(projectId, visitorId, withLastSeen(row)) : undefined;
@@ -167,7 +176,7 @@ export class SessionTracker implements SessionAssigner {
     // evicted state only costs a reload.
     if (st && this.flush - st.touched >= TOUCH_EVERY) {
       st.touched = this.flush;
-      this.touch(projectId, visitorId, st);
+      this.cache.get(keyOf(projectId, visitorId));
     }
     const r = applyEvent(st, ts, url, referrer);
     if (!r.persist) return r.info;
@@ -195,41 +204,23 @@ export class SessionTracker implements SessionAssigner {
 
   /** Erasure: the visitors' rows are gone, so are their cached states. */
   forget(projectId: string, visitorIds: string[]): void {
-    const map = this.byProject.get(projectId);
-    if (!map) return;
-    for (const v of visitorIds) if (map.delete(v)) this.size--;
+    for (const v of visitorIds) this.cache.delete(keyOf(projectId, v));
   }
 
   /** The flush rolled back: cached states may hold its changes, so forget them all. */
   rollback(): void {
-    this.byProject.clear();
-    this.size = 0;
+    this.cache.clear();
     this.dirty = [];
     this.flush++;
   }
 
+  /** Over capacity, the least recently used visitor goes (a later event reloads it). */
   private remember(projectId: string, visitorId: string, state: VisitorState): CachedState {
     const st = state as CachedState;
     st.touched = 0;
-    let map = this.byProject.get(projectId);
-    if (!map) {
-      map = new Map();
-      this.byProject.set(projectId, map);
-    }
-    if (!map.has(visitorId)) this.size++;
-    map.set(visitorId, st);
-    // Over capacity: drop this project's least recently used visitor (a later event reloads it).
-    if (this.size > this.capacity) {
-      map.delete(map.keys().next().value!);
-      this.size--;
-    }
+    this.cache.set(keyOf(projectId, visitorId), st);
     return st;
   }
-
-  /** Marks the state most recently used (once per flush). */
-  private touch(projectId: string, visitorId: string, st: CachedState): void {
-    const map = this.byProject.get(projectId)!;
-    map.delete(visitorId);
-    map.set(visitorId, st);
-  }
 }
+
+const keyOf = (projectId: string, visitorId: string) => `${projectId}\u0000${visitorId}`;

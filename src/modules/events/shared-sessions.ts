@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import type { Redis } from "ioredis";
+import { boundedCache } from "../../platform/cache.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { applyEvent, type SessionInfo, type VisitorState, withLastSeen } from "./sessions.js";
 import { visitorsWithLastSeen } from "./store/visitor-states.js";
@@ -75,8 +76,11 @@ export const visitorKey = (projectId: string, visitorId: string) => `lift:visito
  * database (the row and the latest stored event).
  */
 export class SharedSessions {
-  /** key → the token and state of this process's last successful write (insertion order: LRU) */
-  private known = new Map<string, { token: string; state: VisitorState }>();
+  /**
+   * key → the token and state of this process's last successful write; the least recently used
+   * goes first, in constant time (a Map's oldest entry is found past every one deleted before it).
+   */
+  private known = boundedCache<string, { token: string; state: VisitorState }>(KNOWN_CAPACITY);
   /**
    * Tokens are numbers from a random start, +1 per write: below 1e14, so that a process of the
    * previous release (whose script adds 1 to the number it finds) still reads and writes them.
@@ -183,8 +187,6 @@ export class SharedSessions {
   }
 
   private remember(key: string, written: { token: string; state: VisitorState }): void {
-    this.known.delete(key);
-    if (this.known.size >= KNOWN_CAPACITY) this.known.delete(this.known.keys().next().value!);
     this.known.set(key, written);
   }
 
