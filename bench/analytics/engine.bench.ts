@@ -12,8 +12,10 @@
  * only the questions whose label holds one of those words (and skips /healthz unless paths is asked).
  * BENCH_DIR=<dir> keeps the seeded store there, and a later run with the same BENCH_DIR asks the
  * questions of it again without seeding (before/after a change in one sitting; the copy catches up).
+ * BENCH_ANSWERS=<file> writes Lift's answers (the warm-up's, by label) there as JSON, to compare
+ * two runs' answers after a change to a query.
  */
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -294,6 +296,12 @@ for (const [label, fn] of Object.entries(lift)) {
     `Lift  ${label.padEnd(52)} p50 ${m.p50.toFixed(0).padStart(6)} ms  p95 ${m.p95.toFixed(0).padStart(6)} ms`,
   );
 }
+
+if (process.env.BENCH_ANSWERS)
+  writeFileSync(
+    process.env.BENCH_ANSWERS,
+    JSON.stringify(Object.fromEntries(Object.entries(liftTimes).map(([k, m]) => [k, m.first])), null, 1),
+  );
 
 // /healthz while the heaviest question (paths) runs back to back.
 let running = asked("paths");

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../helpers/app.js";
+import { engineAttribution } from "../../src/modules/analytics/reports/attribution.js";
+import { resolvePeriod } from "../../src/modules/analytics/reports/period.js";
 import { CHANNELS, type Dataset, generate } from "./truth/dataset.js";
+import { AttributionTruth, type By, MODELS, type Model } from "./truth/attribution-truth.js";
 import { sendDataset } from "./truth/send.js";
 import { type GoalName, type Period, Truth, periodOf } from "./truth/truth.js";
 
@@ -250,6 +253,145 @@ describe("the other reports on the same model", () => {
     const shared = await t.get(`/api/shared/dashboards/${share.body.token}`, { as: "none" });
     expect(shared.status).toBe(200);
     expect(shared.body.tiles[0].answer.result).toEqual(report);
+  });
+});
+
+describe("attribution by source, medium and campaign (the engine), and revenue per channel", () => {
+  type Row = { value: string; creditedConversions: number; revenue: number };
+  const expectRows = (
+    rows: Row[],
+    want: Map<string, { credited: number; revenue: number }>,
+    what: string,
+  ) => {
+    const got = new Map(rows.map((r) => [r.value, r]));
+    for (const [value, w] of want) {
+      if (w.credited === 0 && w.revenue === 0) continue;
+      expect(got.get(value)?.creditedConversions, `${what} ${value}`).toBeCloseTo(w.credited, 5);
+      expect(got.get(value)?.revenue, `${what} ${value} revenue`).toBeCloseTo(w.revenue, 5);
+    }
+    expect(rows.length, what).toBe(
+      [...want.values()].filter((w) => w.credited !== 0 || w.revenue !== 0).length,
+    );
+  };
+  const cases = MODELS.flatMap((model) =>
+    (["source", "medium", "campaign"] as By[]).flatMap((by) =>
+      [true, false].map((oneGoal) => [model, by, oneGoal] as [Model, By, boolean]),
+    ),
+  );
+
+  it.each(cases)("%s by %s (one goal: %s) equals the truth", async (model, by, oneGoal) => {
+    const goal: Record<string, string> = oneGoal ? { goal: goalIds.get("purchase")! } : {};
+    const res = await t.get(`/api/attribution/summary?${q({ model, by, period: "30d", ...goal })}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ model, by });
+    const goals: GoalName[] = oneGoal ? ["purchase"] : ["purchase", "upgrade_click"];
+    const want = new AttributionTruth(d).credits(P30(), goals, model, by);
+    expect(want.size).toBeGreaterThan(1);
+    expectRows(res.body.rows, want, `${model} ${by}`);
+    // the spec's channels stay what they were: the rollup's, for old clients
+    const channels = await t.get(`/api/attribution/summary?${q({ model, period: "30d", ...goal })}`);
+    expect(res.body.channels).toEqual(channels.body.channels);
+  });
+
+  it("by channel: rows are the channels, and equal the truth", async () => {
+    const res = await t.get(
+      `/api/attribution/summary?${q({ model: "time_decay", by: "channel", period: "30d" })}`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.by).toBe("channel");
+    expect(res.body.rows).toEqual(
+      res.body.channels.map((c: Row & { channel: string }) => ({
+        value: c.channel,
+        creditedConversions: c.creditedConversions,
+        revenue: c.revenue,
+      })),
+    );
+    expectRows(
+      res.body.rows,
+      new AttributionTruth(d).credits(P30(), ["purchase", "upgrade_click"], "time_decay", "channel"),
+      "time_decay channel",
+    );
+  });
+
+  it.each(MODELS)(
+    "%s: the engine's per-touch credits summed by channel equal the rollup's",
+    async (model) => {
+      const res = await t.get(`/api/attribution/summary?${q({ model, period: "30d" })}`);
+      const engine = await engineAttribution(
+        app.app.deps,
+        { id: t.projectId, workspaceId: "" },
+        {
+          model,
+          by: "channel",
+          period: resolvePeriod({ period: "30d" }),
+          conds: [],
+          goal: null,
+        },
+      );
+      const rollup = new Map(res.body.channels.map((c: Row & { channel: string }) => [c.channel, c]));
+      expect(engine.length).toBe(rollup.size);
+      for (const row of engine) {
+        const c = rollup.get(row.value) as { creditedConversions: number; revenue: number } | undefined;
+        expect(
+          Math.abs(row.creditedConversions - (c?.creditedConversions ?? Number.NaN)),
+          row.value,
+        ).toBeLessThan(1e-6);
+        expect(Math.abs(row.revenue - (c?.revenue ?? Number.NaN)), row.value).toBeLessThan(1e-6);
+      }
+    },
+  );
+
+  it.each(["source", "medium"] as By[])(
+    "by %s with a filter: the conversions the filter selects, as on the channel path",
+    async (by) => {
+      const filter = JSON.stringify([{ key: "device", op: "is", value: "mobile" }]);
+      const res = await t.get(
+        `/api/attribution/summary?${q({ model: "linear", by, period: "30d", filter })}`,
+      );
+      expect(res.status).toBe(200);
+      const want = new AttributionTruth(d).credits(
+        P30(),
+        ["purchase", "upgrade_click"],
+        "linear",
+        by,
+        (first) => first !== undefined && truth.deviceOf(first) === "mobile",
+      );
+      expect(want.size).toBeGreaterThan(1);
+      expectRows(res.body.rows, want, `linear ${by} mobile`);
+    },
+  );
+
+  it("the overview's topChannels carry each channel's revenue on the first-touch basis", async () => {
+    for (const goals of [["purchase", "upgrade_click"], ["purchase"]] as GoalName[][]) {
+      const goal: Record<string, string> = goals.length === 1 ? { goal: goalIds.get("purchase")! } : {};
+      const res = await t.get(`/api/analytics/summary?${q({ period: "30d", ...goal })}`);
+      const want = new AttributionTruth(d).revenueByFirstTouch(P30(), goals);
+      expect([...want.values()].some((r) => r > 0)).toBe(true);
+      for (const c of res.body.topChannels as { channel: string; revenue: number }[])
+        expect(c.revenue, `${goals} ${c.channel}`).toBeCloseTo(want.get(c.channel) ?? 0, 6);
+    }
+  });
+
+  it("with a filter (the engine path), topChannels' revenue is of the conversions it selects", async () => {
+    const filter = JSON.stringify([{ key: "device", op: "is", value: "mobile" }]);
+    const res = await t.get(`/api/analytics/summary?${q({ period: "30d", filter })}`);
+    expect(res.status).toBe(200);
+    const want = new AttributionTruth(d).revenueByFirstTouch(
+      P30(),
+      ["purchase", "upgrade_click"],
+      (first) => first !== undefined && truth.deviceOf(first) === "mobile",
+    );
+    expect([...want.values()].some((r) => r > 0)).toBe(true);
+    for (const c of res.body.topChannels as { channel: string; revenue: number }[])
+      expect(c.revenue, c.channel).toBeCloseTo(want.get(c.channel) ?? 0, 6);
+  });
+
+  it("refuses a `by` it does not know, in the general error format", async () => {
+    const res = await t.get(`/api/attribution/summary?${q({ by: "bogus" })}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
+    expect(res.body.error).toContain("by");
+    expect(res.body.requestId).toMatch(/^req_/);
   });
 });
 

@@ -106,6 +106,21 @@ describe("attribution area in Chromium", () => {
     expect(onTop).toBe(true);
     await page.setViewportSize({ width: 1280, height: 900 });
     await checkPage(page, "attribution");
+
+    // By source, kept in the URL: the paid-search buyer's visit came from google.
+    await page.getByLabel("By", { exact: true }).selectOption("source");
+    await page.waitForURL(/by=source/);
+    await page.getByRole("heading", { name: "Credit by source: Last touch" }).waitFor();
+    const bySource = page.getByRole("region", {
+      name: "Credited conversions and revenue per source",
+      exact: true,
+    });
+    const google = bySource.getByRole("row").filter({ hasText: "google" });
+    await google.waitFor();
+    expect(await google.getByRole("cell").allTextContents()).toEqual(["google", "1", "$100.00"]);
+    await page.reload();
+    await settled(page);
+    expect(await page.getByLabel("By", { exact: true }).inputValue()).toBe("source");
     expect(problems).toEqual([]);
   }, 90_000);
 });

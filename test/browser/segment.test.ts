@@ -127,6 +127,7 @@ describe("@segment/analytics-next in Chromium against Lift", () => {
         channel: "paid_search",
         visitors: 1,
         conversions: 1,
+        revenue: 99,
         firstTouchVisitors: 1,
         convertedVisitors: 1,
         conversionRate: 1,

@@ -152,6 +152,10 @@ describe("trends area in Chromium", () => {
     // and as a dashboard tile: its chart with the same totals
     const saved = await a.get("/api/insights?kind=trends");
     expect(saved.body.items).toHaveLength(1);
+    // by its id (a subscription mail's link): its own report page, with its series
+    await page.goto(`${d.base}/dashboards/insights/${saved.body.items[0].id}`);
+    await page.waitForURL(/\/trends\?/);
+    expect(await page.getByLabel("Series B event").inputValue()).toBe("purchase");
     const board = await a.post("/api/dashboards", {
       name: "Shop",
       items: [{ insightId: saved.body.items[0].id, x: 0, y: 0, w: 6, h: 3 }],

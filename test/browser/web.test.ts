@@ -23,8 +23,12 @@ describe("the web view in Chromium", () => {
     const visits = inPeriod(visitsOf(data), periodOf(30, Date.now()));
     const all = headlineOf(visits);
     const pricing = `${SITE}/pricing`;
-    const sawPricing = headlineOf(visits.filter((v) => v.urls.includes(pricing)));
+    // The page whatever its query string: a campaign's visits land on /pricing?utm_…
+    const sawPricing = headlineOf(visits.filter((v) => v.urls.some((u) => u.split("?")[0] === pricing)));
     expect(sawPricing.pageviews).toBeLessThan(all.pageviews);
+    expect(sawPricing.visits).toBeGreaterThan(visits.filter((v) => v.urls.includes(pricing)).length);
+    const cpc = headlineOf(visits.filter((v) => v.values.utm_medium === "cpc"));
+    expect(cpc.visits).toBeGreaterThan(0);
     // The API first: the engine has copied the dataset once it answers (the page then loads at once).
     const api = await a.post("/api/analytics/web", { period: "30d", lists: [] });
     expect(api.status).toBe(200);
@@ -48,12 +52,29 @@ describe("the web view in Chromium", () => {
     await pages.getByRole("button", { name: "/pricing", exact: true }).click();
     await page.waitForURL(/filter=/);
     expect(JSON.parse(new URL(page.url()).searchParams.get("filter")!)).toEqual([
-      { key: "page", op: "is", value: pricing },
+      { key: "page_no_query", op: "is", value: pricing },
     ]);
     await settled(page);
     await tile(page, "Pageviews")
       .locator(".tile-value", { hasText: sawPricing.pageviews.toLocaleString("en-US") })
       .waitFor();
+
+    // A UTM row filters by the landing URL's tag (a session key), not by any page holding its text.
+    await page.goto(`${d.base}/web?period=30d&sources=utm_medium`);
+    await page
+      .getByRole("region", { name: "Top sources" })
+      .getByRole("button", { name: "cpc", exact: true })
+      .click();
+    await page.waitForURL(/filter=/);
+    expect(JSON.parse(new URL(page.url()).searchParams.get("filter")!)).toEqual([
+      { key: "utm_medium", op: "is", value: "cpc" },
+    ]);
+    await settled(page);
+    await tile(page, "Visits")
+      .locator(".tile-value", { hasText: new RegExp(`^${cpc.visits.toLocaleString("en-US")}$`) })
+      .waitFor();
+    await page.goto(`${d.base}/web?period=30d`);
+    await settled(page);
 
     // The tabs and the breakdown keep their state in the URL.
     await page.getByRole("radio", { name: "Exit page" }).click();

@@ -152,7 +152,9 @@ describe("GET /api/attribution/summary", () => {
     expect((await b.get("/api/attribution/summary")).body).toEqual({
       goal: null,
       model: "position_based",
+      by: "channel",
       channels: [],
+      rows: [],
     });
   });
 });
@@ -214,6 +216,7 @@ describe("GET /api/analytics/summary", () => {
         channel: "display",
         visitors: 1,
         conversions: 0,
+        revenue: 0,
         firstTouchVisitors: 1,
         convertedVisitors: 0,
         conversionRate: 0,

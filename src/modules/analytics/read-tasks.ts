@@ -9,6 +9,7 @@ import type { BreakdownDimension, FunnelBreakdown } from "./ingest/dimensions.js
 import type { Condition } from "./filters/filter.js";
 import type { FunnelStep } from "./reports/funnel.js";
 import type { AttributionModel } from "./ingest/models.js";
+import type { AttributionBy } from "./schema.js";
 import { type PathsQuery, analyticsPaths } from "./reports/paths.js";
 import type { Period } from "./reports/period.js";
 import { goalsTable } from "./reports/goals-table.js";
@@ -77,8 +78,8 @@ export const retentionTask = defineReadTask(
 
 export const attributionTask = defineReadTask(
   "analytics.attribution",
-  (ctx, project, q: Counted & { model: AttributionModel }) =>
-    attributionReport(ctx, project, q.model, q.period, q.conds, q.goal),
+  (ctx, project, q: Counted & { model: AttributionModel; by?: AttributionBy }) =>
+    attributionReport(ctx, project, q.model, q.period, q.conds, q.goal, q.by),
 );
 
 export const pathsTask = defineReadTask(

@@ -164,7 +164,8 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: "getAttributionSummary",
-        summary: "Conversions and revenue credited to channels by an attribution model",
+        summary:
+          "Conversions and revenue credited to channels (or sources, media, campaigns: `by`) by an attribution model",
         querystring: AttributionQuery,
         response: { 200: AttributionSummary },
         tags,
@@ -174,6 +175,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) =>
       app.deps.reads.run(attributionTask, projectOf(req), {
         model: req.query.model ?? "position_based",
+        by: req.query.by ?? "channel",
         period: resolvePeriod({ period: req.query.period ?? "30d" }),
         conds: parseFilterParam(req.query.filter),
         goal: req.query.goal,

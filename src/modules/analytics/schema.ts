@@ -24,11 +24,11 @@ export const FilterCondition = Type.Object(
       minLength: 1,
       maxLength: 106,
       pattern:
-        '^(channel|source|campaign|landing_page|referrer_domain|device|browser|os|country|page|event|cohort|(event|lead)\\.[^"\\\\]{1,100})$',
+        '^(channel|source|campaign|landing_page|referrer_domain|device|browser|os|utm_(source|medium|campaign|term|content)|country|page|page_no_query|event|cohort|(event|lead)\\.[^"\\\\]{1,100})$',
       "x-error":
-        "must be channel, source, campaign, landing_page, referrer_domain, device, browser, os, country, page, event, cohort, event.<property> or lead.<property>",
+        "must be channel, source, campaign, landing_page, referrer_domain, device, browser, os, utm_source, utm_medium, utm_campaign, utm_term, utm_content, country, page, page_no_query, event, cohort, event.<property> or lead.<property>",
       description:
-        "what the condition looks at, by scope — session: a visit's values (channel, source, campaign, landing_page, referrer_domain, device, browser, os; in a funnel, the session people entered in); event: the event (event = its type, page = its URL, country = data.$country, event.<property> = its data; on the overview, everyone who sent one, servers' events included); person: lead.<property>, cohort (a cohort id)",
+        "what the condition looks at, by scope — session: a visit's values (channel, source, campaign, landing_page, referrer_domain, device, browser, os; utm_source, utm_medium, utm_term, utm_content = its landing URL's tags, decoded and trimmed, utm_campaign = campaign; in a funnel, the session people entered in); event: the event (event = its type, page = its URL, page_no_query = its URL without query string or fragment, as the web view's pages, country = data.$country, event.<property> = its data; on the overview, everyone who sent one, servers' events included); person: lead.<property>, cohort (a cohort id). The export takes no landing URL's tag (400)",
     }),
     op: Type.Union(
       FILTER_OPS.map((o) => Type.Literal(o)),
@@ -132,6 +132,10 @@ export const AnalyticsSummary = Type.Object({
       visitors: Type.Number(),
       visitorsEstimate: VisitorsEstimate,
       conversions: Type.Number({ description: "conversion events credited to the channel (first touch)" }),
+      revenue: Type.Number({
+        description:
+          "revenue of those conversions (net of refunds), in the summary's currency: the same first-touch basis",
+      }),
       firstTouchVisitors: Type.Number({
         description: "the period's visitors whose person's first touch was this channel",
       }),
@@ -148,9 +152,22 @@ export const AnalyticsSummary = Type.Object({
   period: Type.Object({ from: Type.String(), to: Type.String() }),
 });
 
+/** What attribution's rows are keyed by: the touch session's channel, source, utm_medium or campaign. */
+export const ATTRIBUTION_BYS = ["channel", "source", "medium", "campaign"] as const;
+export type AttributionBy = (typeof ATTRIBUTION_BYS)[number];
+
 export const AttributionQuery = Type.Object({
   model: Type.Optional(Type.Union(ATTRIBUTION_MODELS.map((m) => Type.Literal(m)))),
   period: Type.Optional(Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d")])),
+  by: Type.Optional(
+    Type.Union(
+      ATTRIBUTION_BYS.map((b) => Type.Literal(b)),
+      {
+        description:
+          "what `rows` are keyed by (default channel): the touch's session's channel, source, utm_medium (from its landing URL) or campaign",
+      },
+    ),
+  ),
   filter: FilterParam,
   goal: GoalParam,
 });
@@ -158,8 +175,20 @@ export const AttributionQuery = Type.Object({
 export const AttributionSummary = Type.Object({
   goal: GoalAnswer,
   model: Type.String(),
+  by: Type.Union(
+    ATTRIBUTION_BYS.map((b) => Type.Literal(b)),
+    { description: "what `rows` are keyed by" },
+  ),
   channels: Type.Array(
     Type.Object({ channel: Type.String(), creditedConversions: Type.Number(), revenue: Type.Number() }),
+  ),
+  rows: Type.Array(
+    Type.Object({
+      value: Type.String({ description: "the touch's value; `(none)` when its session had none" }),
+      creditedConversions: Type.Number(),
+      revenue: Type.Number(),
+    }),
+    { description: "credit per value of `by` (for channel, the channels)" },
   ),
 });
 

@@ -96,3 +96,68 @@ describe("countries from the request's address", () => {
     }
   });
 });
+
+describe("an address the message carries (a server relaying for its users)", () => {
+  /** The countries of the web view's visits, value → visitors. */
+  const countries = async (tt: Tenant) => {
+    const res = await tt.post("/api/analytics/web", { period: "7d", lists: ["countries"] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const rows = res.body.lists.countries.rows as { value: string; visitors: number }[];
+    return Object.fromEntries(rows.map((r) => [r.value, r.visitors]));
+  };
+
+  /** Neither address in any row of any table. */
+  async function nowhere(addresses: string[]) {
+    for (const table of await app.app.db.introspection.getTables()) {
+      const rows = await app.app.db
+        .selectFrom((table.schema ? `${table.schema}.${table.name}` : table.name) as "events")
+        .selectAll()
+        .execute();
+      const text = JSON.stringify(rows);
+      for (const a of addresses) expect(text.includes(a), `${a} in ${table.name}`).toBe(false);
+    }
+  }
+
+  it("Segment: each message's context.ip gives its country, not the request's; the address is stored nowhere", async () => {
+    const s = await app.tenant();
+    const page = (anonymousId: string, ip: string) => ({
+      type: "page",
+      anonymousId,
+      messageId: `${anonymousId}-${Date.now()}`,
+      context: { ip, page: { url: "https://a.example/pricing" } },
+    });
+    const res = await s.post(
+      "/v1/batch",
+      { batch: [page("seg-gb", GB), page("seg-nl", NL)] },
+      {
+        as: "none",
+        headers: {
+          authorization: `Basic ${Buffer.from(`${s.apiKey}:`).toString("base64")}`,
+          "user-agent": "analytics-node-next/latest",
+          "x-forwarded-for": "8.8.8.8",
+        },
+      },
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await countries(s)).toEqual({ GB: 1, NL: 1 });
+    await nowhere([GB, NL]);
+  });
+
+  it("PostHog: each event's $ip gives its country, and $ip is not kept in the event's data", async () => {
+    const s = await app.tenant();
+    const pageview = (distinct_id: string, ip: string) => ({
+      event: "$pageview",
+      properties: { distinct_id, $current_url: "https://a.example/pricing", $ip: ip },
+      timestamp: new Date().toISOString(),
+    });
+    const res = await app.app.inject({
+      method: "POST",
+      url: "/batch/",
+      payload: { api_key: s.publicKey, batch: [pageview("ph-gb", GB), pageview("ph-nl", NL)] },
+      headers: { "user-agent": "posthog-node/4.0.0", "x-forwarded-for": "8.8.8.8" },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await countries(s)).toEqual({ GB: 1, NL: 1 });
+    await nowhere([GB, NL]);
+  });
+});

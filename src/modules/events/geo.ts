@@ -8,17 +8,37 @@ import type { IncomingEvent } from "./validate.js";
 export const COUNTRY_PROPERTY = "$country";
 
 /**
- * Gives a browser's events the country of its request's address (docs/privacy.md): only events
- * sent with a public key, whose request came from the person's browser — a secret key's address
- * is a server's. An event that carries a country keeps it. The address is looked up once per
- * request and goes no further than this call.
+ * Gives events a country (docs/privacy.md). An event whose message names its end user's address
+ * (`addresses[i]`: a server relaying for many users) gets that address's country. Any other gets
+ * the country of its request's address only when sent with a public key, whose request came from
+ * the person's browser — a secret key's address is a server's. An event that carries a country
+ * keeps it. Each address is looked up once per request and goes no further than this call.
  */
-export function addCountry(deps: ServiceDeps, sender: IngestSender, events: IncomingEvent[]): void {
-  if (sender.keyKind !== "public" || events.length === 0) return;
-  const country = stateOf(deps, GEO)?.country(sender.address);
-  if (!country) return;
-  for (const e of events) {
+export function addCountry(
+  deps: ServiceDeps,
+  sender: IngestSender,
+  events: IncomingEvent[],
+  addresses?: readonly (string | undefined)[],
+): void {
+  if (events.length === 0) return;
+  if (sender.keyKind !== "public" && !addresses?.some(Boolean)) return;
+  const geo = stateOf(deps, GEO);
+  if (!geo) return;
+  const known = new Map<string, string | null>();
+  const countryOf = (address: string) => {
+    const seen = known.get(address);
+    if (seen !== undefined) return seen;
+    const c = geo.country(address);
+    known.set(address, c);
+    return c;
+  };
+  const fromRequest = () => (sender.keyKind === "public" ? countryOf(sender.address) : null);
+  for (const [i, e] of events.entries()) {
     if (COUNTRY_PROPERTY in e.data) continue;
+    const own = addresses?.[i];
+    // An address that gives no country (private, not an address) says nothing: the request's rule.
+    const country = (own ? countryOf(own) : null) ?? fromRequest();
+    if (!country) continue;
     e.data = { ...e.data, [COUNTRY_PROPERTY]: country };
     // Two capital letters need no escaping: spliced in rather than serializing the data again.
     e.dataJson =

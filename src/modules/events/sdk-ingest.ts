@@ -18,6 +18,11 @@ export interface Mapped {
   /** a pageview or screen view: a web visit (session, channel, touchpoint) wherever it came from */
   web: boolean;
   messageId: string | null;
+  /**
+   * The end user's address a relaying server names (Segment's context.ip, PostHog's $ip): the
+   * event's country is looked up from it instead of the request's. It is never stored.
+   */
+  address?: string;
 }
 
 /**
@@ -64,10 +69,12 @@ export function ingestMapped(
   server: Mapped[],
 ): Promise<null> {
   return admitEvents(deps, project, sender, web.length + server.length, leadIdsOf(web, server)).then(() => {
+    const all = [...web, ...server];
     addCountry(
       deps,
       sender,
-      [...web, ...server].map((m) => m.event),
+      all.map((m) => m.event),
+      all.map((m) => m.address),
     );
     return writeMapped(deps, project, web, server, sender.keyKind);
   });

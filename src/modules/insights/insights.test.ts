@@ -49,6 +49,11 @@ describe("an insight answers what its report answers", () => {
         { model: "first_touch", period: "7d" },
         "/api/attribution/summary?model=first_touch&period=7d",
       ],
+      [
+        "attribution",
+        { model: "linear", period: "7d", by: "source" },
+        "/api/attribution/summary?model=linear&period=7d&by=source",
+      ],
     ];
     for (const [kind, settings, url] of cases) {
       const ins = await save(kind, settings);

@@ -107,7 +107,15 @@ export async function runInsight(
       const s = settings as SettingsOf<"attribution">;
       return {
         kind,
-        result: await attributionReport(deps, project, s.model ?? "position_based", period, filter, goal),
+        result: await attributionReport(
+          deps,
+          project,
+          s.model ?? "position_based",
+          period,
+          filter,
+          goal,
+          s.by,
+        ),
       };
     }
     case "paths": {

@@ -98,7 +98,15 @@ async function contentOf(deps: ServiceDeps, sub: SubscriptionTable) {
     if (!(err instanceof AppError) || err.status >= 500) throw err;
     tile = { name, description, answer: null, error: { code: err.code, message: err.message } };
   }
-  return { what: "insight", name, link: `${base}/dashboards`, linkLabel: "Open Lift", tiles: [tile] };
+  // The dashboard opens it on its report's page with its settings (web: dashboards/OpenInsight),
+  // so the mail links to the insight as it is saved then, not a copy of its settings now.
+  return {
+    what: "insight",
+    name,
+    link: `${base}/dashboards/insights/${encodeURIComponent(ins.id)}`,
+    linkLabel: "Open the insight",
+    tiles: [tile],
+  };
 }
 
 /** The send job: safe to run again, it mails only the recipients without an outcome yet. */

@@ -158,6 +158,9 @@ describe("a dashboard subscription", () => {
     expect(mail).toBeDefined();
     const parsed = await parseMail(mail!.raw);
     expect(parsed.subject).toBe("Insight by mail: your weekly insight");
+    // The link opens the insight itself (the dashboard resolves it to its report's page), not a list.
+    const links = [...parsed.html!.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
+    expect(links).toContain(`https://lift.example.com/dashboards/insights/${one}`);
     const api = await a.get(`/api/insights/${one}/results`);
     expect(cell(section(parsed.html!, "Only this"), "Visitors")).toBe(api.body.result.visitors);
   }, 60_000);

@@ -75,10 +75,14 @@ export function readPath(data: unknown, path: readonly string[]): unknown {
   return cur;
 }
 
+/** A URL's page: without its query string or fragment (cut at the first `?` or `#`). */
+export const pageOf = (url: string): string => url.replace(/[?#][\s\S]*$/, "");
+
 /** The value an event predicate reads. */
 export function eventValue(p: Predicate, event: PredicateEvent): unknown {
   if (p.field === "type") return event.type;
   if (p.field === "url") return event.url;
+  if (p.field === "page") return pageOf(event.url);
   if (p.field === "data") return readPath(event.data ?? {}, p.path ?? []);
   throw new Error(`not an event field: ${p.field}`);
 }

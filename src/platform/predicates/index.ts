@@ -4,5 +4,5 @@ export {
   type PredicateEvent,
   type PredicateOp,
 } from "./model.js";
-export { eventHolds, eventValue, holds, readPath, textOf } from "./evaluate.js";
+export { eventHolds, eventValue, holds, pageOf, readPath, textOf } from "./evaluate.js";
 export { trimSlash, type UrlPatternKind, urlMatches, urlPatternKind } from "./url.js";

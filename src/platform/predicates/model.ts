@@ -4,8 +4,8 @@
  * `analytics/filters/filter.ts`); past that, code knows only this model. It has one evaluator in
  * memory (`evaluate.ts`) and one SQL compiler, the analytics engine's (`analytics/engine/sql.ts`).
  *
- * A predicate reads one field of an event (its `type`, its `url`, a property of its `data` by a
- * path of names), of a session (a session column) or of a person (`lead` properties, `cohort`),
+ * A predicate reads one field of an event (its `type`, its `url`, its `page` — the URL without
+ * query string or fragment —, a property of its `data` by a path of names), of a session (a session column) or of a person (`lead` properties, `cohort`),
  * and holds or not. Every value is judged as the engine's JSON functions read it: missing and JSON
  * null are "no value"; a number or boolean has the text JSON gives it.
  */
@@ -26,7 +26,7 @@ export const PREDICATE_OPS = [
 export type PredicateOp = (typeof PREDICATE_OPS)[number];
 
 export interface Predicate {
-  /** `type`, `url` or `data` of an event; a session column; `lead` or `cohort` of a person */
+  /** `type`, `url`, `page` or `data` of an event; a session column; `lead` or `cohort` of a person */
   field: string;
   /** for `data` and `lead`: the property, as a path of names into nested objects */
   path?: readonly string[];

@@ -17,10 +17,12 @@ export const linksCte = (q: EngineQuery, project: ProjectRef) =>
   `links_p as (select visitor_id, lead_id from links where project_id = ${q.v(project.id)})`;
 
 /**
- * `first_touch(person, channel, <dimensions>)`: each person's first touch, the earliest web session
- * of any of its visitors ever (ties: the lower session id), for the people of `persons` (a query
- * giving a `person` column) — needs `links_p`. Only those people's visitors' sessions are read: a
- * `v:` person's own, and every visitor linked to an `l:` person's lead.
+ * `first_touch(person, channel, <dimensions>, session_id)`: each person's first touch, the
+ * earliest web session of any of its visitors ever (ties: the lower session id), for the people of
+ * `persons` (a query giving a `person` column) — needs `links_p`. Only those people's visitors'
+ * sessions are read: a `v:` person's own, and every visitor linked to an `l:` person's lead. With
+ * no such people no session is read: DuckDB builds its hash on the sessions otherwise, even for an
+ * empty other side.
  */
 export const firstTouchCte = (q: EngineQuery, project: ProjectRef, persons: string) =>
   `ft_people as (select distinct person from (${persons})),
@@ -28,9 +30,9 @@ export const firstTouchCte = (q: EngineQuery, project: ProjectRef, persons: stri
     union all select l.visitor_id, 'l:' || l.lead_id as person from links_p l
     where 'l:' || l.lead_id in (select person from ft_people)),
   first_touch as (select fv.person,
-    ${["channel", ...SESSION_DIMENSIONS].map((d) => `arg_min(s.${d}, (s.ts, s.session_id)) as ${d}`).join(", ")}
+    ${["channel", ...SESSION_DIMENSIONS, "session_id"].map((d) => `arg_min(s.${d}, (s.ts, s.session_id)) as ${d}`).join(", ")}
     from sessions s join ft_visitors fv on fv.visitor_id = s.visitor_id
-    where s.project_id = ${q.v(project.id)} group by fv.person)`;
+    where s.project_id = ${q.v(project.id)} and (select count(*) from ft_visitors) > 0 group by fv.person)`;
 
 /**
  * The person conditions (lead properties, cohorts) as a condition on a person key and its lead id

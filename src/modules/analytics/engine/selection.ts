@@ -87,8 +87,9 @@ export async function selection(
         `exists (select 1 from events e where e.project_id = ${p} and e.id = c.event_id and e.ts >= ${from} and e.ts < ${to} and not e.is_bot and ${event})`,
     )})`;
   const firstTouch = firstTouchCte(q, project, "select person from visits union select person from conv_all");
-  // A conversion's session values: its recorded channel, and its person's first touch for the rest.
-  const conv = `conv as (select x.* from (select ca.*, ${SESSION_DIMENSIONS.map((d) => `ft.${d}`).join(", ")}
+  // A conversion's session values: its recorded channel, and its person's first touch for the rest
+  // (`session_id`: the first touch's, for the values read from its landing URL).
+  const conv = `conv as (select x.* from (select ca.*, ${[...SESSION_DIMENSIONS, "session_id"].map((d) => `ft.${d}`).join(", ")}
     from conv_all ca left join first_touch ft on ft.person = ca.person) x where ${allOf(sessionConditions(q, conds, "x"))})`;
   return `with ${linksCte(q, project)}, ${visits}, ${convAll}, ${firstTouch}, ${conv}`;
 }

@@ -1,5 +1,5 @@
 import { type Predicate, trimSlash, urlPatternKind } from "../../../platform/predicates/index.js";
-import type { Condition } from "../filters/filter.js";
+import { type Condition, LANDING_TAG_KEYS } from "../filters/filter.js";
 
 /**
  * The predicate language (platform/predicates) in the engine's SQL (DuckDB), every value bound: the
@@ -170,6 +170,7 @@ function compile(q: EngineQuery, p: Predicate, v: ValueSql): string {
 export function predicateSql(q: EngineQuery, p: Predicate, alias = "e"): string {
   if (p.field === "data") return compile(q, p, jsonValue(q, `${alias}.data`, p.path ?? []));
   if (p.field === "type" || p.field === "url") return compile(q, p, { text: `${alias}.${p.field}` });
+  if (p.field === "page") return compile(q, p, { text: pageOfSql(`${alias}.url`) });
   throw new Error(`not an event field: ${p.field}`);
 }
 
@@ -187,6 +188,41 @@ export function eventConditions(q: EngineQuery, conds: Condition[], alias = "e")
   );
 }
 
+/**
+ * A URL's page: without its query or fragment (the web view's pages, the filter key
+ * `page_no_query`). Dot-all, as the row store's cut at the first `?` or `#` (filter.ts).
+ * (DuckDB and ClickHouse: regexp_replace / replaceRegexpOne, both RE2.)
+ */
+export const pageOfSql = (url: string) => `regexp_replace(${url}, '(?s)[?#].*$', '')`;
+
+/**
+ * A query parameter of a URL, decoded ('+' a space), trimmed; null when absent or empty. DuckDB's
+ * url_decode refuses bytes that are not UTF-8, so `try` keeps the raw text then (ClickHouse:
+ * extractURLParameter and decodeURLComponent, which never fail). `name` is one of a fixed list,
+ * never a caller's.
+ */
+export const urlParamSql = (url: string, name: string) => {
+  const raw = `regexp_extract(${url}, '[?&]${name}=([^&#]*)', 1)`;
+  return `nullif(trim(coalesce(try(url_decode(replace(${raw}, '+', ' '))), ${raw})), '')`;
+};
+
+/**
+ * The session keys read from its landing URL's tags (filter.ts), as the web view reads them. Each
+ * needs the session's id as `session_id` under the alias.
+ */
+const LANDING_TAGS = new Set<string>(LANDING_TAG_KEYS);
+
+/**
+ * A tag of the landing URL of the session `session` (an id column): its first web event's URL, as
+ * the web view's visits and attribution by medium read it. Correlated: DuckDB joins it once per
+ * query, for the sessions the rest selects (ClickHouse, without correlated subqueries: a join on
+ * the landing URLs, as attribution's `land`). The tag is read inside: DuckDB's `try` takes no
+ * subquery.
+ */
+const landingTagSql = (session: string, tag: string) =>
+  `(select ${urlParamSql("x.u", tag)} from (select arg_min(lu.url, lu.ts) as u from events lu
+    where lu.session_id = ${session} and not lu.is_bot and not lu.is_server) x)`;
+
 const SESSION_COLUMN = new Set([
   "channel",
   "source",
@@ -198,12 +234,17 @@ const SESSION_COLUMN = new Set([
   "os",
 ]);
 
-/** The session conditions over the engine's `sessions` columns under `alias`; null when none. */
+/**
+ * The session conditions over the engine's `sessions` columns under `alias` (or a row with the
+ * same names: a person's first touch); null when none.
+ */
 export function sessionConditions(q: EngineQuery, conds: Condition[], alias = "s"): string | null {
   const list = conds.filter((c) => c.level === "session");
   if (list.length === 0) return null;
   return list
     .map((c) => {
+      if (LANDING_TAGS.has(c.field))
+        return compile(q, c, { text: landingTagSql(`${alias}.session_id`, c.field) });
       if (!SESSION_COLUMN.has(c.field)) throw new Error(`not a session key: ${c.field}`);
       return compile(q, c, { text: `${alias}.${c.field}` });
     })

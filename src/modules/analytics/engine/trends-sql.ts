@@ -51,6 +51,11 @@ export interface TrendBreakdownSql {
 /** The person of an event as everywhere (personKeySql); null for an anonymous server event (no visitor). */
 const LEAD = "l.lead_id";
 const PERSON = `(case when e.visitor_id <> '' then ${personKeySql("e.visitor_id")} end)`;
+/**
+ * The same person as two columns (`pk` its lead or visitor id, `pl` whether a lead), for the
+ * active-people counts: grouping by them spares building a key text per event.
+ */
+const PERSON_PAIR = `(case when e.visitor_id <> '' then coalesce(${LEAD}, e.visitor_id) end) as pk, ${LEAD} is not null as pl`;
 
 const SESSION_KEYS = new Set<string>(["channel", ...SESSION_DIMENSIONS]);
 const COUNTRY_PROPERTY = "$country";
@@ -100,11 +105,16 @@ export function bucketExpr(q: EngineQuery, interval: TrendInterval, from: number
   }
 }
 
+/** What a series' events give besides `ts`, `x` and `g`: no person, its key text, or its pair of columns. */
+type PersonOut = "none" | "key" | "pair";
+
 /**
- * The events of a series in [readFrom, to) as `ev(ts, person, x, g)`: `x` the property's number
- * (numeric measures keep only events that have one), `g` the breakdown value (or null). Bots are
- * left out; a session condition or a breakdown by a session value reads the event's session, or
- * for a server event (which has none) its person's first touch — needs `first_touch` then.
+ * The events of a series in [readFrom, to) as `ev(ts, person, x, g)` (`person` as `people` says):
+ * `x` the property's number (numeric measures keep only events that have one), `g` the breakdown
+ * value (or null). Bots are left out; a session condition or a breakdown by a session value reads
+ * the event's session, or for a server event (which has none) its person's first touch — needs
+ * `first_touch` then, reached through the visitor (`ft_visitors` holds each of its people's
+ * visitors once), so the links are joined only when a person is read.
  */
 async function seriesEvents(
   q: EngineQuery,
@@ -114,6 +124,7 @@ async function seriesEvents(
   range: { from: number; to: number },
   goal: GoalRef | null,
   breakdown: TrendBreakdownSql | null,
+  people: PersonOut,
 ): Promise<string> {
   const p = q.v(project.id);
   const web = sessionConditions(q, s.conds, "s");
@@ -131,17 +142,30 @@ async function seriesEvents(
             : ""
         })`
       : `e.type = ${q.v(s.event)}`;
-  return `select e.ts, ${PERSON} as person, ${x} as x, ${g} as g
-    from events e left join links_p l on l.visitor_id = e.visitor_id
+  const personWhere = await personConditions(q, deps, project, s.conds, PERSON, LEAD);
+  const joinLinks = people !== "none" || personWhere !== null;
+  const person =
+    people === "pair"
+      ? PERSON_PAIR
+      : people === "key"
+        ? `${PERSON} as person`
+        : "cast(null as varchar) as person";
+  return `select e.ts, ${person}, ${x} as x, ${g} as g
+    from events e ${joinLinks ? "left join links_p l on l.visitor_id = e.visitor_id" : ""}
     ${joinSessions ? "left join sessions s on s.project_id = e.project_id and s.session_id = e.session_id" : ""}
-    ${joinFirstTouch ? `left join first_touch ft on e.is_server and ft.person = ${PERSON}` : ""}
+    ${
+      joinFirstTouch
+        ? `left join (select fv.visitor_id, f.* from ft_visitors fv join first_touch f on f.person = fv.person) ft
+        on e.is_server and ft.visitor_id = e.visitor_id`
+        : ""
+    }
     where ${allOf(
       `e.project_id = ${p} and e.ts >= ${q.v(range.from)} and e.ts < ${q.v(range.to)} and not e.is_bot`,
       match,
       eventConditions(q, s.conds, "e"),
       web &&
         `coalesce(case when e.is_server then ft.person is not null and ${server} else s.session_id is not null and ${web} end, false)`,
-      await personConditions(q, deps, project, s.conds, PERSON, LEAD),
+      personWhere,
       numeric ? `${x} is not null` : null,
     )}`;
 }
@@ -161,7 +185,7 @@ export async function breakdownValuesSql(
   limit: number,
 ): Promise<string> {
   const parts: string[] = [];
-  for (const s of series) parts.push(await seriesEvents(q, deps, project, s, range, goal, breakdown));
+  for (const s of series) parts.push(await seriesEvents(q, deps, project, s, range, goal, breakdown, "none"));
   const ft = series.some((s) => readsSessions(s, breakdown))
     ? `, ${serverFirstTouch(q, project, range)}`
     : "";
@@ -169,6 +193,9 @@ export async function breakdownValuesSql(
     select g, count(*) as n from (${parts.join("\n    union all\n    ")}) t
     group by g order by n desc, g limit ${q.v(limit + 1)}`;
 }
+
+/** Days an active-people count reads (range and window) for which it keeps each person's days as bits of a UHUGEINT. */
+const MASK_DAYS = 128;
 
 /** Days in the active-people window ending with each day. */
 export const ACTIVE_DAYS: Partial<Record<TrendMeasure, number>> = { dau: 1, wau: 7, mau: 30 };
@@ -211,24 +238,46 @@ export async function trendSeriesSql(
     { from: readFrom, to: range.to },
     goal,
     breakdown?.sql ?? null,
+    days ? "pair" : "key",
   );
-  const g = breakdown ? `case when g in ${q.list(breakdown.values)} then g else ${q.v(OTHER_KEY)} end` : "g";
+  // One bound list tested per event (an empty one is bound as null: every value is then "(other)").
+  const g = breakdown
+    ? `case when coalesce(list_contains(${q.v(breakdown.values)}::varchar[], g), false) then g else ${q.v(OTHER_KEY)} end`
+    : "g";
   const ft = readsSessions(s, breakdown?.sql ?? null)
     ? `, ${serverFirstTouch(q, project, { from: readFrom, to: range.to })}`
     : "";
-  const withs = `with ${linksCte(q, project)}${ft}, ev as (select ts, person, x, ${g} as g from (${events}) t)`;
+  const cols = days ? "pk, pl" : "person";
+  const withs = `with ${linksCte(q, project)}${ft}, ev as (select ts, ${cols}, x, ${g} as g from (${events}) t)`;
   if (days) {
-    // A person active on day d is in the windows of days d … d+days-1: per person and value, each
+    const first = readFrom / DAY_MS;
+    const read = (range.to - readFrom) / DAY_MS;
+    const w = q.v(days - 1);
+    if (read <= MASK_DAYS) {
+      // Each person's active days as the bits of one number (bit i: day first + i), one row per
+      // person and value; people with the same days and value count together (few rows: the same
+      // days recur), and day j has the people with a bit among days j-days+1 … j. One aggregate
+      // over the events instead of a row per person and day and a window over those.
+      return `${withs},
+      m as (select g, bit_or(1::uhugeint << (ts // ${DAY_MS} - ${q.v(first)})::uhugeint) as m from ev where pk is not null group by pk, pl, g),
+      cm as (select g, m, count(*) as n from m group by g, m)
+      select (${q.v(first)} + j) * ${DAY_MS} as b, g,
+        coalesce(sum(n) filter (where (m >> (j - ${w})::uhugeint) & ((1::uhugeint << ${q.v(days)}::uhugeint) - 1) <> 0), 0) as v
+      from cm, (select unnest(range(${w}, ${q.v(read)})) as j) days group by j, g
+      union all
+      select null as b, g, sum(n) as v from cm where (m >> ${w}::uhugeint) <> 0 group by g`;
+    }
+    // Longer: a person active on day d is in the windows of days d … d+days-1: per person and value, each
     // active day opens a span up to that or the next active day, whichever comes first, so spans
     // never overlap and a running sum of their starts (+1) and ends (-1) is the distinct count —
     // rows change only where the count does (the caller carries each value forward to later days).
     return `${withs},
-      act as (select distinct person, g, ts // ${DAY_MS} as d from ev where person is not null),
-      spans as (select g, d, least(d + ${days}, coalesce(lead(d) over (partition by person, g order by d), d + ${days})) as e from act),
+      act as (select distinct pk, pl, g, ts // ${DAY_MS} as d from ev where pk is not null),
+      spans as (select g, d, least(d + ${days}, coalesce(lead(d) over (partition by pk, pl, g order by d), d + ${days})) as e from act),
       deltas as (select g, day, sum(c) as c from (select g, d as day, 1 as c from spans union all select g, e as day, -1 as c from spans) x group by g, day)
       select day * ${DAY_MS} as b, g, sum(c) over (partition by g order by day rows between unbounded preceding and current row) as v from deltas
       union all
-      select null as b, g, count(distinct person) as v from act where d >= ${q.v(range.from / DAY_MS)} group by g`;
+      select null as b, g, sum(n) as v from (select g, pl, count(distinct pk) as n from act where d >= ${q.v(range.from / DAY_MS)} group by g, pl) t group by g`;
   }
   const agg = AGGREGATE[s.measure as keyof typeof AGGREGATE];
   return `${withs}

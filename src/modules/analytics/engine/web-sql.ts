@@ -11,8 +11,10 @@ import {
   allOf,
   eventConditions,
   jsonText,
+  pageOfSql,
   personKeySql,
   sessionConditions,
+  urlParamSql,
 } from "./sql.js";
 import { bucketExpr } from "./trends-sql.js";
 
@@ -21,8 +23,8 @@ import { bucketExpr } from "./trends-sql.js";
  * filter selects web sessions that started in the range, and each visit carries what its own web
  * events say — page views, first and last event, landing URL, entry and exit page, country, the
  * goal's conversions — from one aggregate over the events (`vis`). The headline, the chart, the
- * lists (all in one query: `vis` is the costly part) and the breakdown are groupings over `vis`;
- * pages group the page views themselves.
+ * lists and the breakdown are groupings over `vis`; pages group the page views themselves. All but
+ * the headline (two periods) go in one query (partsSql): `vis` is the costly part.
  */
 
 const DAY_MS = 86_400_000;
@@ -34,33 +36,17 @@ export interface WebRange {
   to: number;
 }
 
-/**
- * A URL's page: without its query or fragment. (DuckDB and ClickHouse: regexp_replace /
- * replaceRegexpOne, both RE2.)
- */
-const pageOf = (url: string) => `regexp_replace(${url}, '[?#].*$', '')`;
-
-/**
- * A query parameter of the landing URL, decoded ('+' a space), trimmed; null when absent or
- * empty. DuckDB's url_decode refuses bytes that are not UTF-8, so `try` keeps the raw text then
- * (ClickHouse: extractURLParameter and decodeURLComponent, which never fail). `name` is one of a
- * fixed list, never a caller's.
- */
-const utmOf = (url: string, name: string) => {
-  const raw = `regexp_extract(${url}, '[?&]${name}=([^&#]*)', 1)`;
-  return `nullif(trim(coalesce(try(url_decode(replace(${raw}, '+', ' '))), ${raw})), '')`;
-};
-
 /** A visit's value for a list or breakdown key, over `vis` as `v`. */
 export const VISIT_VALUE: Record<WebBreakdownKey, string> = {
   channel: "v.channel",
   source: "v.source",
-  utm_source: utmOf("v.landing_url", "utm_source"),
-  utm_medium: utmOf("v.landing_url", "utm_medium"),
-  // The session's own campaign (trimmed utm_campaign), which the filter key `campaign` reads.
+  utm_source: urlParamSql("v.landing_url", "utm_source"),
+  utm_medium: urlParamSql("v.landing_url", "utm_medium"),
+  // The session's own campaign (trimmed utm_campaign), which the filter keys `campaign` and
+  // `utm_campaign` read; the other tags are the landing URL's, as the filter reads them (sql.ts).
   utm_campaign: "v.campaign",
-  utm_term: utmOf("v.landing_url", "utm_term"),
-  utm_content: utmOf("v.landing_url", "utm_content"),
+  utm_term: urlParamSql("v.landing_url", "utm_term"),
+  utm_content: urlParamSql("v.landing_url", "utm_content"),
   entry_page: "v.entry_page",
   exit_page: "v.exit_page",
   country: "v.country",
@@ -99,7 +85,7 @@ export async function visitsCte(
       await personConditions(q, deps, project, conds, personKeySql("s.visitor_id"), "l.lead_id"),
       event && `s.session_id in (select e.session_id from events e where ${webEvents} and ${event})`,
     )})`;
-  const ev = `ev as (select e.id, e.session_id, e.visitor_id, e.type, e.url, e.ts, ${pageOf("e.url")} as page,
+  const ev = `ev as (select e.id, e.session_id, e.visitor_id, e.type, e.url, e.ts, ${pageOfSql("e.url")} as page,
       ${jsonText(q, "e.data", "$country")} as country
     from events e where ${webEvents} and e.session_id in (select session_id from sel))`;
   // Arg-min/max with a filter: ClickHouse's argMinIf / argMaxIf.
@@ -133,8 +119,8 @@ export const chartSql = (q: EngineQuery, withs: string, interval: TrendInterval,
   from (select ${bucketExpr(q, interval, from, "ts")} as b, visitor_id, pageviews from vis) t group by b`;
 
 /**
- * Lists of visits by their values, all in one query (`vis` is made once): rows `(g, value, …)`,
- * `g` the index of the key in `keys`, the top `limit` of each by visitors, and one more.
+ * Lists of visits by their values, all in one grouping: rows `(g, value, …)`, `g` the index of
+ * the key in `keys`, the top `limit` of each by visitors, and one more.
  * (GROUPING SETS, grouping() and windows: ClickHouse has them too.)
  */
 export const visitListsSql = (q: EngineQuery, withs: string, keys: WebBreakdownKey[], limit: number) => {
@@ -142,30 +128,40 @@ export const visitListsSql = (q: EngineQuery, withs: string, keys: WebBreakdownK
   const cols = keys.map((k, i) => `coalesce(${VISIT_VALUE[k]}, ${none}) as k${i}`).join(", ");
   const which = keys.map((_, i) => `when grouping(k${i}) = 0 then ${i}`).join(" ");
   const value = keys.length === 1 ? "k0" : `coalesce(${keys.map((_, i) => `k${i}`).join(", ")})`;
-  return `${withs},
-  lists as (select case ${which} end as g, ${value} as value, count(distinct visitor_id) as visitors,
-      count(*) as visits, sum(pageviews) as pageviews, sum(conversions) as conversions
-    from (select ${cols}, visitor_id, pageviews, conversions from vis v) t
-    group by grouping sets (${keys.map((_, i) => `(k${i})`).join(", ")}))
-  select * from (select *, row_number() over (partition by g order by visitors desc, visits desc, value) as n from lists) r
+  return `${withs}
+  select * from (select *, row_number() over (partition by g order by visitors desc, visits desc, value) as n
+    from (select case ${which} end as g, ${value} as value, count(distinct visitor_id) as visitors,
+        count(*) as visits, sum(pageviews) as pageviews, sum(conversions) as conversions
+      from (select ${cols}, visitor_id, pageviews, conversions from vis v) t
+      group by grouping sets (${keys.map((_, i) => `(k${i})`).join(", ")})) lists) r
   where n <= ${q.v(limit + 1)}`;
 };
 
-/** Top pages: page views of each page in the visits, the visits and visitors that viewed it. */
+/** Top pages: page views of each page in the visits, the visits and visitors that viewed it; `n` their order. */
 export const pagesSql = (q: EngineQuery, withs: string, limit: number) => `${withs}
   select page as value, count(distinct visitor_id) as visitors, count(distinct session_id) as visits,
-    count(*) as pageviews
+    count(*) as pageviews, row_number() over (order by count(*) desc, count(distinct visitor_id) desc, page) as n
   from ev where type = 'pageview' group by page
   order by pageviews desc, visitors desc, page limit ${q.v(limit + 1)}`;
 
-/** Visits by two of their values, with their bounce rate and mean duration (ms). */
+/** Visits by two of their values, with their bounce rate and mean duration (ms); `n` their order. */
 export const breakdownSql = (q: EngineQuery, withs: string, keys: WebBreakdownKey[], limit: number) => {
   const none = q.v(NONE_KEY);
   const cols = keys.map((k, i) => `coalesce(${VISIT_VALUE[k]}, ${none}) as k${i}`).join(", ");
   const ks = keys.map((_, i) => `k${i}`).join(", ");
   return `${withs}
   select ${ks}, count(distinct visitor_id) as visitors, count(*) as visits, sum(pageviews) as pageviews,
-    count(*) filter (where pageviews = 1) as bounces, avg(dur) as dur
+    count(*) filter (where pageviews = 1) as bounces, avg(dur) as dur,
+    row_number() over (order by count(distinct visitor_id) desc, count(*) desc, ${ks}) as n
   from (select ${cols}, visitor_id, pageviews, dur from vis v) t
   group by ${ks} order by visitors desc, visits desc, ${ks} limit ${q.v(limit + 1)}`;
 };
+
+/**
+ * Several of the queries above (each built with no `withs` of its own) over one `vis` and `ev`,
+ * made once: the visits' scan and aggregate are most of each query's time. Rows `(part, r)`: the
+ * query's index and its row as a JSON object. (ClickHouse: toJSONString of a tuple.)
+ */
+export const partsSql = (withs: string, parts: string[]) => `${withs},
+  ${parts.map((p, i) => `p${i} as (${p})`).join(",\n  ")}
+  ${parts.map((_, i) => `select ${i} as part, to_json(p${i}) as r from p${i}`).join("\n  union all ")}`;

@@ -10,8 +10,11 @@ import { Filter, type FilterConditionT, type FilterOp, type FilterT } from "../s
  * The one report filter (docs/decisions/identity-analytics.md, "Filters and cohorts"): a list of
  * conditions, all of which must hold. Each condition's key decides what it looks at:
  * - session keys (`channel`, `source`, `campaign`, `landing_page`, `referrer_domain`, `device`,
- *   `browser`, `os`): the session's values, from its touchpoint row;
- * - event keys (`event`, `page`, `country`, `event.<property>`): the event's type, URL and data;
+ *   `browser`, `os`): the session's values, from its touchpoint row; `utm_source`, `utm_medium`,
+ *   `utm_term`, `utm_content`: its landing URL's tags, as the web view reads them (the engine
+ *   only); `utm_campaign`: its `campaign`;
+ * - event keys (`event`, `page`, `page_no_query`, `country`, `event.<property>`): the event's type,
+ *   URL (whole, or without query string and fragment) and data;
  * - person keys (`lead.<property>`, `cohort`): the person (a lead's visitors together).
  * This file parses a filter into the predicate language (platform/predicates), which the engine
  * compiles to its SQL (engine/sql.ts) and whose evaluator tests one value in JS. The row store's
@@ -20,6 +23,9 @@ import { Filter, type FilterConditionT, type FilterOp, type FilterT } from "../s
  */
 
 export const SESSION_KEYS = ["channel", ...SESSION_DIMENSIONS] as const;
+/** Session keys read from the landing URL's tags: only the engine has the session's landing URL. */
+export const LANDING_TAG_KEYS = ["utm_source", "utm_medium", "utm_term", "utm_content"] as const;
+const LANDING_TAG_SET = new Set<string>(LANDING_TAG_KEYS);
 export type SessionKey = (typeof SESSION_KEYS)[number];
 /** The value a breakdown shows for a missing value; as a filter value it means "no value". */
 export const NONE_VALUE = "(none)";
@@ -84,6 +90,9 @@ function toCondition(c: FilterConditionT, index: number, where: string, named?: 
   if (SESSION_SET.has(c.key)) [level, field] = ["session", c.key];
   else if (c.key === "event") [level, field] = ["event", "type"];
   else if (c.key === "page") [level, field] = ["event", "url"];
+  else if (c.key === "page_no_query") [level, field] = ["event", "page"];
+  else if (c.key === "utm_campaign") [level, field] = ["session", "campaign"];
+  else if (LANDING_TAG_SET.has(c.key)) [level, field] = ["session", c.key];
   else if (c.key === "country") [level, field, property] = ["event", "data", COUNTRY_PROPERTY];
   else if (c.key === "cohort") [level, field] = ["person", "cohort"];
   else if (c.key.startsWith("event.")) [level, field, property] = ["event", "data", c.key.slice(6)];
@@ -197,6 +206,14 @@ export function propertyConditionSql(
   );
 }
 
+/** The page of a URL column: cut at its first `?` or `#` (platform/predicates' `pageOf`). */
+function pageSql(url: RawBuilder<unknown>, postgres: boolean): RawBuilder<string> {
+  if (postgres) return sql<string>`regexp_replace(${url}, '[?#].*$', '')`;
+  const cut = (x: RawBuilder<unknown>, ch: string) =>
+    sql<string>`(case when instr(${x}, ${sql.lit(ch)}) > 0 then substr(${x}, 1, instr(${x}, ${sql.lit(ch)}) - 1) else ${x} end)`;
+  return cut(cut(url, "#"), "?");
+}
+
 /** The event conditions over `events` columns (table or alias `e`); null when there are none. */
 export function eventSql(
   conds: Condition[],
@@ -210,7 +227,9 @@ export function eventSql(
     list.map((c) =>
       c.field === "data"
         ? propertyConditionSql(c, col("data"), postgres)
-        : conditionSql(c, sql<string>`${col(c.field)}`, null, postgres),
+        : c.field === "page"
+          ? conditionSql(c, pageSql(col("url"), postgres), null, postgres)
+          : conditionSql(c, sql<string>`${col(c.field)}`, null, postgres),
     ),
     sql` and `,
   ) as RawBuilder<boolean>;
@@ -220,6 +239,11 @@ export function eventSql(
 export function sessionSql(conds: Condition[], postgres: boolean, alias = "t"): RawBuilder<boolean> | null {
   const list = conds.filter((c) => c.level === "session");
   if (list.length === 0) return null;
+  const tag = list.find((c) => LANDING_TAG_SET.has(c.field));
+  if (tag)
+    throw validation(
+      `filter[${tag.index}].key ${tag.field} (a landing URL's tag) is not available here: filter by campaign, source or page instead`,
+    );
   return sql.join(
     list.map((c) => conditionSql(c, sql<string | null>`${sql.ref(`${alias}.${c.field}`)}`, null, postgres)),
     sql` and `,

@@ -38,6 +38,7 @@ describe("the report filter on the summary (hand-computed, filter-fixture.testin
         channel: "email",
         visitors: 1,
         conversions: 1,
+        revenue: 40,
         firstTouchVisitors: 1,
         convertedVisitors: 1,
         conversionRate: 1,
@@ -59,6 +60,54 @@ describe("the report filter on the summary (hand-computed, filter-fixture.testin
       conversions: 1,
       leads: 0,
     });
+  });
+
+  it("a page whatever its query string (page_no_query), unlike the whole URL (page)", async () => {
+    const pricing = `${SHOP}/pricing`;
+    // phone landed on /pricing?utm_…, laptop and mac on /pricing; the crawler is a bot.
+    expect(figures(await summary([{ key: "page_no_query", op: "is", value: pricing }]))).toEqual({
+      visitors: 3,
+      conversions: 0,
+      leads: 1,
+    });
+    expect((await summary([{ key: "page", op: "is", value: pricing }])).visitors).toBe(2);
+  });
+
+  it("a landing URL's tag: visitors by their session's, conversions by the person's first touch", async () => {
+    // phone came by the newsletter (utm_medium=email); L1's server revenue has no session of its own.
+    expect(figures(await summary([{ key: "utm_medium", op: "is", value: "email" }]))).toEqual({
+      visitors: 1,
+      conversions: 1,
+      leads: 0,
+    });
+    expect(figures(await summary([{ key: "utm_medium", op: "is_not", value: "email" }]))).toEqual({
+      visitors: 2,
+      conversions: 1,
+      leads: 2,
+    });
+    expect(figures(await summary([{ key: "utm_campaign", op: "is", value: "spring" }]))).toEqual({
+      visitors: 1,
+      conversions: 1,
+      leads: 0,
+    });
+    // Every report on the engine takes it (a session's, a first touch's, an event's session).
+    const filter = [{ key: "utm_source", op: "is", value: "newsletter" }];
+    const reports: [string, Record<string, unknown>][] = [
+      ["/api/analytics/trends", { period: "7d", series: [{ event: "purchase" }, { event: "$revenue" }] }],
+      [
+        "/api/analytics/funnel",
+        { period: "7d", steps: [{ eventType: "pageview" }, { eventType: "purchase" }] },
+      ],
+      ["/api/analytics/paths", { period: "7d", start: { event: "pageview" } }],
+    ];
+    for (const [path, body] of reports) {
+      const res = await a.post(path, { ...body, filter });
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    }
+    for (const path of ["breakdown?by=device&", "retention?interval=day&", "timeseries?"]) {
+      const res = await a.get(`/api/analytics/${path}period=7d&${q(filter)}`);
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    }
   });
 
   it("an event property, and an event type", async () => {
@@ -88,6 +137,7 @@ describe("the report filter on the summary (hand-computed, filter-fixture.testin
         channel: "organic_social",
         visitors: 1,
         conversions: 0,
+        revenue: 0,
         firstTouchVisitors: 1,
         convertedVisitors: 0,
         conversionRate: 0,
@@ -253,6 +303,18 @@ describe("the same filter on every report", () => {
       `${SHOP}/pricing`,
       `${SHOP}/docs`,
     ]);
+    // The page whatever its query string, on both row stores.
+    const page = await lines([{ key: "page_no_query", op: "is", value: `${SHOP}/pricing` }]);
+    expect(page.map((e) => e.visitorId).sort()).toEqual(["crawler", "laptop", "mac", "phone"]);
+    expect(page.some((e) => e.url.includes("?utm_source="))).toBe(true);
+    // The row store has no landing URL: a landing URL's tag is refused, naming the condition.
+    const tag = await a.get(`/api/export/events?${q([{ key: "utm_medium", op: "is", value: "email" }])}`);
+    expect(tag.status).toBe(400);
+    expect(tag.body).toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
+    expect(tag.body.error).toContain("filter[0].key utm_medium");
+    // Its campaign is the session's own column, which the row store has.
+    const spring = await lines([{ key: "utm_campaign", op: "is", value: "spring" }]);
+    expect(spring.map((e) => e.visitorId)).toEqual(["phone", "phone", "phone"]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ReadDeps } from "../../../platform/deps.js";
-import type { AttributionSummary } from "./attribution.js";
+import type { ChannelAttribution } from "./attribution.js";
 import type { Breakdown, BreakdownRow } from "./breakdown.js";
 import { type GoalRef, rateOf } from "./conversion-model.js";
 import { currencyOf, rates } from "./converted.js";
@@ -86,7 +86,7 @@ export async function filteredSummary(
       (select list(distinct currency) from conv where currency is not null) as currencies,
       ${LEADS} as leads,
       (select list({key: channel, visitors: n}) from (select channel, count(distinct visitor_id) as n from visits where not server group by channel)) as traffic,
-      (select list({key: channel, conversions: n}) from (select channel, sum(counted) as n from conv group by channel)) as counted,
+      (select list({key: channel, conversions: n, revenue: m}) from (select channel, sum(counted) as n, sum(revenue) as m from conv group by channel)) as counted,
       (select list({key: k, visitors: n, converted: m}) from (select coalesce(ft_channel, ${none}) as k, count(*) as n, count(*) filter (where converted) as m from pop_people group by 1)) as basis`),
   );
   const r = row!;
@@ -101,6 +101,7 @@ export async function filteredSummary(
         channel,
         visitors: Number(traffic.get(channel)?.visitors ?? 0),
         conversions: Number(counted.get(channel)?.conversions ?? 0),
+        revenue: round6(Number(counted.get(channel)?.revenue ?? 0)),
         firstTouchVisitors: Number(b?.visitors ?? 0),
         convertedVisitors: Number(b?.converted ?? 0),
         conversionRate: rateOf(Number(b?.converted ?? 0), Number(b?.visitors ?? 0)),
@@ -264,7 +265,7 @@ export async function filteredAttribution(
   period: Period,
   conds: Condition[],
   goal: GoalRef | null = null,
-): Promise<AttributionSummary> {
+): Promise<ChannelAttribution> {
   const q = new EngineQuery();
   const withs = await selection(q, deps, project, conds, rangeOf(period), { goal });
   const list = await deps.engine.query<{

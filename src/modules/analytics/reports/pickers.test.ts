@@ -49,6 +49,17 @@ describe("pickers: what the data holds (filter-fixture.testing.ts)", () => {
       [`${SHOP}/pricing`, 3],
       [`${SHOP}/`, 1],
     ]);
+    expect(await items("/api/analytics/pickers/values?key=page_no_query&limit=1")).toEqual([
+      [`${SHOP}/pricing`, 3],
+    ]);
+    // A landing URL's tags, as its filter keys read them (utm_campaign: the session's campaign).
+    expect(await items("/api/analytics/pickers/values?key=utm_medium")).toEqual([["email", 1]]);
+    expect(await items("/api/analytics/pickers/values?key=utm_campaign")).toEqual(
+      await items("/api/analytics/pickers/values?key=campaign"),
+    );
+    expect(
+      (await items("/api/analytics/pickers/values?key=utm_campaign")).map((i: string[]) => i[0]),
+    ).toContain("spring");
     expect(await items("/api/analytics/pickers/values?key=event.plan")).toEqual([["pro", 2]]);
     expect(await items("/api/analytics/pickers/values?key=event.revenue")).toEqual([
       ["25", 1],

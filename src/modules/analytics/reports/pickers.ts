@@ -5,7 +5,7 @@ import { validation } from "../../../platform/errors.js";
 import { latestEvents } from "../../events/service.js";
 import { latestLeadProperties } from "../../identity/service.js";
 import { listCohorts } from "../cohorts/cohorts.js";
-import { SESSION_KEYS } from "../filters/filter.js";
+import { LANDING_TAG_KEYS, SESSION_KEYS } from "../filters/filter.js";
 import { ALL_CHANNELS, dayOf } from "../ingest/rollup-store.js";
 import { weekOf } from "../ingest/sketches.js";
 
@@ -132,8 +132,10 @@ export async function keyValues(
   const { db } = deps;
   const limit = q.limit ?? 20;
   const { key } = q;
-  if ((SESSION_KEYS as readonly string[]).includes(key))
-    return { items: top(await rollupKeys(db, project, key), q.prefix, limit), sampled: false };
+  if ((SESSION_KEYS as readonly string[]).includes(key) || key === "utm_campaign") {
+    const column = key === "utm_campaign" ? "campaign" : key;
+    return { items: top(await rollupKeys(db, project, column), q.prefix, limit), sampled: false };
+  }
   if (key === "event") return eventNames(db, project, q.prefix, limit);
   if (key === "cohort") {
     const cohorts = await listCohorts(db, project);
@@ -151,10 +153,19 @@ export async function keyValues(
   const add = (v: string | null) => {
     if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
   };
-  if (key === "page") {
+  if (key === "page" || key === "page_no_query") {
     // The page filter compares whole URLs (as funnel steps and goals do): values without the query.
     for (const e of await latestEvents(db, project, { type: "pageview", limit: SAMPLE_EVENTS }))
       add(e.url.split(/[?#]/, 1)[0]!.slice(0, MAX_VALUE));
+    return { items: top(counts, q.prefix, limit), sampled: true };
+  }
+  if ((LANDING_TAG_KEYS as readonly string[]).includes(key)) {
+    // The tag as the filter reads it: decoded, trimmed; a campaign's visits carry it on their pages.
+    for (const e of await latestEvents(db, project, { type: "pageview", limit: SAMPLE_EVENTS })) {
+      const query = e.url.split("#", 1)[0]!.split("?")[1];
+      const tag = query ? new URLSearchParams(query).get(key)?.trim() : undefined;
+      if (tag) add(tag.slice(0, MAX_VALUE));
+    }
     return { items: top(counts, q.prefix, limit), sampled: true };
   }
   let scope: "event" | "lead";
@@ -164,7 +175,7 @@ export async function keyValues(
   else if (key.startsWith("lead.")) [scope, name] = ["lead", key.slice(5)];
   else
     throw validation(
-      "query.key must be a filter key (channel … os, country, page, event, cohort, event.<property>, lead.<property>)",
+      "query.key must be a filter key (channel … os, utm_source … utm_content, country, page, page_no_query, event, cohort, event.<property>, lead.<property>)",
     );
   for (const json of await sample(deps, project, scope)) add(scalar(parse(json)[name]));
   return { items: top(counts, q.prefix, limit), sampled: true };

@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { ReadDeps } from "../../../platform/deps.js";
 import type { RawBuilder } from "kysely";
-import { attributionSummary } from "./attribution.js";
+import { type AttributionBy, attributionBy, attributionSummary } from "./attribution.js";
 import { resolveGoal } from "./conversion-model.js";
 import { analyticsBreakdown } from "./breakdown.js";
 import type { BreakdownDimension, FunnelBreakdown } from "../ingest/dimensions.js";
@@ -90,11 +90,15 @@ export async function attributionReport(
   period: Period,
   conds: Condition[],
   goalParam?: string,
+  by: AttributionBy = "channel",
 ) {
   const { db } = deps;
   const goal = await resolveGoal(db, project, goalParam);
-  if (conds.length === 0) return attributionSummary(db, project, model, period, goal);
-  return filteredAttribution(deps, project, model, period, conds, goal);
+  const channels =
+    conds.length === 0
+      ? await attributionSummary(db, project, model, period, goal)
+      : await filteredAttribution(deps, project, model, period, conds, goal);
+  return attributionBy(deps, project, channels, { by, period, conds });
 }
 
 export async function funnelReport(

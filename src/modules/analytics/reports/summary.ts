@@ -22,6 +22,8 @@ export interface TopChannel {
   /** present when `visitors` is an estimate */
   visitorsEstimate?: VisitorsEstimate;
   conversions: number;
+  /** revenue of those conversions (net of refunds): the same first-touch basis */
+  revenue: number;
   /** the period's visitors whose person's first touch was the channel */
   firstTouchVisitors: number;
   /** those of them who converted */
@@ -93,11 +95,11 @@ export async function analyticsSummary(
     .where("day", "<=", period.toDay)
     .groupBy("channel")
     .execute();
-  const channels = new Map<string, { sketch: VisitorSketch; conversions: number }>();
+  const channels = new Map<string, { sketch: VisitorSketch; conversions: number; revenue: number }>();
   const channel = (name: string) => {
     let c = channels.get(name);
     if (!c) {
-      c = { sketch: VisitorSketch.union(), conversions: 0 };
+      c = { sketch: VisitorSketch.union(), conversions: 0, revenue: 0 };
       channels.set(name, c);
     }
     return c;
@@ -112,6 +114,7 @@ export async function analyticsSummary(
     conversions += Number(r.conversions);
     revenue += Number(r.revenue);
     channel(r.channel).conversions += Number(r.conversions);
+    channel(r.channel).revenue += Number(r.revenue);
   }
   if (goal) {
     const counted = await goalConversions(db, project, range, goal);
@@ -120,6 +123,7 @@ export async function analyticsSummary(
       conversions += c.conversions;
       revenue += c.revenue;
       channel(name).conversions += c.conversions;
+      channel(name).revenue += c.revenue;
     }
   }
   const sketches = await sketchesFor(db, project.id, period.fromDay, period.toDay);
@@ -142,6 +146,7 @@ export async function analyticsSummary(
         visitors: c.sketch.count(),
         ...visitorsEstimate(c.sketch),
         conversions: c.conversions,
+        revenue: round6(c.revenue),
         firstTouchVisitors: b.visitors,
         convertedVisitors: b.converted,
         conversionRate: rateOf(b.converted, b.visitors),

@@ -245,6 +245,40 @@ describe("POST /api/analytics/trends (seeded truth)", () => {
     );
   });
 
+  it("counts active people over a long period and a server event's by its person's first touch", async () => {
+    // 150 days: past what the engine keeps as one number of day bits, so it counts another way
+    const to = Math.floor(d.now / DAY) * DAY;
+    const p = { from: to - 149 * DAY, to: to + DAY };
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const long = await trends({
+      period: "custom",
+      from: iso(p.from),
+      to: iso(to),
+      series: [
+        { event: "pageview", measure: "wau" },
+        { event: "pageview", measure: "mau" },
+      ],
+    });
+    expectLine(long.series[0]!, trendTruth(of("pageview"), { interval: "day", measure: "wau", ...p }), "wau");
+    expectLine(long.series[1]!, trendTruth(of("pageview"), { interval: "day", measure: "mau", ...p }), "mau");
+    const month = periodOf(30, d.now);
+    const buyers = await trends({
+      period: "30d",
+      series: [{ event: "purchase", measure: "wau" }],
+      breakdown: { property: "channel", limit: 50 },
+    });
+    expect(buyers.series.length).toBeGreaterThan(1);
+    for (const line of buyers.series)
+      expectLine(
+        line,
+        trendTruth(
+          of("purchase", (e) => e.channel === line.breakdownValue),
+          { interval: "day", measure: "wau", ...month },
+        ),
+        `buyers ${line.breakdownValue}`,
+      );
+  });
+
   it("breaks down by an event property, with a sum of another", async () => {
     const p = periodOf(30, d.now);
     const body = await trends({

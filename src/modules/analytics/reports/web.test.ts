@@ -179,6 +179,31 @@ describe("POST /api/analytics/web", () => {
     }
   });
 
+  it("filters by a page whatever its query string, and by the landing URL's UTM tags, as the rows do", async () => {
+    const p = periodOf(30, Date.now());
+    const before = { from: p.from - 30 * DAY, to: p.from };
+    const pricing = `${SITE}/pricing`;
+    const pageOf = (url: string) => url.replace(/[?#].*$/, "");
+    const cases: [Record<string, unknown>, (v: Visit) => boolean][] = [
+      [{ key: "page_no_query", op: "is", value: pricing }, (v) => v.urls.some((u) => pageOf(u) === pricing)],
+      [{ key: "utm_medium", op: "is", value: "cpc" }, (v) => v.values.utm_medium === "cpc"],
+      [{ key: "utm_source", op: "is", value: "facebook" }, (v) => v.values.utm_source === "facebook"],
+      [{ key: "utm_campaign", op: "is", value: "weekly" }, (v) => v.values.utm_campaign === "weekly"],
+      [{ key: "utm_term", op: "is", value: "analytics tool" }, (v) => v.values.utm_term === "analytics tool"],
+      [{ key: "utm_content", op: "is", value: "header link" }, (v) => v.values.utm_content === "header link"],
+      [{ key: "utm_source", op: "is", value: "(none)" }, (v) => v.values.utm_source === "(none)"],
+    ];
+    // Pricing was seen with a query string (a campaign's landing) as well as without one.
+    const seen = inPeriod(visits, p).flatMap((v) => v.urls.filter((u) => pageOf(u) === pricing));
+    expect(seen.some((u) => u.includes("?")) && seen.some((u) => !u.includes("?"))).toBe(true);
+    for (const [cond, keep] of cases) {
+      const got = await web({ period: "30d", lists: [], filter: [cond] });
+      const now = headlineOf(inPeriod(visits, p).filter(keep));
+      expect(now.visits, JSON.stringify(cond)).toBeGreaterThan(0);
+      expectHeadline(got.headline, now, headlineOf(inPeriod(visits, before).filter(keep)));
+    }
+  });
+
   it("refuses a breakdown by one key twice and too many buckets, with 400s", async () => {
     const twice = await t.post("/api/analytics/web", { breakdown: ["device", "device"] });
     expect(twice.status).toBe(400);

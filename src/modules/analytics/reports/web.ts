@@ -8,6 +8,7 @@ import {
   chartSql,
   headlineSql,
   pagesSql,
+  partsSql,
   visitListsSql,
   visitsCte,
 } from "../engine/web-sql.js";
@@ -30,8 +31,8 @@ import {
  * The web view (docs/decisions/identity-analytics.md, "Web view"), as Plausible's: headline
  * numbers with the previous period's, a chart, lists and a two-level breakdown, all of the visits
  * the filter selects: on the analytics engine (engine/web-sql.ts), in a read task — one query for
- * the headline of both periods, one for the chart, one for every list of the visits' values, one
- * for the pages and one for the breakdown.
+ * the headline of both periods, and one for the chart, every list of the visits' values, the pages
+ * and the breakdown of the period.
  */
 
 export interface WebRequest {
@@ -133,7 +134,33 @@ export async function analyticsWeb(deps: ReadDeps, project: ProjectRef, r: WebRe
     (Object.keys(now) as (keyof typeof now)[]).map((k) => [k, { value: now[k], previous: before[k] }]),
   ) as WebT["headline"];
 
-  const points = await run<{ b: number } & Counts>(range, (q, w) => chartSql(q, w, r.interval, range.from));
+  // The chart, the lists, the pages and the breakdown: one query, over the same visits made once.
+  const byVisit = r.lists.filter((l): l is Exclude<WebList, "pages"> => l !== "pages");
+  const at = { lists: -1, pages: -1, breakdown: -1 };
+  const parted = await run<{ part: number; r: string }>(range, (q, w) => {
+    const parts = [chartSql(q, "", r.interval, range.from)];
+    if (byVisit.length > 0)
+      at.lists =
+        parts.push(
+          visitListsSql(
+            q,
+            "",
+            byVisit.map((l) => LIST_KEY[l]),
+            r.limit,
+          ),
+        ) - 1;
+    if (r.lists.includes("pages")) at.pages = parts.push(pagesSql(q, "", r.limit)) - 1;
+    if (r.breakdown) at.breakdown = parts.push(breakdownSql(q, "", r.breakdown, r.limit)) - 1;
+    return partsSql(w, parts);
+  });
+  /** A part's rows, in their order (`n`) when they have one. */
+  const part = <T>(i: number) =>
+    parted
+      .filter((x) => Number(x.part) === i)
+      .map((x) => JSON.parse(String(x.r)) as T & { n?: number })
+      .sort((a, b) => Number(a.n ?? 0) - Number(b.n ?? 0));
+
+  const points = part<{ b: number } & Counts>(0);
   const byBucket = new Map(points.map((p) => [Number(p.b), p]));
   const chart = bucketsOf(r.interval, range.from, range.to).map((b) => {
     const p = byBucket.get(b);
@@ -152,20 +179,15 @@ export async function analyticsWeb(deps: ReadDeps, project: ProjectRef, r: WebRe
       more: rows.length > r.limit,
     };
   };
-  const byVisit = r.lists.filter((l): l is Exclude<WebList, "pages"> => l !== "pages");
-  if (byVisit.length > 0) {
-    const keys = byVisit.map((l) => LIST_KEY[l]);
-    const rows = await run<Counts & { g: number; value: string; n: number }>(range, (q, w) =>
-      visitListsSql(q, w, keys, r.limit),
-    );
-    const sorted = rows.sort((a, b) => Number(a.n) - Number(b.n));
+  if (at.lists >= 0) {
+    const sorted = part<Counts & { g: number; value: string }>(at.lists);
     for (const [i, name] of byVisit.entries())
       fill(
         name,
         sorted.filter((row) => Number(row.g) === i),
       );
   }
-  if (r.lists.includes("pages")) fill("pages", await run(range, (q, w) => pagesSql(q, w, r.limit)));
+  if (at.pages >= 0) fill("pages", part<Counts & { value: string }>(at.pages));
   // The answer lists them in the order asked.
   const ordered: WebT["lists"] = {};
   for (const name of r.lists) ordered[name] = lists[name];
@@ -174,7 +196,7 @@ export async function analyticsWeb(deps: ReadDeps, project: ProjectRef, r: WebRe
   if (r.breakdown) {
     const keys = r.breakdown;
     type B = Counts & { bounces: number; dur: number | null } & Record<`k${number}`, string>;
-    const rows = await run<B>(range, (q, w) => breakdownSql(q, w, keys, r.limit));
+    const rows = part<B>(at.breakdown);
     breakdown = {
       keys,
       rows: rows.slice(0, r.limit).map((row) => ({

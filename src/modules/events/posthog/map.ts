@@ -40,6 +40,8 @@ const NOT_DATA = new Set([
   "$lib",
   "$lib_version",
   "$geoip_disable",
+  // The end user's address (a server relaying): its country is looked up, the address never kept.
+  "$ip",
 ]);
 
 type Props = Record<string, unknown>;
@@ -151,7 +153,8 @@ export function toIncoming(raw: unknown, env: Envelope): Mapped {
     isBot: isBotAgent(agent),
     userAgent: web ? (agent ?? null) : null,
   };
-  return { event, web, messageId: m.uuid ?? null };
+  const address = text(props.$ip, 64);
+  return { event, web, messageId: m.uuid ?? null, ...(address ? { address } : {}) };
 }
 
 /**

@@ -123,7 +123,8 @@ export function toIncoming(raw: unknown, type: MessageType, env: Envelope): Mapp
     isBot: isBotAgent(agent ?? undefined),
     userAgent: web ? (agent ?? null) : null,
   };
-  return { event, web, messageId: m.messageId ?? null };
+  const address = context?.ip;
+  return { event, web, messageId: m.messageId ?? null, ...(address ? { address } : {}) };
 }
 
 /** `$set` from a secret key (overwrites); `$set_once` from a public one (only fills what is empty). */

@@ -62,6 +62,10 @@ export const SegmentContext = Type.Object(
         }),
       ),
     ),
+    ip: Text(
+      "the end user's IP address (a server relaying for its users): the events' country is looked up from it instead of the request's; never stored",
+      64,
+    ),
     userAgent: Text(
       "the end user's User-Agent: a crawler's or headless browser's flags the event as a bot",
       MAX_URL,

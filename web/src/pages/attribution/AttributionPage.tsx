@@ -28,19 +28,38 @@ const PERIODS = [
   { value: "90d", label: "Last 90 days" },
 ] as const;
 type Period = (typeof PERIODS)[number]["value"];
+/** What the rows are keyed by: the value of the touch's session (GET /api/attribution/summary?by=…). */
+const BYS = [
+  { value: "channel", label: "Channel" },
+  { value: "source", label: "Source" },
+  { value: "medium", label: "Medium" },
+  { value: "campaign", label: "Campaign" },
+] as const;
+type By = (typeof BYS)[number]["value"];
 
 const credit = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 2 });
 
 interface Row {
-  channel: string;
+  value: string;
   byModel: Record<string, { creditedConversions: number; revenue: number } | undefined>;
 }
 
-/** Which channels bring conversions: one model in detail, then every model side by side. */
+/**
+ * A row's value as the report filter takes it (medium is no filter key; `(none)` is no value).
+ */
+function ValueCell({ by, value }: { by: By; value: string }) {
+  if (by === "channel") return <FilterValue filterKey="channel" value={value} />;
+  if (by === "medium" || value === "(none)") return <>{value}</>;
+  return <FilterValue filterKey={by} value={value} />;
+}
+
+/** Which channels (sources, media, campaigns) bring conversions: one model in detail, then every model side by side. */
 export default function AttributionPage() {
   const [params, setParams] = useSearchParams();
   const model = (MODELS.find((m) => m.value === params.get("model"))?.value ?? "position_based") as Model;
   const period = (PERIODS.find((p) => p.value === params.get("period"))?.value ?? "30d") as Period;
+  const by = (BYS.find((b) => b.value === params.get("by"))?.value ?? "channel") as By;
+  const byLabel = BYS.find((b) => b.value === by)!.label;
   const setParam = (key: string, value: string) =>
     setParams((prev) => {
       const out = new URLSearchParams(prev);
@@ -53,11 +72,11 @@ export default function AttributionPage() {
   // One request per model: the same cached answers feed the detail table and the comparison.
   const results = useQueries({
     queries: MODELS.map((m) => ({
-      queryKey: attributionKeys.summary(m.value, period, filter, goal),
+      queryKey: attributionKeys.summary(m.value, period, filter, goal, by),
       queryFn: () =>
         call(
           api.GET("/api/attribution/summary", {
-            params: { query: { model: m.value, period, filter, goal } },
+            params: { query: { model: m.value, period, by, filter, goal } },
           }),
         ),
     })),
@@ -66,20 +85,20 @@ export default function AttributionPage() {
   const failed = results.find((r) => r.isError);
 
   const rows: Row[] = [];
-  const byChannel = new Map<string, Row>();
+  const byValue = new Map<string, Row>();
   results.forEach((r, i) => {
-    for (const c of r.data?.channels ?? []) {
-      let row = byChannel.get(c.channel);
+    for (const c of r.data?.rows ?? []) {
+      let row = byValue.get(c.value);
       if (!row) {
-        row = { channel: c.channel, byModel: {} };
-        byChannel.set(c.channel, row);
+        row = { value: c.value, byModel: {} };
+        byValue.set(c.value, row);
         rows.push(row);
       }
       row.byModel[MODELS[i]!.value] = c;
     }
   });
   const comparison: Column<Row>[] = [
-    { header: "Channel", cell: (r) => <FilterValue filterKey="channel" value={r.channel} /> },
+    { header: byLabel, cell: (r) => <ValueCell by={by} value={r.value} />, csv: (r) => r.value },
     ...MODELS.flatMap((m) => [
       {
         header: `${m.label}: conversions`,
@@ -120,24 +139,34 @@ export default function AttributionPage() {
           onChange={(e) => setParam("model", e.target.value)}
           options={[...MODELS]}
         />
+        <SelectField
+          label="By"
+          value={by}
+          onChange={(e) => setParam("by", e.target.value)}
+          options={[...BYS]}
+        />
       </div>
-      <Card title={`Credit by channel: ${MODELS.find((m) => m.value === model)!.label}`}>
+      <Card title={`Credit by ${by}: ${MODELS.find((m) => m.value === model)!.label}`}>
         {chosen.isPending ? (
           <PageSkeleton label="Loading attribution" />
         ) : chosen.isError ? (
           <ErrorState error={chosen.error} retry={() => void chosen.refetch()} />
-        ) : chosen.data.channels.length === 0 ? (
+        ) : chosen.data.rows.length === 0 ? (
           <EmptyState title="No conversions in this period">
             Conversions are credited to the channels of the visits before them. Create a conversion goal under
             Goals &amp; beliefs, or send purchase events.
           </EmptyState>
         ) : (
           <DataTable
-            caption="Credited conversions and revenue per channel"
-            rows={chosen.data.channels}
-            rowKey={(c) => c.channel}
+            caption={`Credited conversions and revenue per ${by}`}
+            rows={chosen.data.rows}
+            rowKey={(c) => c.value}
             columns={[
-              { header: "Channel", cell: (c) => channelLabel(c.channel) },
+              {
+                header: byLabel,
+                cell: (c) => (by === "channel" ? channelLabel(c.value) : c.value),
+                csv: (c) => c.value,
+              },
               {
                 header: "Credited conversions",
                 numeric: true,
@@ -158,9 +187,9 @@ export default function AttributionPage() {
           <EmptyState title="Nothing to compare yet" />
         ) : (
           <DataTable
-            caption="Credited conversions and revenue per channel under every model"
+            caption={`Credited conversions and revenue per ${by} under every model`}
             rows={rows}
-            rowKey={(r) => r.channel}
+            rowKey={(r) => r.value}
             columns={comparison}
           />
         )}

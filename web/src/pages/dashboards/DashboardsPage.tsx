@@ -1,6 +1,7 @@
 import { Route, Routes } from "react-router";
 import { DashboardList } from "./DashboardList";
 import { DashboardView } from "./DashboardView";
+import { OpenInsight } from "./OpenInsight";
 
 /** Dashboards: grids of saved insights, each shareable by a public read-only link. */
 export default function DashboardsPage() {
@@ -8,6 +9,7 @@ export default function DashboardsPage() {
     <Routes>
       <Route index element={<DashboardList />} />
       <Route path=":id" element={<DashboardView />} />
+      <Route path="insights/:id" element={<OpenInsight />} />
     </Routes>
   );
 }

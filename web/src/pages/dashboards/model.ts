@@ -10,6 +10,8 @@ export const dashboardKeys = {
   anyOne: ["dashboard"] as const,
   one: (id: string) => ["dashboard", id] as const,
   results: (id: string) => ["dashboard", id, "results"] as const,
+  /** one saved insight (under the insights' prefix: saving or deleting one refreshes it) */
+  insight: (id: string) => ["insights", id] as const,
 };
 
 export const useDashboards = () =>

@@ -122,7 +122,7 @@ function Overview() {
       <Card title="Visitors and conversions per day">
         <TrendChart period={period} filter={filter} goal={goal} prev={prev} />
       </Card>
-      <TopChannels channels={s.topChannels} />
+      <TopChannels channels={s.topChannels} money={moneyFormat(s.revenueCurrency, { cents: true })} />
       <GoalsTable period={period} filter={filter} />
     </>
   );

@@ -10,6 +10,7 @@ interface Channel {
   visitors: number;
   visitorsEstimate?: Estimate;
   conversions: number;
+  revenue: number;
   firstTouchVisitors: number;
   convertedVisitors: number;
   conversionRate: number;
@@ -17,9 +18,10 @@ interface Channel {
 
 /**
  * The period's top channels: the traffic each brought, and its conversion rate on one basis — the
- * period's visitors who first came from it, and those of them who converted.
+ * period's visitors who first came from it, and those of them who converted — with the revenue of
+ * the conversions it is credited with (first touch), as `money` shows the summary's currency.
  */
-export function TopChannels({ channels }: { channels: Channel[] }) {
+export function TopChannels({ channels, money }: { channels: Channel[]; money: (n: number) => string }) {
   return (
     <Card title="Top channels">
       {channels.length === 0 ? (
@@ -48,6 +50,13 @@ export function TopChannels({ channels }: { channels: Channel[] }) {
               cell: (c) => c.conversions.toLocaleString(),
               numeric: true,
               csv: (c) => c.conversions,
+            },
+            {
+              header: "Revenue",
+              cell: (c) => money(c.revenue),
+              numeric: true,
+              csvHeader: "Revenue (first touch)",
+              csv: (c) => c.revenue,
             },
             {
               header: "First came from it",

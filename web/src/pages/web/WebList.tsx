@@ -39,7 +39,7 @@ export function WebList({
   const pages = shown === "pages";
   const pick = (row: WebRow) => {
     const c = conditionOf(shown, row.value);
-    if (c) filter.set([...filter.conditions.filter((x) => x.key !== c.key || c.op !== "is"), c].slice(-10));
+    filter.set([...filter.conditions.filter((x) => x.key !== c.key || c.op !== "is"), c].slice(-10));
   };
   return (
     <Card
@@ -74,19 +74,16 @@ export function WebList({
           columns={[
             {
               header: tab.label,
-              cell: (r) =>
-                conditionOf(shown, r.value) ? (
-                  <button
-                    type="button"
-                    className="link-button"
-                    title={`Filter the view to ${tab.label.toLowerCase()} ${r.value}`}
-                    onClick={() => pick(r)}
-                  >
-                    {labelOf(shown, r.value)}
-                  </button>
-                ) : (
-                  labelOf(shown, r.value)
-                ),
+              cell: (r) => (
+                <button
+                  type="button"
+                  className="link-button"
+                  title={`Filter the view to ${tab.label.toLowerCase()} ${r.value}`}
+                  onClick={() => pick(r)}
+                >
+                  {labelOf(shown, r.value)}
+                </button>
+              ),
               csv: (r) => r.value,
             },
             {

@@ -23,26 +23,22 @@ export const useWeb = (body: WebBody) =>
     queryFn: () => call(api.POST("/api/analytics/web", { body })),
   });
 
-const NONE = "(none)";
-
 /**
- * The filter condition a clicked row adds: the visit's own key where the filter has one, the
- * page's URL for pages, and for UTM tags the filter has no key for, the landing URL holding the
- * tag. Null: a row that cannot be a filter (a missing tag).
+ * The filter condition a clicked row adds: the visit's own key, the page whatever its query string
+ * for pages (`page_no_query`: the lists' pages are URLs without query), the session's landing page
+ * for entry pages, the landing URL's tag for UTM rows (`(none)` is "no such tag").
  */
-export function conditionOf(list: WebListName, value: string): Condition | null {
+export function conditionOf(list: WebListName, value: string): Condition {
   switch (list) {
     case "pages":
     case "exit_pages":
-      return { key: "page", op: "is", value };
+      return { key: "page_no_query", op: "is", value };
     case "entry_pages":
       return { key: "landing_page", op: "is", value };
     case "sources":
       return { key: "source", op: "is", value };
     case "channels":
       return { key: "channel", op: "is", value };
-    case "utm_campaign":
-      return { key: "campaign", op: "is", value };
     case "countries":
       return { key: "country", op: "is", value };
     case "devices":
@@ -52,9 +48,8 @@ export function conditionOf(list: WebListName, value: string): Condition | null 
     case "os":
       return { key: "os", op: "is", value };
     default:
-      return value === NONE
-        ? null
-        : { key: "page", op: "contains", value: `${list}=${encodeURIComponent(value)}` };
+      // utm_source … utm_content: filter keys of the same name.
+      return { key: list, op: "is", value };
   }
 }
 
