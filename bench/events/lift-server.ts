@@ -6,11 +6,15 @@
  * whose id is printed (`experiment: …`). POST /bench/shell answers like the events route with no
  * work behind it: Lift's HTTP shell (hooks, headers, body parser, logging, metrics) alone.
  */
+import { writeFileSync } from "node:fs";
+import inspector from "node:inspector";
+import path from "node:path";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createExperiment, updateExperiment } from "../../src/modules/experiments/service.js";
 import { createConversionGoal } from "../../src/modules/goals/service.js";
 import { bootstrapIfEmpty } from "../../src/modules/workspace/bootstrap.js";
+import { createProjectKey } from "../../src/modules/workspace/service.js";
 
 const config = loadConfig();
 const app = await buildApp(config);
@@ -24,7 +28,17 @@ const created = await bootstrapIfEmpty(app.db, {
   adminEmail: "bench@example.com",
   adminPassword: "bench bench bench",
 });
-process.stdout.write(`public key: ${created?.project.publicKey}\napi key: ${created?.key.rawKey}\n`);
+if (created)
+  process.stdout.write(`public key: ${created.project.publicKey}\napi key: ${created.key.rawKey}\n`);
+else {
+  // A data dir that already holds a project (a kept store, BENCH_FROM): a new key for its first project.
+  const first = await app.db
+    .selectFrom("projects")
+    .select(["id", "workspace_id", "public_key"])
+    .executeTakeFirstOrThrow();
+  const key = await createProjectKey(app.db, first.workspace_id, first.id, "bench");
+  process.stdout.write(`public key: ${first.public_key}\napi key: ${key.rawKey}\n`);
+}
 if (created && process.env.BENCH_MIX === "growth") {
   const project = { id: created.project.id, workspaceId: created.workspace.id };
   const goal = await createConversionGoal(app.db, project, { name: "Purchase", eventType: "purchase" });
@@ -38,6 +52,30 @@ if (created && process.env.BENCH_MIX === "growth") {
   process.stdout.write(`experiment: ${exp.id}\n`);
 }
 await app.listen({ port: config.port, host: config.host });
+// BENCH_PROFILE_DIR: each SIGUSR2 starts a CPU profile of this thread, the next one writes it there
+// as profile-<n>.cpuprofile (a window of a long load, e.g. the first and the last tenth of it).
+if (process.env.BENCH_PROFILE_DIR) {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (err, result) => (err ? reject(err) : resolve(result))),
+    );
+  await post("Profiler.enable");
+  let running = false;
+  let n = 0;
+  process.on("SIGUSR2", () => {
+    running = !running;
+    if (running) void post("Profiler.start");
+    else
+      void post("Profiler.stop").then((r) => {
+        const file = path.join(dir, `profile-${++n}.cpuprofile`);
+        writeFileSync(file, JSON.stringify((r as { profile: unknown }).profile));
+        process.stdout.write(`profile written: ${file}\n`);
+      });
+  });
+}
 process.on("SIGTERM", () => {
   app.close().then(
     () => process.exit(0),
