@@ -54,6 +54,19 @@ const Series = Type.Object(
   { additionalProperties: false },
 );
 
+/** The period, filter and goal a POST report (trends, the web view) is asked for, as everywhere. */
+export const REPORT_SCOPE = {
+  period: Type.Optional(
+    Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")], {
+      description: "default 30d",
+    }),
+  ),
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+  filter: Type.Optional(Filter),
+  goal: GoalParam,
+};
+
 export const TrendsBody = Type.Object(
   {
     series: Type.Array(Series, { minItems: 1, maxItems: 10, description: "named A, B, C … in order" }),
@@ -67,15 +80,7 @@ export const TrendsBody = Type.Object(
         },
       ),
     ),
-    period: Type.Optional(
-      Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")], {
-        description: "default 30d",
-      }),
-    ),
-    from: Type.Optional(Type.String({ maxLength: 40 })),
-    to: Type.Optional(Type.String({ maxLength: 40 })),
-    filter: Type.Optional(Filter),
-    goal: GoalParam,
+    ...REPORT_SCOPE,
     breakdown: Type.Optional(
       Type.Object(
         {

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { Filter, GoalAnswer, GoalParam } from "../schema.js";
-import { TREND_INTERVALS } from "./trends-schema.js";
+import { GoalAnswer } from "../schema.js";
+import { REPORT_SCOPE, TREND_INTERVALS } from "./trends-schema.js";
 
 /** POST /api/analytics/web: the web view, as Plausible's dashboard. */
 
@@ -43,15 +43,7 @@ export type WebBreakdownKey = (typeof WEB_BREAKDOWN_KEYS)[number];
 
 export const WebBody = Type.Object(
   {
-    period: Type.Optional(
-      Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")], {
-        description: "default 30d",
-      }),
-    ),
-    from: Type.Optional(Type.String({ maxLength: 40 })),
-    to: Type.Optional(Type.String({ maxLength: 40 })),
-    filter: Type.Optional(Filter),
-    goal: GoalParam,
+    ...REPORT_SCOPE,
     interval: Type.Optional(
       Type.Union(
         TREND_INTERVALS.map((i) => Type.Literal(i)),

@@ -93,8 +93,8 @@ describe("posthog-node's groupIdentify without a person, and a flag on a group p
     // Stored as an event all the same.
     const events = (await a.get("/api/events/recent?limit=50")).body as { type: string; data: unknown }[];
     expect(
-      events.find((e) => e.type === "$groupidentify" && JSON.stringify(e.data).includes("umbrella")),
-    ).toBeTruthy();
+      events.filter((e) => e.type === "$groupidentify" && JSON.stringify(e.data).includes("umbrella")),
+    ).toHaveLength(1);
     expect(await on(sdk(a.apiKey), { company: "umbrella" })).toBe(false);
   });
 });

@@ -4,23 +4,9 @@ import { api, call } from "../../api/client";
 import { useMe } from "../../api/session";
 import { Field, SelectField } from "../../components/Field";
 import { ErrorState } from "../../components/states";
+import { MEASURES, type Measure, NUMERIC } from "../trends/url";
 import { alertKeys } from "./model";
 
-const MEASURES = [
-  { value: "total", label: "Total events" },
-  { value: "unique_people", label: "Unique people" },
-  { value: "dau", label: "Daily active people" },
-  { value: "wau", label: "Weekly active people" },
-  { value: "mau", label: "Monthly active people" },
-  { value: "sum", label: "Sum of a property" },
-  { value: "avg", label: "Average of a property" },
-  { value: "min", label: "Minimum of a property" },
-  { value: "max", label: "Maximum of a property" },
-  { value: "median", label: "Median of a property" },
-  { value: "p90", label: "90th percentile of a property" },
-] as const;
-type Measure = (typeof MEASURES)[number]["value"];
-const NUMERIC = new Set<Measure>(["sum", "avg", "min", "max", "median", "p90"]);
 type Kind = "above" | "below" | "change";
 type Direction = "up" | "down" | "either";
 
