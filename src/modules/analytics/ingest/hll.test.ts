@@ -172,5 +172,34 @@ describe("visitor sketches", () => {
       expect(larger).toBe(mergedSketch(large, ids(2990, 3500)));
       expect(VisitorSketch.parse(larger).count()).toBe(3500);
     });
+
+    it("writes a few new hashes into a large exact row as a whole serialization would", () => {
+      const base = [...ids(0, 2000)];
+      const stored = (() => {
+        const s = new VisitorSketch();
+        for (const h of base) s.add(h);
+        return s.serialize();
+      })();
+      const sorted = [...base].sort((a, b) => a - b);
+      const fresh = [...ids(2000, 2040)];
+      // New hashes below the smallest, above the largest, between neighbours, and some already held.
+      const flushes = [
+        new Set([0, 0xffffffff]),
+        new Set([sorted[0]! + 1, sorted[999]! + 1, sorted[1999]! - 1, sorted[500]!]),
+        new Set(fresh.slice(0, 1)),
+        new Set(fresh.slice(1, 9)),
+        new Set([...fresh.slice(9, 20), sorted[3]!]),
+      ];
+      let kept = stored;
+      const held = new VisitorSketch();
+      for (const h of base) held.add(h);
+      for (const batch of flushes) {
+        for (const h of batch) held.add(h);
+        kept = mergedSketch(kept, batch, "test|row-d") ?? kept;
+        expect(kept).toBe(held.serialize());
+        expect(mergedSketch(kept, batch)).toBeNull();
+      }
+      expect(VisitorSketch.parse(kept).count()).toBe(held.count());
+    });
   });
 });
