@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { type Trx, isPostgresDb } from "../../../platform/db/index.js";
-import { sqliteVisitorEventSeqs } from "./visitor-index.js";
+import { sqliteRecountLastSeen, sqliteVisitorEventSeqs } from "./visitor-index.js";
 import "../tables.js";
 
 const CHUNK = 400;
@@ -73,6 +73,10 @@ export async function deleteStoredEvents(
         and bucket in (select n from event_index_buckets) and visitor_id = ${r.visitor_id}
         and ts = ${r.ts} and seq = ${r.seq}`.execute(trx);
   }
+  const touched = [...new Set(list.map((r) => r.visitor_id))];
+  for (let i = 0; i < touched.length; i += CHUNK)
+    for (const statement of sqliteRecountLastSeen(projectId, touched.slice(i, i + CHUNK)))
+      await statement.execute(trx);
   // `seq` is SQLite's rowid: once the newest rows are gone the next insert reuses their keys, so
   // the index's mark of merged rows must not stay above them (the tail is rebuilt from it).
   await sql`update event_index_state

@@ -8,7 +8,7 @@ import { snippetToIncoming } from "../validate.js";
 import { openEventWriter } from "../writer-slot.js";
 import { AT, WIDTH } from "./rows.js";
 import { sqliteInserter } from "./sqlite.js";
-import { VisitorIndex } from "./visitor-index.js";
+import { VisitorIndex, sqliteVisitorLastSeen } from "./visitor-index.js";
 
 // A merge every 5 events: requests cross merges, each merge writes a bucket of its own.
 const MERGE_ROWS = 5;
@@ -148,6 +148,14 @@ describe("per-visitor event index (log-structured on SQLite)", () => {
         .pluck()
         .get(a.projectId),
     ).toBe(0);
+    // A session decision after the erasure finds no event of `gone` and `keep`'s latest.
+    const lastSeen = (v: string) =>
+      sqlite
+        .prepare(`select ${sqliteVisitorLastSeen("?", "?")}`)
+        .pluck()
+        .get(a.projectId, v, a.projectId, v);
+    expect(lastSeen("gone")).toBe(0);
+    expect(lastSeen("keep")).toBe(min(1));
     // A restart rebuilds the tail from rows after merged_seq: `late`'s rows (keys the erased rows had) are among them.
     const restarted = new VisitorIndex(sqlite, MERGE_ROWS);
     const merged = sqlite
@@ -298,6 +306,36 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
     expect(steps).toBe(4); // 12 entries, 3 per step
     expect(state().merged_seq).toBe(Math.max(...seqsOf("v0"), ...seqsOf("v1"), ...seqsOf("v2")));
     expect([...index.entries(P, ["v0", "v1", "v2"])]).toEqual([]);
+  });
+
+  it("a visitor's latest event time is one row's read, true before, during and after merges and a crash", () => {
+    const lastSeen = handle.sqlite!.prepare(`select ${sqliteVisitorLastSeen("?", "?")}`).pluck();
+    const truth = handle
+      .sqlite!.prepare("select coalesce(max(ts), 0) from events where project_id = ? and visitor_id = ?")
+      .pluck();
+    const check = (visitors: string[]) => {
+      for (const v of visitors) expect(lastSeen.get(P, v, P, v)).toBe(truth.get(P, v));
+    };
+    // However many buckets there are, the lookup reads no bucket of the index.
+    const plan = handle
+      .sqlite!.prepare(`explain query plan select ${sqliteVisitorLastSeen("?", "?")}`)
+      .all(P, "v0", P, "v0") as { detail: string }[];
+    expect(plan.map((r) => r.detail).join("\n")).not.toMatch(/bucket|MATERIALIZE/);
+    const index = new VisitorIndex(handle.sqlite!, 10, 4);
+    store(index, 12, 300);
+    check(["v0", "v1", "v2"]);
+    step(index);
+    check(["v0", "v1", "v2"]);
+    while (index.mergeDue) step(index);
+    check(["v0", "v1", "v2"]);
+    // Older events arriving later do not lower it; a crash after a step leaves it true.
+    store(index, 12, 200);
+    step(index);
+    const restarted = new VisitorIndex(handle.sqlite!, 10, 4);
+    check(["v0", "v1", "v2"]);
+    store(restarted, 3, 400);
+    while (restarted.mergeDue) step(restarted);
+    check(["v0", "v1", "v2", "nobody"]);
   });
 
   it("a merge cut short (crash) starts over on the next start; nothing is indexed twice", () => {

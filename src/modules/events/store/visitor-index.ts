@@ -5,6 +5,8 @@ import { type RawBuilder, sql } from "kysely";
 const MERGE_STEP = 16_384;
 const CHUNK = 200;
 const INSERT_HEAD = "insert into event_visitor_index (project_id, bucket, visitor_id, ts, seq) values ";
+const LAST_HEAD = "insert into event_visitor_last (project_id, visitor_id, ts) values ";
+const LAST_TAIL = " on conflict (project_id, visitor_id) do update set ts = max(ts, excluded.ts)";
 
 /**
  * SQLite's per-visitor index of events, log-structured (migrations 0301, 0302). The newest events'
@@ -14,8 +16,10 @@ const INSERT_HEAD = "insert into event_visitor_index (project_id, bucket, visito
  * `event_visitor_index` (an append), in steps between flushes; the bucket becomes visible (and the
  * entries leave the tail) with its last step. The tail is rebuilt from `events` on start: it is
  * derived from rows that are already committed. SQL readers on this connection see it through the
- * `event_visitor_tail(project_id, visitor_ids_json)` table-valued function. Only the events writer's
- * SQLite store (sqlite.ts) changes any of it.
+ * `event_visitor_tail(project_id, visitor_ids_json)` table-valued function. Each merge step also
+ * raises the visitors' rows in `event_visitor_last` (their latest merged event time), so the
+ * session step's lookup of a visitor's latest event reads one row, not one per bucket. Only the
+ * events writer's SQLite store (sqlite.ts) changes any of it.
  */
 export class VisitorIndex {
   // the tail, in seq order: parallel arrays, plus positions per project and visitor
@@ -33,6 +37,8 @@ export class VisitorIndex {
   private one: SQLite.Statement;
   private manyOneProject: SQLite.Statement;
   private publish: SQLite.Statement;
+  private lastMany: SQLite.Statement;
+  private lastOne: SQLite.Statement;
 
   constructor(
     sqlite: SQLite.Database,
@@ -46,6 +52,8 @@ export class VisitorIndex {
       INSERT_HEAD + Array(CHUNK).fill("($project,$bucket,?,?,?)").join(","),
     );
     this.publish = sqlite.prepare("update event_index_state set bucket = ?, merged_seq = ?");
+    this.lastMany = sqlite.prepare(LAST_HEAD + Array(CHUNK).fill("(?,?,?)").join(",") + LAST_TAIL);
+    this.lastOne = sqlite.prepare(`${LAST_HEAD}(?,?,?)${LAST_TAIL}`);
     const state = sqlite.prepare("select bucket, merged_seq from event_index_state").get() as {
       bucket: number;
       merged_seq: number;
@@ -166,9 +174,31 @@ export class VisitorIndex {
       const p = order[i]!;
       this.one.run(this.projects[p], this.bucket, this.visitors[p], this.tss[p], this.seqs[p]);
     }
+    this.raiseLastSeen(order, done, end);
     // The tail is in seq order, so its first `order.length` entries end at the largest seq.
     if (end === order.length) this.publish.run(this.bucket + 1, this.seqs[order.length - 1]);
     this.merge.stepEnd = end;
+  }
+
+  /**
+   * The latest time of each visitor among entries `from`..`end` of `order` (key order: a visitor's
+   * entries are together, by time), raised in `event_visitor_last`. A visitor split across two
+   * steps is raised twice; the larger time stays.
+   */
+  private raiseLastSeen(order: Int32Array, from: number, end: number): void {
+    const params: unknown[] = [];
+    for (let i = from; i < end; i++) {
+      const p = order[i]!;
+      const next = i + 1 < end ? order[i + 1]! : -1;
+      if (next >= 0 && this.visitors[next] === this.visitors[p] && this.projects[next] === this.projects[p])
+        continue;
+      params.push(this.projects[p], this.visitors[p], this.tss[p]);
+      if (params.length === CHUNK * 3) {
+        this.lastMany.run(params);
+        params.length = 0;
+      }
+    }
+    for (let k = 0; k < params.length; k += 3) this.lastOne.run(params[k], params[k + 1], params[k + 2]);
   }
 
   stepCommitted(): void {
@@ -292,5 +322,20 @@ export function sqliteVisitorEventSeqs(projectId: string, visitorIds: string[]):
 /** SQLite: a visitor's latest event time, from column references (no parameters), 0 when none. */
 export const sqliteVisitorLastSeen = (projectRef: string, visitorRef: string): string =>
   `max(coalesce((select max(ts) from event_visitor_tail(${projectRef}, json_array(${visitorRef}))), 0),
-   coalesce((select max(ts) from event_visitor_index x where x.project_id = ${projectRef}
-   and x.bucket in (select n from event_index_buckets) and x.visitor_id = ${visitorRef}), 0))`;
+   coalesce((select ts from event_visitor_last x where x.project_id = ${projectRef}
+   and x.visitor_id = ${visitorRef}), 0))`;
+
+/**
+ * SQLite, after an erasure deleted some of these visitors' events and index entries: their latest
+ * merged event time again, from what remains in the buckets.
+ */
+export function sqliteRecountLastSeen(projectId: string, visitorIds: string[]): RawBuilder<unknown>[] {
+  const visitors = sql.join(visitorIds);
+  return [
+    sql`delete from event_visitor_last where project_id = ${projectId} and visitor_id in (${visitors})`,
+    sql`insert into event_visitor_last (project_id, visitor_id, ts)
+      select project_id, visitor_id, max(ts) from event_visitor_index where project_id = ${projectId}
+      and bucket in (select n from event_index_buckets) and visitor_id in (${visitors})
+      group by project_id, visitor_id`,
+  ];
+}

@@ -37,7 +37,7 @@ const MIGRATOR_TABLES = new Set(["kysely_migration", "kysely_migration_lock"]);
 export const PROGRESS_TABLE = "lift_copy_progress";
 
 /**
- * Where the two dialects' schemas differ on purpose: the dialect branches of migrations 0301, 0302,
+ * Where the two dialects' schemas differ on purpose: the dialect branches of migrations 0301, 0302, 0306,
  * 0310 and 0311. Any other difference means a migration this tool has not been taught about, and the
  * run is refused rather than guessed at.
  */
@@ -45,6 +45,8 @@ const SQLITE_ONLY_TABLES: Record<string, string> = {
   event_visitor_index:
     "SQLite's per-visitor event index (0301); PostgreSQL's index events_visitor_ts is built as events are inserted",
   event_index_state: "the SQLite index's merge position (merged_seq, 0302); PostgreSQL has no merges",
+  event_visitor_last:
+    "SQLite's latest merged event time per visitor (0306), kept by the index's merges; PostgreSQL reads its index",
   segment_message_log:
     "SQLite's log of Segment messageIds (0310): not copied as it is, its keys are carried into segment_message_ids",
 };
