@@ -38,12 +38,15 @@ const load = () =>
     .map((l) => l.toFixed(1))
     .join(" ");
 
+/** When the i-th event of the month happened. */
+const tsOf = (i: number) => T0 + Math.floor((Math.floor(i / 5) / SESSIONS) * 30 * DAY) + (i % 5) * 60_000;
+
 /** The i-th event of the month as Segment's analytics-node sends it. */
 function messageOf(i: number, run: string) {
   const session = Math.floor(i / 5);
   const step = i % 5;
   const visitor = session % VISITORS;
-  const ts = T0 + Math.floor((session / SESSIONS) * 30 * DAY) + step * 60_000;
+  const ts = tsOf(i);
   const campaign = visitor % 10 === 0 ? "?utm_source=newsletter&utm_medium=email&utm_campaign=fall" : "";
   const page = {
     url: `https://shop.example.com/p/${(visitor + step) % 200}${step === 0 ? campaign : ""}`,
@@ -121,17 +124,29 @@ async function worker(end: number): Promise<void> {
 
 /**
  * Until the analytics engine (its own thread, copying behind the acknowledgement) holds the first
- * `stored` events of the month: a report syncs it, and counts the `track` events (one in five).
+ * `stored` events of the month. A report syncs the copy with everything committed before it is
+ * answered (or is refused while the copy catches up with a backlog); it asks for the `track` events
+ * of one day only, the last event's, so its own cost does not grow with the store.
  */
-const trendsBody = JSON.stringify({ period: "90d", series: [{ event: "Product Viewed", measure: "total" }] });
 async function caughtUp(stored: number): Promise<void> {
+  const day = Math.floor(tsOf(stored - 1) / DAY);
+  let expected = 0;
+  for (let i = stored - 1; i >= 0 && Math.floor(tsOf(i) / DAY) >= day - 1; i--)
+    if (i % 5 === 4 && Math.floor(tsOf(i) / DAY) === day) expected++;
+  const date = new Date(day * DAY).toISOString().slice(0, 10);
+  const body = JSON.stringify({
+    period: "custom",
+    from: date,
+    to: date,
+    series: [{ event: "Product Viewed", measure: "total" }],
+  });
   for (;;) {
     const res = await fetch(`${lift.base}/api/analytics/trends`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${lift.apiKey}` },
-      body: trendsBody,
+      body,
     }).then((r) => r.json() as Promise<{ series?: { total?: number }[] }>);
-    if ((res.series?.[0]?.total ?? 0) >= stored / 5) return;
+    if ((res.series?.[0]?.total ?? 0) >= expected) return;
     await new Promise((r) => setTimeout(r, 250));
   }
 }
