@@ -9,13 +9,15 @@ import {
 } from "../../events/service.js";
 import { type ColumnKind, appendRows, inTransaction, insertMissing } from "./append.js";
 import { type StoredChange, changesSince } from "./changes.js";
-import { CONVERSION_COLUMNS, EVENT_COLUMNS, HIT_COLUMNS, SESSION_COLUMNS } from "./ddl.js";
-import { type LinkKey, linksPage, recordsOfEvents, touchpointsOf } from "./source.js";
+import { ENGINE_CONVERSION_COLUMNS, HIT_COLUMNS, SESSION_COLUMNS } from "./ddl.js";
+import { type LinkKey, linksPage, recordsOfEvents, recountRecords, touchpointsOf } from "./source.js";
+import { appendEventsAndVisits, dropVisitsOf, remadeVisits, withWebSessions } from "./visits.js";
 
 /**
  * Keeps the engine's copy (ddl.ts) up with the durable store, on the engine's thread:
- * - committed events after the cursor, with the sessions they started (their touchpoints) and the
- *   conversions and goal hits recorded for them (in the events' own transaction, so already there);
+ * - committed events after the cursor, with the sessions they started (their touchpoints), the
+ *   conversions and goal hits recorded for them (in the events' own transaction, so already there),
+ *   and their web sessions' visits merged (visits.ts);
  * - links written since the links' cursor;
  * - changes to rows already copied (changes.ts): erasures, recounts, deleted goals.
  * Each page is one DuckDB transaction with the cursors it moves, so a crash leaves the copy and its
@@ -115,13 +117,7 @@ export class EngineCopy {
       rows.map((r) => r.id),
     );
     await inTransaction(this.duck, async () => {
-      await appendRows(
-        this.duck,
-        "events",
-        EVENT_COLUMNS,
-        rows as unknown as Record<string, unknown>[],
-        EVENT_KINDS,
-      );
+      await appendEventsAndVisits(this.duck, rows as unknown as Record<string, unknown>[], EVENT_KINDS);
       await insertMissing(
         this.duck,
         "sessions",
@@ -133,9 +129,9 @@ export class EngineCopy {
       await insertMissing(
         this.duck,
         "conversions",
-        CONVERSION_COLUMNS,
+        ENGINE_CONVERSION_COLUMNS,
         ["event_id"],
-        conversions,
+        withWebSessions(conversions, rows),
         CONVERSION_KINDS,
       );
       await insertMissing(this.duck, "goal_hits", HIT_COLUMNS, ["goal_key", "event_id"], hits, HIT_KINDS);
@@ -210,7 +206,7 @@ export class EngineCopy {
     for (const change of changes) {
       if (this.applied.has(change.id)) continue;
       const newest = Math.max(this.cursors.changes, Number(change.at));
-      const records = change.kind === "recount" ? await recordsOfEvents(this.store, eventsOf(change)) : null;
+      const records = change.kind === "recount" ? await recountRecords(this.store, eventsOf(change)) : null;
       await inTransaction(this.duck, async () => {
         await this.apply(change, records);
         await this.saveCursors({ ...this.cursors, changes: newest });
@@ -224,7 +220,7 @@ export class EngineCopy {
 
   private async apply(
     change: StoredChange,
-    records: Awaited<ReturnType<typeof recordsOfEvents>> | null,
+    records: Awaited<ReturnType<typeof recountRecords>> | null,
   ): Promise<void> {
     const subject = JSON.parse(change.subject) as Record<string, unknown>;
     const p = change.project_id;
@@ -234,6 +230,8 @@ export class EngineCopy {
       const params = [p, listValue(visitors), lead];
       const theirs = "project_id = $1 and (visitor_id in (select unnest($2::varchar[])) or lead_id = $3)";
       const theirEvents = `event_id in (select id from events where ${theirs})`;
+      // Their sessions' visits go, and come back from the events left (a lead's events may be some of a session's).
+      await dropVisitsOf(this.duck, theirs, params);
       await this.duck.run(`delete from goal_hits where project_id = $1 and ${theirEvents}`, params);
       await this.duck.run(
         `delete from conversions where project_id = $1 and (visitor_id in (select unnest($2::varchar[])) or ${theirEvents})`,
@@ -245,6 +243,7 @@ export class EngineCopy {
         [p, listValue(visitors)],
       );
       await this.duck.run(`delete from links where ${theirs}`, params);
+      await remadeVisits(this.duck);
     } else if (change.kind === "recount") {
       const ids = listValue(eventsOf(change));
       await this.duck.run(
@@ -255,7 +254,13 @@ export class EngineCopy {
         "delete from conversions where project_id = $1 and event_id in (select unnest($2::varchar[]))",
         [p, ids],
       );
-      await appendRows(this.duck, "conversions", CONVERSION_COLUMNS, records!.conversions, CONVERSION_KINDS);
+      await appendRows(
+        this.duck,
+        "conversions",
+        ENGINE_CONVERSION_COLUMNS,
+        records!.conversions,
+        CONVERSION_KINDS,
+      );
       await appendRows(this.duck, "goal_hits", HIT_COLUMNS, records!.hits, HIT_KINDS);
     } else if (change.kind === "goal-dropped") {
       await this.duck.run("delete from goal_hits where project_id = $1 and goal_key = $2", [

@@ -7,7 +7,7 @@ import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
  * any moment leaves rows and watermark agreeing: nothing lost, nothing twice.
  */
 /** Bumped when a table's shape changes: a copy of another version is rebuilt on start. */
-export const ENGINE_VERSION = "2";
+export const ENGINE_VERSION = "3";
 
 export const ENGINE_DDL = [
   `create table if not exists events (
@@ -50,6 +50,7 @@ export const ENGINE_DDL = [
   )`,
   // The conversions and goal hits analytics recorded for copied events. `channel` is the one
   // recorded (the person's first touch then, never rewritten); the person is the links' now.
+  // `session_id` is its event's web session (the web view's visit), null for another event's.
   `create table if not exists conversions (
     project_id varchar not null,
     event_id varchar not null,
@@ -60,13 +61,32 @@ export const ENGINE_DDL = [
     counted integer not null,
     currency varchar,
     channel varchar not null,
-    ts bigint not null
+    ts bigint not null,
+    session_id varchar
   )`,
   `create table if not exists goal_hits (
     project_id varchar not null,
     goal_key varchar not null,
     event_id varchar not null,
     ts bigint not null
+  )`,
+  // One row per web session: what its web events (neither a bot's nor a server's) say, kept by the
+  // copy as they arrive (visits.ts), so the web view reads a row per visit instead of its events.
+  // The time beside each chosen value lets a later event take its place.
+  `create table if not exists visits (
+    project_id varchar not null,
+    session_id varchar not null,
+    visitor_id varchar not null,
+    pageviews integer not null,
+    first_ts bigint not null,
+    last_ts bigint not null,
+    landing_url varchar not null,
+    entry_ts bigint,
+    entry_page varchar,
+    exit_ts bigint,
+    exit_page varchar,
+    country_ts bigint,
+    country varchar
   )`,
   `create table if not exists engine_state (name varchar primary key, value varchar not null)`,
 ] as const;
@@ -97,6 +117,9 @@ export const CONVERSION_COLUMNS = [
   "ts",
 ] as const;
 
+/** The columns of the engine's `conversions`: the store's, then the event's web session. */
+export const ENGINE_CONVERSION_COLUMNS = [...CONVERSION_COLUMNS, "session_id"] as const;
+
 export const HIT_COLUMNS = ["project_id", "goal_key", "event_id", "ts"] as const;
 
 /** Every table of the copy (a rebuild drops them all). */
@@ -106,5 +129,6 @@ export const ENGINE_TABLES = [
   "links",
   "conversions",
   "goal_hits",
+  "visits",
   "engine_state",
 ] as const;

@@ -2,7 +2,9 @@ import { sql } from "kysely";
 import type { Db } from "../../../platform/db/index.js";
 import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
 import "../tables.js";
+import { eventsByIds } from "../../events/service.js";
 import { CONVERSION_COLUMNS, HIT_COLUMNS } from "./ddl.js";
+import { withWebSessions } from "./visits.js";
 
 /**
  * What the copy reads from analytics' own tables in the durable store, beside the events: the
@@ -57,6 +59,22 @@ export async function recordsOfEvents(
     );
   }
   return { conversions, hits };
+}
+
+/**
+ * A recount's rows: its conversions with their events' web sessions (visits.ts; read from the store,
+ * as the copy may not hold the events yet), and its goal hits.
+ */
+export async function recountRecords(
+  store: Db,
+  eventIds: string[],
+): Promise<{ conversions: Row[]; hits: Row[] }> {
+  const { conversions, hits } = await recordsOfEvents(store, eventIds);
+  const events = await eventsByIds(
+    store,
+    conversions.map((c) => String(c.event_id)),
+  );
+  return { conversions: withWebSessions(conversions, events), hits };
 }
 
 export interface LinkKey {

@@ -199,11 +199,12 @@ export const pageOfSql = (url: string) => `regexp_replace(${url}, '(?s)[?#].*$',
  * A query parameter of a URL, decoded ('+' a space), trimmed; null when absent or empty. DuckDB's
  * url_decode refuses bytes that are not UTF-8, so `try` keeps the raw text then (ClickHouse:
  * extractURLParameter and decodeURLComponent, which never fail). `name` is one of a fixed list,
- * never a caller's.
+ * never a caller's. A URL without `name=` has no such parameter: the plain substring test spares
+ * most URLs the expression and its row-at-a-time `try`.
  */
 export const urlParamSql = (url: string, name: string) => {
   const raw = `regexp_extract(${url}, '[?&]${name}=([^&#]*)', 1)`;
-  return `nullif(trim(coalesce(try(url_decode(replace(${raw}, '+', ' '))), ${raw})), '')`;
+  return `(case when position('${name}=' in ${url}) > 0 then nullif(trim(coalesce(try(url_decode(replace(${raw}, '+', ' '))), ${raw})), '') end)`;
 };
 
 /**

@@ -10,21 +10,21 @@ import {
   type EngineQuery,
   allOf,
   eventConditions,
-  jsonText,
   pageOfSql,
   personKeySql,
   sessionConditions,
   urlParamSql,
 } from "./sql.js";
 import { bucketExpr } from "./trends-sql.js";
+import { visitFactsSql, visitInputSql } from "./visits.js";
 
 /**
  * The web view in the engine's SQL (reports/web.ts has the rules). Everything is a visit's: the
  * filter selects web sessions that started in the range, and each visit carries what its own web
  * events say — page views, first and last event, landing URL, entry and exit page, country, the
- * goal's conversions — from one aggregate over the events (`vis`). The headline, the chart, the
- * lists and the breakdown are groupings over `vis`; pages group the page views themselves. All but
- * the headline (two periods) go in one query (partsSql): `vis` is the costly part.
+ * goal's conversions — as `vis`, read from the copy's `visits` (visits.ts), a row per visit. The
+ * headline, the chart, the lists and the breakdown are groupings over `vis`; pages group the page
+ * views themselves. All but the headline (two periods) go in one query (partsSql), over one `vis`.
  */
 
 const DAY_MS = 86_400_000;
@@ -58,8 +58,12 @@ export const VISIT_VALUE: Record<WebBreakdownKey, string> = {
 /**
  * `with …` the visits of [range.from, range.to) that meet the filter, as `vis` (one row each:
  * its session's values, `cur` — started at or after `split` —, `pageviews`, `dur` in ms,
- * `landing_url`, `entry_page`, `exit_page`, `country`, `conversions`), and their web events as
+ * `landing_url`, `entry_page`, `exit_page`, `country`, `conversions`), and their page views as
  * `ev` (`page` their URL's page).
+ *
+ * A visit is what its web events within the span say, from the range's start to a day after its
+ * end (an event backdated before the range is not the period's). The copy's `visits` hold what all
+ * of a session's events say: the same, for a visit whose events all lie within the span.
  */
 export async function visitsCte(
   q: EngineQuery,
@@ -76,34 +80,44 @@ export async function visitsCte(
   const tail = q.v(range.to + TAIL_MS);
   const webEvents = `e.project_id = ${p} and e.ts >= ${from} and e.ts < ${tail} and not e.is_bot and not e.is_server`;
   const event = eventConditions(q, conds, "e");
+  const person = await personConditions(q, deps, project, conds, personKeySql("s.visitor_id"), "l.lead_id");
+  // A visitor has one link at most (copy.ts replaces it), so the join only adds what person conditions read.
+  const links = person ? "left join links_p l on l.visitor_id = s.visitor_id" : "";
   const sel = `sel as (select s.session_id, s.visitor_id, s.ts, s.channel, s.source, s.campaign, s.device, s.browser, s.os,
       s.ts >= ${q.v(split)} as cur
-    from sessions s left join links_p l on l.visitor_id = s.visitor_id
+    from sessions s ${links}
     where ${allOf(
       `s.project_id = ${p} and s.ts >= ${from} and s.ts < ${to}`,
       sessionConditions(q, conds, "s"),
-      await personConditions(q, deps, project, conds, personKeySql("s.visitor_id"), "l.lead_id"),
+      person,
       event && `s.session_id in (select e.session_id from events e where ${webEvents} and ${event})`,
     )})`;
-  const ev = `ev as (select e.id, e.session_id, e.visitor_id, e.type, e.url, e.ts, ${pageOfSql("e.url")} as page,
-      ${jsonText(q, "e.data", "$country")} as country
-    from events e where ${webEvents} and e.session_id in (select session_id from sel))`;
-  // Arg-min/max with a filter: ClickHouse's argMinIf / argMaxIf.
-  const agg = `agg as (select session_id, count(*) filter (where type = 'pageview') as pageviews,
-      max(ts) - min(ts) as dur, arg_min(url, ts) as landing_url,
-      arg_min(page, ts) filter (where type = 'pageview') as entry_page,
-      arg_max(page, ts) filter (where type = 'pageview') as exit_page,
-      arg_min(country, ts) filter (where country is not null) as country
-    from ev group by session_id)`;
+  // Each visit's facts within the span: a kept row whose events all lie within it is read as it
+  // is; a visit across the span's edge (a few) is aggregated from its events within; any other
+  // visit has no event within, so no facts, as before.
+  const facts =
+    "session_id, pageviews, last_ts - first_ts as dur, landing_url, entry_page, exit_page, country";
+  const inSpan = `v.first_ts >= ${from} and v.last_ts < ${tail}`;
+  const span = `span as (select ${facts} from visits v where v.project_id = ${p} and ${inSpan}
+    union all select ${facts} from (${visitFactsSql(`(select ${visitInputSql("e", "e.rowid")} from events e
+      where ${webEvents} and e.session_id in (select session_id from visits v where v.project_id = ${p}
+        and v.first_ts < ${tail} and v.last_ts >= ${from} and not (${inSpan})))`)}))`;
   const hit = goal
     ? ` and c.event_id in (select event_id from goal_hits where project_id = ${p} and goal_key = ${q.v(goal.id)})`
     : "";
-  const conv = `conv_s as (select e.session_id, sum(c.counted) as n from conversions c join ev e on e.id = c.event_id
-    where c.project_id = ${p} and c.ts >= ${from} and c.ts < ${tail}${hit} group by e.session_id)`;
+  // A conversion's time is its event's, and `session_id` its event's web session.
+  const conv = `conv_s as (select c.session_id, sum(c.counted) as n from conversions c
+    where c.project_id = ${p} and c.ts >= ${from} and c.ts < ${tail}${hit}
+      and c.session_id in (select session_id from sel) group by c.session_id)`;
   const vis = `vis as (select sel.*, coalesce(a.pageviews, 0) as pageviews, coalesce(a.dur, 0) as dur, a.landing_url,
       a.entry_page, a.exit_page, a.country, coalesce(cs.n, 0) as conversions
-    from sel left join agg a on a.session_id = sel.session_id left join conv_s cs on cs.session_id = sel.session_id)`;
-  return `with ${linksCte(q, project)}, ${sel}, ${ev}, ${agg}, ${conv}, ${vis}`;
+    from sel left join span a on a.session_id = sel.session_id left join conv_s cs on cs.session_id = sel.session_id)`;
+  // Pages group the selected visits' page views themselves. Leaving out, with no filter, the page
+  // views of the few visits in the span not selected, instead of testing each against `sel`, cost
+  // more: the visits joined to the span had then to be kept for both.
+  const ev = `ev as (select e.session_id, e.visitor_id, e.type, ${pageOfSql("e.url")} as page
+    from events e where ${webEvents} and e.type = 'pageview' and e.session_id in (select session_id from sel))`;
+  return `with ${linksCte(q, project)}, ${sel}, ${span}, ${conv}, ${vis}, ${ev}`;
 }
 
 /** The headline per period (`cur`): visitors, visits, page views, bounces, mean duration (ms), conversions. */
