@@ -37,6 +37,11 @@ export async function appendRows(
 /**
  * Inserts rows that `table` does not hold yet (by `key`), through a temp table of its shape: a row
  * taken twice (a page and a change naming the same event) is held once.
+ *
+ * `atLeast` (a bigint column): a held row with the same key has at least the smallest value of
+ * the new rows there — the caller knows why. The search for held rows then reads only the storage
+ * that can hold such values (DuckDB's min/max per row group), not the whole table, whose size
+ * grows with the store.
  */
 export async function insertMissing(
   duck: DuckDBConnection,
@@ -45,6 +50,7 @@ export async function insertMissing(
   key: readonly string[],
   rows: readonly Record<string, unknown>[],
   kinds: Partial<Record<string, ColumnKind>> = {},
+  atLeast?: string,
 ): Promise<void> {
   if (rows.length === 0) return;
   const staged = `staged_${table}`;
@@ -52,8 +58,18 @@ export async function insertMissing(
   await duck.run(`delete from ${staged}`);
   await appendRows(duck, staged, columns, rows, kinds, "temp");
   const same = key.map((k) => `t.${k} = n.${k}`).join(" and ");
+  if (atLeast === undefined) {
+    await duck.run(
+      `insert into ${table} select n.* from ${staged} n where not exists (select 1 from ${table} t where ${same})`,
+    );
+    return;
+  }
+  // A constant bound (not a subquery), so that the scan of `table` is pruned by it.
+  const least = rows.reduce((m, r) => Math.min(m, Math.trunc(Number(r[atLeast]))), Number.POSITIVE_INFINITY);
   await duck.run(
-    `insert into ${table} select n.* from ${staged} n where not exists (select 1 from ${table} t where ${same})`,
+    `insert into ${table} select n.* from ${staged} n
+      where not exists (select 1 from ${table} t where t.${atLeast} >= $1 and ${same})`,
+    [BigInt(least)],
   );
 }
 

@@ -118,6 +118,9 @@ export class EngineCopy {
     );
     await inTransaction(this.duck, async () => {
       await appendEventsAndVisits(this.duck, rows as unknown as Record<string, unknown>[], EVENT_KINDS);
+      // A session's start in the store only moves earlier (an earlier event joining it), so a copy
+      // taken before holds a start no earlier than the one read now; an event's conversions and
+      // hits keep its time.
       await insertMissing(
         this.duck,
         "sessions",
@@ -125,6 +128,7 @@ export class EngineCopy {
         ["project_id", "session_id"],
         sessions,
         SESSION_KINDS,
+        "ts",
       );
       await insertMissing(
         this.duck,
@@ -133,8 +137,17 @@ export class EngineCopy {
         ["event_id"],
         withWebSessions(conversions, rows),
         CONVERSION_KINDS,
+        "ts",
       );
-      await insertMissing(this.duck, "goal_hits", HIT_COLUMNS, ["goal_key", "event_id"], hits, HIT_KINDS);
+      await insertMissing(
+        this.duck,
+        "goal_hits",
+        HIT_COLUMNS,
+        ["goal_key", "event_id"],
+        hits,
+        HIT_KINDS,
+        "ts",
+      );
       await this.saveCursors(next);
     });
     this.cursors = next;
