@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { type Trx, isPostgresDb } from "../../../platform/db/index.js";
-import { sqliteRecountLastSeen, sqliteVisitorEventSeqs } from "./visitor-index.js";
+import { sqliteRecountLastSeen, sqliteVisitorEventSeqs } from "./visitor-lookups.js";
 import "../tables.js";
 
 const CHUNK = 400;

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { type DbOrTrx, isPostgresDb } from "../../../platform/db/index.js";
 import type { EventTable } from "../tables.js";
-import { sqliteVisitorEventSeqs } from "./visitor-index.js";
+import { sqliteVisitorEventSeqs } from "./visitor-lookups.js";
 import "../tables.js";
 
 /**

@@ -8,7 +8,8 @@ import { snippetToIncoming } from "../validate.js";
 import { openEventWriter } from "../writer-slot.js";
 import { AT, WIDTH } from "./rows.js";
 import { sqliteInserter } from "./sqlite.js";
-import { VisitorIndex, sqliteVisitorLastSeen } from "./visitor-index.js";
+import { VisitorIndex } from "./visitor-index.js";
+import { sqliteVisitorLastSeen } from "./visitor-lookups.js";
 
 // A merge every 5 events: requests cross merges, each merge writes a bucket of its own.
 const MERGE_ROWS = 5;

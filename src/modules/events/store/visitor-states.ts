@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { type DbHandle, type DbOrTrx, type Trx, isPostgresDb } from "../../../platform/db/index.js";
 import type { EventVisitorTable } from "../tables.js";
-import { sqliteVisitorLastSeen } from "./visitor-index.js";
+import { sqliteVisitorLastSeen } from "./visitor-lookups.js";
 
 /** A visitor's session and first-touch state: its `event_visitors` row without the key. */
 export type VisitorState = Omit<EventVisitorTable, "project_id" | "visitor_id">;
