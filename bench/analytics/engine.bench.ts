@@ -23,6 +23,7 @@ import { buildApp } from "../../src/app.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 import { createProjectKey } from "../../src/modules/workspace/project-keys.js";
 import { benchConfig } from "../lib/config.js";
+import { quantile, timedRuns } from "../lib/timing.js";
 import { seedExplore } from "./seed-explore.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000_000);
@@ -51,11 +52,8 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 /** p50 and p95 of RUNS timed calls after a warm-up one, and the warm-up's answer. */
 async function measure<T>(fn: () => Promise<T>): Promise<{ p50: number; p95: number; first: T }> {
   const first = await fn();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push((await timed(fn)).ms);
-  times.sort((a, b) => a - b);
-  const q = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))]!;
-  return { p50: q(0.5), p95: q(0.95), first };
+  const times = await timedRuns(fn, RUNS);
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), first };
 }
 
 const now = Date.now();

@@ -24,6 +24,7 @@ import { eventRowPages } from "../../src/modules/events/store/pages.js";
 import { ensureEventPartitions } from "../../src/modules/events/store/partitions.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 import { benchConfig } from "../lib/config.js";
+import { quantile, timedRuns } from "../lib/timing.js";
 import { seedExplore } from "./seed-explore.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -89,15 +90,8 @@ try {
   ): Promise<T> => {
     await setup?.(-1);
     const first = await fn();
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      await setup?.(i);
-      const s = performance.now();
-      await fn();
-      times.push(performance.now() - s);
-    }
-    times.sort((a, b) => a - b);
-    const q = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))]!;
+    const times = await timedRuns(fn, RUNS, setup);
+    const q = (f: number) => quantile(times, f);
     console.log(
       `${label.padEnd(64)} p50 ${q(0.5).toFixed(0).padStart(6)} ms   p95 ${q(0.95).toFixed(0).padStart(6)} ms`,
     );

@@ -1,4 +1,5 @@
 import { benchConfig } from "../lib/config.js";
+import { quantile, timedRuns } from "../lib/timing.js";
 /**
  * Funnel and retention latency: POST /api/analytics/funnel and GET /api/analytics/retention (fastify.inject: routing, auth, serialization
  * included) over a project holding N stored events, on SQLite. Events are written straight into
@@ -35,14 +36,8 @@ try {
 
   const measure = async (label: string, fn: () => Promise<unknown>) => {
     await fn();
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const s = performance.now();
-      await fn();
-      times.push(performance.now() - s);
-    }
-    times.sort((a, b) => a - b);
-    const q = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))]!;
+    const times = await timedRuns(fn, RUNS);
+    const q = (f: number) => quantile(times, f);
     console.log(
       `${label.padEnd(52)} p50 ${q(0.5).toFixed(0).padStart(6)} ms   p95 ${q(0.95).toFixed(0).padStart(6)} ms`,
     );

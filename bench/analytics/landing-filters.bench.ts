@@ -9,6 +9,7 @@ import { loadavg } from "node:os";
 import { buildApp } from "../../src/app.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 import { benchConfig } from "../lib/config.js";
+import { quantile, timedRuns } from "../lib/timing.js";
 import { seedExplore } from "./seed-explore.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -48,15 +49,9 @@ for (const [label, c] of [
 }
 for (const [label, fn] of Object.entries(qs)) {
   await fn();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const s = performance.now();
-    await fn();
-    times.push(performance.now() - s);
-  }
-  times.sort((a, b) => a - b);
+  const times = await timedRuns(fn, RUNS);
   console.log(
-    `${label.padEnd(45)} p50 ${times[Math.floor(RUNS / 2)]!.toFixed(0)} ms, max ${times[RUNS - 1]!.toFixed(0)} ms; load ${loadavg()[0]!.toFixed(1)}`,
+    `${label.padEnd(45)} p50 ${quantile(times, 0.5).toFixed(0)} ms, max ${times[RUNS - 1]!.toFixed(0)} ms; load ${loadavg()[0]!.toFixed(1)}`,
   );
 }
 await app.close();

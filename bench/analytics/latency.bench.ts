@@ -1,4 +1,5 @@
 import { benchConfig } from "../lib/config.js";
+import { quantile, timedRuns } from "../lib/timing.js";
 /**
  * Summary and attribution latency (p50/p95) over a project holding N stored events' worth of
  * derived data (touchpoints, conversions, daily rollups; see seed.ts), through the HTTP routes
@@ -34,14 +35,8 @@ try {
   const headers = { "x-api-key": p.key.rawKey };
   const measure = async (label: string, fn: () => Promise<unknown>) => {
     for (let i = 0; i < 3; i++) await fn();
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const t0 = performance.now();
-      await fn();
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    const q = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))]!;
+    const times = await timedRuns(fn, RUNS);
+    const q = (f: number) => quantile(times, f);
     console.log(
       `${label.padEnd(44)} p50 ${q(0.5).toFixed(1).padStart(7)} ms   p95 ${q(0.95).toFixed(1).padStart(7)} ms`,
     );

@@ -80,12 +80,23 @@ export const GoalAnswer = Type.Union([Type.Object({ id: Type.String(), name: Typ
   description: "the conversion goal counted; null: any conversion goal",
 });
 
-export const SummaryQuery = Type.Object({
+/**
+ * A report's period, spread into its query or body: a preset ending today, or `custom` with `from`
+ * and `to` (ISO dates, both inclusive; reports/period.ts reads them).
+ */
+export const periodFields = (description?: string) => ({
   period: Type.Optional(
-    Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")]),
+    Type.Union(
+      [Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")],
+      description ? { description } : {},
+    ),
   ),
   from: Type.Optional(Type.String({ maxLength: 40 })),
   to: Type.Optional(Type.String({ maxLength: 40 })),
+});
+
+export const SummaryQuery = Type.Object({
+  ...periodFields(),
   filter: FilterParam,
   goal: GoalParam,
 });
@@ -325,11 +336,7 @@ export const FunnelBody = Type.Object(
     windowDays: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 90, default: 14, description: "days from a person's first step" }),
     ),
-    period: Type.Optional(
-      Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")]),
-    ),
-    from: Type.Optional(Type.String({ maxLength: 40 })),
-    to: Type.Optional(Type.String({ maxLength: 40 })),
+    ...periodFields(),
     breakdownBy: Type.Optional(
       Type.Union(
         FUNNEL_BREAKDOWNS.map((d) => Type.Literal(d)),

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { Filter } from "../schema.js";
+import { Filter, periodFields } from "../schema.js";
 
 /** POST /api/analytics/paths. */
 export const PathsBody = Type.Object(
@@ -35,13 +35,7 @@ export const PathsBody = Type.Object(
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "how many paths" }),
     ),
-    period: Type.Optional(
-      Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")], {
-        description: "default 7d",
-      }),
-    ),
-    from: Type.Optional(Type.String({ maxLength: 40 })),
-    to: Type.Optional(Type.String({ maxLength: 40 })),
+    ...periodFields("default 7d"),
     filter: Type.Optional(Filter),
   },
   { additionalProperties: false },

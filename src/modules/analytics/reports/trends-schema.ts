@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { Filter, GoalParam } from "../schema.js";
+import { Filter, GoalParam, periodFields } from "../schema.js";
 
 /** POST /api/analytics/trends: series of events over time, as PostHog's trends insight. */
 
@@ -56,13 +56,7 @@ const Series = Type.Object(
 
 /** The period, filter and goal a POST report (trends, the web view) is asked for, as everywhere. */
 export const REPORT_SCOPE = {
-  period: Type.Optional(
-    Type.Union([Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d"), Type.Literal("custom")], {
-      description: "default 30d",
-    }),
-  ),
-  from: Type.Optional(Type.String({ maxLength: 40 })),
-  to: Type.Optional(Type.String({ maxLength: 40 })),
+  ...periodFields("default 30d"),
   filter: Type.Optional(Filter),
   goal: GoalParam,
 };
