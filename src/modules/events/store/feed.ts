@@ -46,11 +46,17 @@ export async function committedEventsAfter(
   return { rows, next: last ? { receivedAt: Number(last.received_at), id: last.id } : cursor };
 }
 
-/** PostgreSQL: ids received in the `LATE_MS` up to the cursor (rows that may have committed behind it). */
+/**
+ * PostgreSQL: ids received in the `LATE_MS` up to the cursor (rows that may have committed behind
+ * it). Only rows at or before the cursor in the feed's order: a row of the cursor's millisecond
+ * with a greater id is the next page's, and taking it here too would copy it twice.
+ */
 export async function lateEventIds(db: DbOrTrx, cursor: FeedCursor): Promise<string[]> {
   if (!isPostgresDb(db) || cursor.receivedAt === undefined) return [];
+  const at = cursor.receivedAt;
   const { rows } = await sql<{ id: string }>`select id from events
-    where received_at >= ${cursor.receivedAt - LATE_MS} and received_at <= ${cursor.receivedAt}`.execute(db);
+    where received_at >= ${at - LATE_MS} and received_at <= ${at}
+      and (received_at < ${at} or id <= ${cursor.id ?? ""})`.execute(db);
   return rows.map((r) => r.id);
 }
 
