@@ -42,6 +42,9 @@ export async function appendRows(
  * the new rows there — the caller knows why. The search for held rows then reads only the storage
  * that can hold such values (DuckDB's min/max per row group), not the whole table, whose size
  * grows with the store.
+ *
+ * Returns the temp table that holds the rows given (until the next call for `table`), or null when
+ * none were given.
  */
 export async function insertMissing(
   duck: DuckDBConnection,
@@ -51,8 +54,8 @@ export async function insertMissing(
   rows: readonly Record<string, unknown>[],
   kinds: Partial<Record<string, ColumnKind>> = {},
   atLeast?: string,
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<string | null> {
+  if (rows.length === 0) return null;
   const staged = `staged_${table}`;
   await duck.run(`create temp table if not exists ${staged} as select * from ${table} limit 0`);
   await duck.run(`delete from ${staged}`);
@@ -62,7 +65,7 @@ export async function insertMissing(
     await duck.run(
       `insert into ${table} select n.* from ${staged} n where not exists (select 1 from ${table} t where ${same})`,
     );
-    return;
+    return staged;
   }
   // A constant bound (not a subquery), so that the scan of `table` is pruned by it.
   const least = rows.reduce((m, r) => Math.min(m, Math.trunc(Number(r[atLeast]))), Number.POSITIVE_INFINITY);
@@ -71,6 +74,7 @@ export async function insertMissing(
       where not exists (select 1 from ${table} t where t.${atLeast} >= $1 and ${same})`,
     [BigInt(least)],
   );
+  return staged;
 }
 
 /** Runs `work` in one DuckDB transaction (rolled back if it throws). */

@@ -117,11 +117,10 @@ export class EngineCopy {
       rows.map((r) => r.id),
     );
     await inTransaction(this.duck, async () => {
-      await appendEventsAndVisits(this.duck, rows as unknown as Record<string, unknown>[], EVENT_KINDS);
       // A session's start in the store only moves earlier (an earlier event joining it), so a copy
       // taken before holds a start no earlier than the one read now; an event's conversions and
       // hits keep its time.
-      await insertMissing(
+      const stagedSessions = await insertMissing(
         this.duck,
         "sessions",
         SESSION_COLUMNS,
@@ -129,6 +128,13 @@ export class EngineCopy {
         sessions,
         SESSION_KINDS,
         "ts",
+      );
+      // The page's visits take their session's values from the rows just copied.
+      await appendEventsAndVisits(
+        this.duck,
+        rows as unknown as Record<string, unknown>[],
+        EVENT_KINDS,
+        stagedSessions,
       );
       await insertMissing(
         this.duck,

@@ -7,7 +7,7 @@ import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
  * any moment leaves rows and watermark agreeing: nothing lost, nothing twice.
  */
 /** Bumped when a table's shape changes: a copy of another version is rebuilt on start. */
-export const ENGINE_VERSION = "3";
+export const ENGINE_VERSION = "4";
 
 export const ENGINE_DDL = [
   `create table if not exists events (
@@ -72,12 +72,24 @@ export const ENGINE_DDL = [
   )`,
   // One row per web session: what its web events (neither a bot's nor a server's) say, kept by the
   // copy as they arrive (visits.ts), so the web view reads a row per visit instead of its events.
-  // The time beside each chosen value lets a later event take its place.
+  // The time beside each chosen value lets a later event take its place. The session's own values
+  // (its row in `sessions`: start, channel, dimensions) are held too, so the view joins nothing;
+  // null until the copy holds the session's row. `pages` are its page views' pages, in no order.
   `create table if not exists visits (
     project_id varchar not null,
     session_id varchar not null,
     visitor_id varchar not null,
+    session_ts bigint,
+    channel varchar,
+    source varchar,
+    campaign varchar,
+    landing_page varchar,
+    referrer_domain varchar,
+    device varchar,
+    browser varchar,
+    os varchar,
     pageviews integer not null,
+    pages varchar[] not null,
     first_ts bigint not null,
     last_ts bigint not null,
     landing_url varchar not null,

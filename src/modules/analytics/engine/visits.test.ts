@@ -1,9 +1,14 @@
+import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSER_UA, type Tenant, type TestApp, startTestApp } from "../../../../test/helpers/app.js";
+import { insertMissing } from "./append.js";
+import { ENGINE_DDL, SESSION_COLUMNS } from "./ddl.js";
+import { appendEventsAndVisits } from "./visits.js";
 
 /**
  * The engine's `visits` (one row per web session, kept by the copy as events arrive): the same row
- * as aggregating all of the session's web events at once, whatever pages and order they came in; a
+ * as aggregating all of the session's web events at once, with its session's values, whatever pages
+ * and order they came in; a
  * rebuild gives the same table; an erasure takes the person's visits away; and the web view reads
  * them without changing an answer, a visit with events outside the question's span included.
  */
@@ -37,8 +42,8 @@ const send = async (a: Tenant, visitorId: string, events: Sent[], ua = BROWSER_U
   }
 };
 
-const COLUMNS =
-  "session_id, visitor_id, pageviews, first_ts, last_ts, landing_url, entry_page, exit_page, country";
+const COLUMNS = `session_id, visitor_id, pageviews, list_sort(pages) as pages, first_ts, last_ts, landing_url,
+  entry_page, exit_page, country, session_ts, channel, source, device, browser, os`;
 const visitsOf = (projectId: string) =>
   t.app.deps.engine.query<Record<string, unknown>>(
     `select ${COLUMNS} from visits where project_id = $1 order by session_id`,
@@ -47,12 +52,15 @@ const visitsOf = (projectId: string) =>
 
 /**
  * Each session's facts from all of its web events at once, as the web view aggregated them before
- * the copy kept visits (arg-min/max by time; of events at the same time, the one copied first).
+ * the copy kept visits (arg-min/max by time; of events at the same time, the one copied first),
+ * with its row in `sessions`.
  */
 const aggregated = (projectId: string) =>
   t.app.deps.engine.query<Record<string, unknown>>(
-    `select session_id, arg_min(visitor_id, ts) as visitor_id,
-      (count(*) filter (where type = 'pageview'))::integer as pageviews, min(ts) as first_ts,
+    `select f.*, s.ts as session_ts, s.channel, s.source, s.device, s.browser, s.os
+    from (select session_id, arg_min(visitor_id, ts) as visitor_id,
+      (count(*) filter (where type = 'pageview'))::integer as pageviews,
+      list_sort(coalesce(list(page) filter (where type = 'pageview'), [])) as pages, min(ts) as first_ts,
       max(ts) as last_ts, arg_min(url, ts) as landing_url,
       arg_min(page, ts) filter (where type = 'pageview') as entry_page,
       arg_max(page, ts) filter (where type = 'pageview') as exit_page,
@@ -60,7 +68,8 @@ const aggregated = (projectId: string) =>
     from (select *, regexp_replace(url, '(?s)[?#].*$', '') as page,
         json_extract_string(data, '$."$country"') as country
       from events where project_id = $1 and not is_bot and not is_server and session_id <> '')
-    group by session_id order by session_id`,
+    group by session_id) f join sessions s on s.project_id = $1 and s.session_id = f.session_id
+    order by f.session_id`,
     [projectId],
   );
 
@@ -94,6 +103,8 @@ describe("the engine's visits", () => {
     const x = kept.find((v) => v.visitor_id === "x");
     expect(x).toMatchObject({
       pageviews: 5,
+      pages: ["/a", "/b", "/d", "/e", "/f"].map((path) => `${SHOP}${path}`),
+      channel: "direct",
       first_ts: at - 5 * MIN,
       last_ts: at + 2 * MIN,
       landing_url: `${SHOP}/a?utm_source=news`,
@@ -162,5 +173,73 @@ describe("the engine's visits", () => {
     expect(res.body.headline.visitDuration.value).toBe(20 * 60);
     expect(res.body.headline.visits.previous).toBe(1);
     expect(res.body.headline.pageviews.previous).toBe(2);
+  });
+});
+
+describe("a visit's session values", () => {
+  it("are taken when the session's row comes after the visit's first events", async () => {
+    const duck = await (await DuckDBInstance.create(":memory:")).connect();
+    for (const ddl of ENGINE_DDL) await duck.run(ddl);
+    const event = (id: string, ts: number) => ({
+      id,
+      project_id: "p",
+      visitor_id: "v",
+      lead_id: null,
+      type: "pageview",
+      url: `${SHOP}/${id}`,
+      referrer: null,
+      data: "{}",
+      ts,
+      received_at: ts,
+      session_id: "s1",
+      channel: "direct",
+      source: null,
+      is_bot: 0,
+      is_server: 0,
+    });
+    const kinds = { ts: "bigint", received_at: "bigint", is_bot: "boolean", is_server: "boolean" } as const;
+    const row = async () =>
+      (
+        await duck.runAndReadAll(
+          "select session_ts, channel, device, pageviews, list_sort(pages) as p from visits",
+        )
+      ).getRowObjectsJS();
+    // A page without the session's row: the visit is held without its values (no web view reads it).
+    await appendEventsAndVisits(duck, [event("a", 1000)], kinds, null);
+    expect(await row()).toEqual([
+      { session_ts: null, channel: null, device: null, pageviews: 1, p: [`${SHOP}/a`] },
+    ]);
+    // A later page copies the session's row: the held visit takes its values, and keeps them.
+    const session = {
+      project_id: "p",
+      session_id: "s1",
+      visitor_id: "v",
+      channel: "search",
+      ts: 1000,
+      device: "mobile",
+    };
+    for (const [i, values] of [session, { ...session, channel: "email", device: "desktop" }].entries()) {
+      const staged = await insertMissing(
+        duck,
+        "sessions",
+        SESSION_COLUMNS,
+        ["project_id", "session_id"],
+        [values],
+        {
+          ts: "bigint",
+        },
+      );
+      await appendEventsAndVisits(duck, [event(`b${i}`, 2000 + i)], kinds, staged);
+    }
+    expect(await row()).toEqual([
+      {
+        session_ts: 1000n,
+        channel: "search",
+        device: "mobile",
+        pageviews: 3,
+        p: [`${SHOP}/a`, `${SHOP}/b0`, `${SHOP}/b1`],
+      },
+    ]);
+    duck.closeSync();
   });
 });

@@ -15,7 +15,11 @@ import { pageOfSql } from "./sql.js";
  * of the earliest (landing, entry page, country) or latest (exit page) event. Of events at the same
  * time, the one copied first wins — as the web view's aggregate over the events gave it (DuckDB's
  * arg_min/arg_max keep the first value seen on a tie): within a page by its order, across pages the
- * row already held (an earlier page's).
+ * row already held (an earlier page's). Page views' pages add up as a list.
+ *
+ * A row also holds its session's values (`sessions`' row: start as `session_ts`, channel,
+ * dimensions), taken from the session rows the page copies, or when the row is made again after an
+ * erasure, from `sessions`; a row made before its session's is held takes them when it comes.
  */
 
 /** A web event's columns a visit is made of, from `events` under `alias`, `ord` its copy order. */
@@ -41,8 +45,28 @@ export const visitFactsSql = (input: string) => `select project_id, session_id,
     max(ts) filter (where type = 'pageview') as exit_ts,
     arg_min(page, (-ts, ord)) filter (where type = 'pageview') as exit_page,
     min(ts) filter (where country is not null) as country_ts,
-    arg_min(country, (ts, ord)) filter (where country is not null) as country
+    arg_min(country, (ts, ord)) filter (where country is not null) as country,
+    coalesce(list(page) filter (where type = 'pageview'), [])::varchar[] as pages
   from ${input} group by project_id, session_id`;
+
+/** The columns a visit takes from its session's row (aliased to the row's names but the start). */
+const SESSION_VALUES = [
+  "channel",
+  "source",
+  "campaign",
+  "landing_page",
+  "referrer_domain",
+  "device",
+  "browser",
+  "os",
+] as const;
+
+/** Visit facts (visitFactsSql) with their session's values from `sessions` (a table of its shape), by name. */
+const withSessionValues = (facts: string, sessions: string | null) =>
+  sessions === null
+    ? facts
+    : `select f.*, s.ts as session_ts, ${SESSION_VALUES.map((c) => `s.${c}`).join(", ")}
+      from (${facts}) f left join ${sessions} s on s.project_id = f.project_id and s.session_id = f.session_id`;
 
 /** A value from the page's row `n` when its time beats the held row `v`'s (`cmp`: `<` earliest, `>` latest). */
 const pick = (ts: string, value: string, cmp: "<" | ">") =>
@@ -52,32 +76,35 @@ const pickTime = (ts: string, cmp: "<" | ">") =>
 
 /**
  * Appends a page of events (rows of EVENT_COLUMNS, in copy order) to `events` and merges their
- * visits, through a temp table the page's visits are aggregated from. The caller holds the page's
- * transaction.
+ * visits, through a temp table the page's visits are aggregated from; `sessions` is a table of the
+ * session rows the page copies (null when none). The caller holds the page's transaction.
  */
 export async function appendEventsAndVisits(
   duck: DuckDBConnection,
   rows: readonly Record<string, unknown>[],
   kinds: Partial<Record<string, ColumnKind>>,
+  sessions: string | null,
 ): Promise<void> {
   if (rows.length === 0) return;
   await duck.run("create temp table if not exists staged_events as select * from events limit 0");
   await duck.run("delete from staged_events");
   await appendRows(duck, "staged_events", EVENT_COLUMNS, rows, kinds, "temp");
   await duck.run("insert into events select * from staged_events");
-  await mergeVisits(duck, "staged_events");
+  await mergeVisits(duck, "staged_events", sessions);
 }
 
 /**
  * Merges the visits of the web events in the temp table `staged` (a page of `events`, in copy
- * order) into `visits`. The caller holds the page's transaction.
+ * order) into `visits`, with their session's values from `sessions` (null: none in this page).
+ * The caller holds the page's transaction.
  */
-export async function mergeVisits(duck: DuckDBConnection, staged: string): Promise<void> {
+async function mergeVisits(duck: DuckDBConnection, staged: string, sessions: string | null): Promise<void> {
   await duck.run("create temp table if not exists staged_visits as select * from visits limit 0");
   await duck.run("delete from staged_visits");
   await duck.run(
-    `insert into staged_visits ${visitFactsSql(
-      `(select ${visitInputSql("e", "e.rowid")} from ${staged} e where ${webEventSql("e")})`,
+    `insert into staged_visits by name ${withSessionValues(
+      visitFactsSql(`(select ${visitInputSql("e", "e.rowid")} from ${staged} e where ${webEventSql("e")})`),
+      sessions,
     )}`,
   );
   // (ClickHouse: an AggregatingMergeTree of argMin/argMax states merges such rows by itself.)
@@ -90,7 +117,9 @@ export async function mergeVisits(duck: DuckDBConnection, staged: string): Promi
       last_ts = greatest(v.last_ts, n.last_ts),
       ${pick("entry_ts", "entry_page", "<")}, ${pickTime("entry_ts", "<")},
       ${pick("exit_ts", "exit_page", ">")}, ${pickTime("exit_ts", ">")},
-      ${pick("country_ts", "country", "<")}, ${pickTime("country_ts", "<")}
+      ${pick("country_ts", "country", "<")}, ${pickTime("country_ts", "<")},
+      pages = list_concat(v.pages, n.pages), session_ts = coalesce(v.session_ts, n.session_ts),
+      ${SESSION_VALUES.map((c) => `${c} = case when v.session_ts is null then n.${c} else v.${c} end`).join(", ")}
     when not matched then insert *`);
 }
 
@@ -117,9 +146,12 @@ export async function dropVisitsOf(
 /** After the deletion: the visits of the sessions `dropVisitsOf` noted, from their events left. */
 export async function remadeVisits(duck: DuckDBConnection): Promise<void> {
   await duck.run(
-    `insert into visits ${visitFactsSql(`(select ${visitInputSql("e", "e.rowid")} from events e
+    `insert into visits by name ${withSessionValues(
+      visitFactsSql(`(select ${visitInputSql("e", "e.rowid")} from events e
       join touched_sessions x on x.project_id = e.project_id and x.session_id = e.session_id
-      where ${webEventSql("e")})`)}`,
+      where ${webEventSql("e")})`),
+      "sessions",
+    )}`,
   );
 }
 

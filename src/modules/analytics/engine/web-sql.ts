@@ -10,7 +10,6 @@ import {
   type EngineQuery,
   allOf,
   eventConditions,
-  pageOfSql,
   personKeySql,
   sessionConditions,
   urlParamSql,
@@ -21,10 +20,12 @@ import { visitFactsSql, visitInputSql } from "./visits.js";
 /**
  * The web view in the engine's SQL (reports/web.ts has the rules). Everything is a visit's: the
  * filter selects web sessions that started in the range, and each visit carries what its own web
- * events say — page views, first and last event, landing URL, entry and exit page, country, the
- * goal's conversions — as `vis`, read from the copy's `visits` (visits.ts), a row per visit. The
- * headline, the chart, the lists and the breakdown are groupings over `vis`; pages group the page
- * views themselves. All but the headline (two periods) go in one query (partsSql), over one `vis`.
+ * events say — page views and their pages, first and last event, landing URL, entry and exit page,
+ * country, the goal's conversions — as `vis`, read from the copy's `visits` (visits.ts), a row per
+ * visit that also holds its session's values, so nothing is joined to it but the few visits
+ * across the span's edge and the goal's conversions. The headline, the chart, the lists, the pages
+ * and the breakdown are groupings over `vis`. All but the headline (two periods) go in one query
+ * (partsSql), over one `vis`.
  */
 
 const DAY_MS = 86_400_000;
@@ -57,13 +58,14 @@ export const VISIT_VALUE: Record<WebBreakdownKey, string> = {
 
 /**
  * `with …` the visits of [range.from, range.to) that meet the filter, as `vis` (one row each:
- * its session's values, `cur` — started at or after `split` —, `pageviews`, `dur` in ms,
- * `landing_url`, `entry_page`, `exit_page`, `country`, `conversions`), and their page views as
- * `ev` (`page` their URL's page).
+ * its session's values, `ts` its start, `cur` — started at or after `split` —, `pageviews`, `pages`
+ * (a page per page view), `dur` in ms, `landing_url`, `entry_page`, `exit_page`, `country`,
+ * `conversions`).
  *
  * A visit is what its web events within the span say, from the range's start to a day after its
  * end (an event backdated before the range is not the period's). The copy's `visits` hold what all
- * of a session's events say: the same, for a visit whose events all lie within the span.
+ * of a session's events say: the same, for a visit whose events all lie within the span; the few
+ * across its edge are aggregated from their events within it.
  */
 export async function visitsCte(
   q: EngineQuery,
@@ -83,41 +85,41 @@ export async function visitsCte(
   const person = await personConditions(q, deps, project, conds, personKeySql("s.visitor_id"), "l.lead_id");
   // A visitor has one link at most (copy.ts replaces it), so the join only adds what person conditions read.
   const links = person ? "left join links_p l on l.visitor_id = s.visitor_id" : "";
-  const sel = `sel as (select s.session_id, s.visitor_id, s.ts, s.channel, s.source, s.campaign, s.device, s.browser, s.os,
-      s.ts >= ${q.v(split)} as cur
-    from sessions s ${links}
+  const started = (v: string) =>
+    `${v}.project_id = ${p} and ${v}.session_ts >= ${from} and ${v}.session_ts < ${to}`;
+  const inSpan = (v: string) => `${v}.first_ts >= ${from} and ${v}.last_ts < ${tail}`;
+  // Read once, in `vis` (a CTE read more than once is materialized: this one is not).
+  const sel = `select s.session_id, s.visitor_id, s.session_ts as ts, s.channel, s.source, s.campaign, s.device,
+      s.browser, s.os, s.session_ts >= ${q.v(split)} as cur, ${inSpan("s")} as in_span, s.pageviews, s.pages,
+      s.last_ts - s.first_ts as dur, s.landing_url, s.entry_page, s.exit_page, s.country
+    from visits s ${links}
     where ${allOf(
-      `s.project_id = ${p} and s.ts >= ${from} and s.ts < ${to}`,
+      started("s"),
       sessionConditions(q, conds, "s"),
       person,
       event && `s.session_id in (select e.session_id from events e where ${webEvents} and ${event})`,
-    )})`;
-  // Each visit's facts within the span: a kept row whose events all lie within it is read as it
-  // is; a visit across the span's edge (a few) is aggregated from its events within; any other
-  // visit has no event within, so no facts, as before.
-  const facts =
-    "session_id, pageviews, last_ts - first_ts as dur, landing_url, entry_page, exit_page, country";
-  const inSpan = `v.first_ts >= ${from} and v.last_ts < ${tail}`;
-  const span = `span as (select ${facts} from visits v where v.project_id = ${p} and ${inSpan}
-    union all select ${facts} from (${visitFactsSql(`(select ${visitInputSql("e", "e.rowid")} from events e
-      where ${webEvents} and e.session_id in (select session_id from visits v where v.project_id = ${p}
-        and v.first_ts < ${tail} and v.last_ts >= ${from} and not (${inSpan})))`)}))`;
+    )}`;
+  // The facts within the span of the range's visits across its edge (of any visit that started in
+  // the range: those not selected are not joined).
+  const edge = `edge as (${visitFactsSql(`(select ${visitInputSql("e", "e.rowid")} from events e
+      where ${webEvents} and e.session_id in (select session_id from visits v where ${started("v")} and not (${inSpan("v")})))`)})`;
   const hit = goal
     ? ` and c.event_id in (select event_id from goal_hits where project_id = ${p} and goal_key = ${q.v(goal.id)})`
     : "";
   // A conversion's time is its event's, and `session_id` its event's web session.
   const conv = `conv_s as (select c.session_id, sum(c.counted) as n from conversions c
-    where c.project_id = ${p} and c.ts >= ${from} and c.ts < ${tail}${hit}
-      and c.session_id in (select session_id from sel) group by c.session_id)`;
-  const vis = `vis as (select sel.*, coalesce(a.pageviews, 0) as pageviews, coalesce(a.dur, 0) as dur, a.landing_url,
-      a.entry_page, a.exit_page, a.country, coalesce(cs.n, 0) as conversions
-    from sel left join span a on a.session_id = sel.session_id left join conv_s cs on cs.session_id = sel.session_id)`;
-  // Pages group the selected visits' page views themselves. Leaving out, with no filter, the page
-  // views of the few visits in the span not selected, instead of testing each against `sel`, cost
-  // more: the visits joined to the span had then to be kept for both.
-  const ev = `ev as (select e.session_id, e.visitor_id, e.type, ${pageOfSql("e.url")} as page
-    from events e where ${webEvents} and e.type = 'pageview' and e.session_id in (select session_id from sel))`;
-  return `with ${linksCte(q, project)}, ${sel}, ${span}, ${conv}, ${vis}, ${ev}`;
+    where c.project_id = ${p} and c.ts >= ${from} and c.ts < ${tail}${hit} and c.session_id is not null
+    group by c.session_id)`;
+  const fact = (c: string, none = "null") =>
+    `case when sel.in_span then sel.${c} else coalesce(a.${c}, ${none}) end as ${c}`;
+  const vis = `vis as (select sel.session_id, sel.visitor_id, sel.ts, sel.channel, sel.source, sel.campaign,
+      sel.device, sel.browser, sel.os, sel.cur, ${fact("pageviews", "0")}, ${fact("pages", "[]")},
+      case when sel.in_span then sel.dur else coalesce(a.last_ts - a.first_ts, 0) end as dur,
+      ${fact("landing_url")}, ${fact("entry_page")}, ${fact("exit_page")}, ${fact("country")},
+      coalesce(cs.n, 0) as conversions
+    from (${sel}) sel left join edge a on a.session_id = sel.session_id
+      left join conv_s cs on cs.session_id = sel.session_id)`;
+  return `with ${linksCte(q, project)}, ${edge}, ${conv}, ${vis}`;
 }
 
 /** The headline per period (`cur`): visitors, visits, page views, bounces, mean duration (ms), conversions. */
@@ -133,30 +135,34 @@ export const chartSql = (q: EngineQuery, withs: string, interval: TrendInterval,
   from (select ${bucketExpr(q, interval, from, "ts")} as b, visitor_id, pageviews from vis) t group by b`;
 
 /**
- * Lists of visits by their values, all in one grouping: rows `(g, value, …)`, `g` the index of
- * the key in `keys`, the top `limit` of each by visitors, and one more.
- * (GROUPING SETS, grouping() and windows: ClickHouse has them too.)
+ * Lists of visits by their values: rows `(g, value, …)`, `g` the index of the key in `keys`, the
+ * top `limit` of each by visitors, and one more. A grouping per key over the keys' values made
+ * once: DuckDB's GROUPING SETS with a distinct count cost twice as much.
  */
 export const visitListsSql = (q: EngineQuery, withs: string, keys: WebBreakdownKey[], limit: number) => {
   const none = q.v(NONE_KEY);
   const cols = keys.map((k, i) => `coalesce(${VISIT_VALUE[k]}, ${none}) as k${i}`).join(", ");
-  const which = keys.map((_, i) => `when grouping(k${i}) = 0 then ${i}`).join(" ");
-  const value = keys.length === 1 ? "k0" : `coalesce(${keys.map((_, i) => `k${i}`).join(", ")})`;
-  return `${withs}
+  const lists = keys.map(
+    (_, i) => `select ${i} as g, k${i} as value, count(distinct visitor_id) as visitors, count(*) as visits,
+        sum(pageviews) as pageviews, sum(conversions) as conversions from kv group by k${i}`,
+  );
+  const kv = `kv as (select ${cols}, visitor_id, pageviews, conversions from vis v)`;
+  return `${withs ? `${withs}, ${kv}` : `with ${kv}`}
   select * from (select *, row_number() over (partition by g order by visitors desc, visits desc, value) as n
-    from (select case ${which} end as g, ${value} as value, count(distinct visitor_id) as visitors,
-        count(*) as visits, sum(pageviews) as pageviews, sum(conversions) as conversions
-      from (select ${cols}, visitor_id, pageviews, conversions from vis v) t
-      group by grouping sets (${keys.map((_, i) => `(k${i})`).join(", ")})) lists) r
+    from (${lists.join("\n      union all ")}) lists) r
   where n <= ${q.v(limit + 1)}`;
 };
 
-/** Top pages: page views of each page in the visits, the visits and visitors that viewed it; `n` their order. */
+/**
+ * Top pages: page views of each page in the visits, the visits and visitors that viewed it; `n` their
+ * order. A visit's pages are counted per visit first (ClickHouse: arrayJoin of a map).
+ */
 export const pagesSql = (q: EngineQuery, withs: string, limit: number) => `${withs}
-  select page as value, count(distinct visitor_id) as visitors, count(distinct session_id) as visits,
-    count(*) as pageviews, row_number() over (order by count(*) desc, count(distinct visitor_id) desc, page) as n
-  from ev where type = 'pageview' group by page
-  order by pageviews desc, visitors desc, page limit ${q.v(limit + 1)}`;
+  select page as value, count(distinct visitor_id) as visitors, count(*) as visits, sum(views) as pageviews,
+    row_number() over (order by sum(views) desc, count(distinct visitor_id) desc, page) as n
+  from (select visitor_id, unnest(map_entries(list_aggregate(pages, 'histogram')), recursive := true) from vis)
+    t(visitor_id, page, views)
+  group by page order by pageviews desc, visitors desc, page limit ${q.v(limit + 1)}`;
 
 /** Visits by two of their values, with their bounce rate and mean duration (ms); `n` their order. */
 export const breakdownSql = (q: EngineQuery, withs: string, keys: WebBreakdownKey[], limit: number) => {
