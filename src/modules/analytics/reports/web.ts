@@ -110,9 +110,30 @@ export async function analyticsWeb(deps: ReadDeps, project: ProjectRef, r: WebRe
     return deps.engine.query<T>(...q.bound(build(q, withs)));
   };
 
-  // Both periods in one query: `cur` tells them apart.
+  // The headline (both periods in one query: `cur` tells them apart), and the chart, the lists,
+  // the pages and the breakdown in one query over the same visits made once; both at once, on
+  // the engine's threads.
   type Head = Counts & { cur: boolean; bounces: number; dur: number | null; converted: number };
-  const heads = await run<Head>({ from: prevFrom * DAY_MS, to: range.to }, (_q, w) => headlineSql(w));
+  const headsRun = run<Head>({ from: prevFrom * DAY_MS, to: range.to }, (_q, w) => headlineSql(w));
+  const byVisit = r.lists.filter((l): l is Exclude<WebList, "pages"> => l !== "pages");
+  const at = { lists: -1, pages: -1, breakdown: -1 };
+  const partedRun = run<{ part: number; r: string }>(range, (q, w) => {
+    const parts = [chartSql(q, "", r.interval, range.from)];
+    if (byVisit.length > 0)
+      at.lists =
+        parts.push(
+          visitListsSql(
+            q,
+            "",
+            byVisit.map((l) => LIST_KEY[l]),
+            r.limit,
+          ),
+        ) - 1;
+    if (r.lists.includes("pages")) at.pages = parts.push(pagesSql(q, "", r.limit)) - 1;
+    if (r.breakdown) at.breakdown = parts.push(breakdownSql(q, "", r.breakdown, r.limit)) - 1;
+    return partsSql(w, parts);
+  });
+  const [heads, parted] = await Promise.all([headsRun, partedRun]);
   const of = (cur: boolean) => {
     const h = heads.find((x) => Boolean(x.cur) === cur);
     const visits = Number(h?.visits ?? 0);
@@ -134,25 +155,6 @@ export async function analyticsWeb(deps: ReadDeps, project: ProjectRef, r: WebRe
     (Object.keys(now) as (keyof typeof now)[]).map((k) => [k, { value: now[k], previous: before[k] }]),
   ) as WebT["headline"];
 
-  // The chart, the lists, the pages and the breakdown: one query, over the same visits made once.
-  const byVisit = r.lists.filter((l): l is Exclude<WebList, "pages"> => l !== "pages");
-  const at = { lists: -1, pages: -1, breakdown: -1 };
-  const parted = await run<{ part: number; r: string }>(range, (q, w) => {
-    const parts = [chartSql(q, "", r.interval, range.from)];
-    if (byVisit.length > 0)
-      at.lists =
-        parts.push(
-          visitListsSql(
-            q,
-            "",
-            byVisit.map((l) => LIST_KEY[l]),
-            r.limit,
-          ),
-        ) - 1;
-    if (r.lists.includes("pages")) at.pages = parts.push(pagesSql(q, "", r.limit)) - 1;
-    if (r.breakdown) at.breakdown = parts.push(breakdownSql(q, "", r.breakdown, r.limit)) - 1;
-    return partsSql(w, parts);
-  });
   /** A part's rows, in their order (`n`) when they have one. */
   const part = <T>(i: number) =>
     parted
