@@ -74,7 +74,8 @@ export const ENGINE_DDL = [
   // copy as they arrive (visits.ts), so the web view reads a row per visit instead of its events.
   // The time beside each chosen value lets a later event take its place. The session's own values
   // (its row in `sessions`: start, channel, dimensions) are held too, so the view joins nothing;
-  // null until the copy holds the session's row. `pages` are its page views' pages, in no order.
+  // null until the copy holds the session's row. `pages`: its page views' pages, in no order, one
+  // per line (visits.ts; a list column would be rewritten whole on each merge, text is updated).
   `create table if not exists visits (
     project_id varchar not null,
     session_id varchar not null,
@@ -89,7 +90,7 @@ export const ENGINE_DDL = [
     browser varchar,
     os varchar,
     pageviews integer not null,
-    pages varchar[] not null,
+    pages varchar not null,
     first_ts bigint not null,
     last_ts bigint not null,
     landing_url varchar not null,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSER_UA, type Tenant, type TestApp, startTestApp } from "../../../../test/helpers/app.js";
 import { insertMissing } from "./append.js";
 import { ENGINE_DDL, SESSION_COLUMNS } from "./ddl.js";
-import { appendEventsAndVisits } from "./visits.js";
+import { appendEventsAndVisits, pagesListSql } from "./visits.js";
 
 /**
  * The engine's `visits` (one row per web session, kept by the copy as events arrive): the same row
@@ -42,7 +42,7 @@ const send = async (a: Tenant, visitorId: string, events: Sent[], ua = BROWSER_U
   }
 };
 
-const COLUMNS = `session_id, visitor_id, pageviews, list_sort(pages) as pages, first_ts, last_ts, landing_url,
+const COLUMNS = `session_id, visitor_id, pageviews, list_sort(${pagesListSql("pages")}) as pages, first_ts, last_ts, landing_url,
   entry_page, exit_page, country, session_ts, channel, source, device, browser, os`;
 const visitsOf = (projectId: string) =>
   t.app.deps.engine.query<Record<string, unknown>>(
@@ -176,32 +176,34 @@ describe("the engine's visits", () => {
   });
 });
 
+/** A browser page view of session s1 as the copy reads it from the store. */
+const event = (id: string, ts: number, url = `${SHOP}/${id}`) => ({
+  id,
+  project_id: "p",
+  visitor_id: "v",
+  lead_id: null,
+  type: "pageview",
+  url,
+  referrer: null,
+  data: "{}",
+  ts,
+  received_at: ts,
+  session_id: "s1",
+  channel: "direct",
+  source: null,
+  is_bot: 0,
+  is_server: 0,
+});
+const kinds = { ts: "bigint", received_at: "bigint", is_bot: "boolean", is_server: "boolean" } as const;
+
 describe("a visit's session values", () => {
   it("are taken when the session's row comes after the visit's first events", async () => {
     const duck = await (await DuckDBInstance.create(":memory:")).connect();
     for (const ddl of ENGINE_DDL) await duck.run(ddl);
-    const event = (id: string, ts: number) => ({
-      id,
-      project_id: "p",
-      visitor_id: "v",
-      lead_id: null,
-      type: "pageview",
-      url: `${SHOP}/${id}`,
-      referrer: null,
-      data: "{}",
-      ts,
-      received_at: ts,
-      session_id: "s1",
-      channel: "direct",
-      source: null,
-      is_bot: 0,
-      is_server: 0,
-    });
-    const kinds = { ts: "bigint", received_at: "bigint", is_bot: "boolean", is_server: "boolean" } as const;
     const row = async () =>
       (
         await duck.runAndReadAll(
-          "select session_ts, channel, device, pageviews, list_sort(pages) as p from visits",
+          `select session_ts, channel, device, pageviews, list_sort(${pagesListSql("pages")}) as p from visits`,
         )
       ).getRowObjectsJS();
     // A page without the session's row: the visit is held without its values (no web view reads it).
@@ -240,6 +242,20 @@ describe("a visit's session values", () => {
         p: [`${SHOP}/a`, `${SHOP}/b0`, `${SHOP}/b1`],
       },
     ]);
+    duck.closeSync();
+  });
+});
+
+describe("a visit's pages", () => {
+  it("hold a page with a line break as one page (its URL encoding)", async () => {
+    const duck = await (await DuckDBInstance.create(":memory:")).connect();
+    for (const ddl of ENGINE_DDL) await duck.run(ddl);
+    await appendEventsAndVisits(duck, [event("a", 1000, `${SHOP}/a\nb`), event("c", 1001)], kinds, null);
+    await appendEventsAndVisits(duck, [event("c", 1002)], kinds, null);
+    const pages = (
+      await duck.runAndReadAll(`select list_sort(${pagesListSql("pages")}) as p from visits`)
+    ).getRowObjectsJS();
+    expect(pages).toEqual([{ p: [`${SHOP}/a%0Ab`, `${SHOP}/c`, `${SHOP}/c`] }]);
     duck.closeSync();
   });
 });

@@ -15,7 +15,7 @@ import { pageOfSql } from "./sql.js";
  * of the earliest (landing, entry page, country) or latest (exit page) event. Of events at the same
  * time, the one copied first wins — as the web view's aggregate over the events gave it (DuckDB's
  * arg_min/arg_max keep the first value seen on a tie): within a page by its order, across pages the
- * row already held (an earlier page's). Page views' pages add up as a list.
+ * row already held (an earlier page's). Page views' pages add up, as lines of text.
  *
  * A row also holds its session's values (`sessions`' row: start as `session_ts`, channel,
  * dimensions), taken from the session rows the page copies, or when the row is made again after an
@@ -46,8 +46,18 @@ export const visitFactsSql = (input: string) => `select project_id, session_id,
     arg_min(page, (-ts, ord)) filter (where type = 'pageview') as exit_page,
     min(ts) filter (where country is not null) as country_ts,
     arg_min(country, (ts, ord)) filter (where country is not null) as country,
-    coalesce(list(page) filter (where type = 'pageview'), [])::varchar[] as pages
+    coalesce(string_agg(${pageLine("page")}, chr(10)) filter (where type = 'pageview'), '') as pages
   from ${input} group by project_id, session_id`;
+
+/**
+ * A page as a line of `visits.pages`: a line break in it (a URL cannot hold one, but an SDK may
+ * send one) is written as `%0A`, its URL encoding.
+ */
+const pageLine = (page: string) => `replace(${page}, chr(10), '%0A')`;
+
+/** `visits.pages` (text, one page per line) as a list; none when empty. */
+export const pagesListSql = (pages: string) =>
+  `(case when ${pages} = '' then []::varchar[] else string_split(${pages}, chr(10)) end)`;
 
 /** The columns a visit takes from its session's row (aliased to the row's names but the start). */
 const SESSION_VALUES = [
@@ -118,7 +128,8 @@ async function mergeVisits(duck: DuckDBConnection, staged: string, sessions: str
       ${pick("entry_ts", "entry_page", "<")}, ${pickTime("entry_ts", "<")},
       ${pick("exit_ts", "exit_page", ">")}, ${pickTime("exit_ts", ">")},
       ${pick("country_ts", "country", "<")}, ${pickTime("country_ts", "<")},
-      pages = list_concat(v.pages, n.pages), session_ts = coalesce(v.session_ts, n.session_ts),
+      pages = case when v.pages = '' then n.pages when n.pages = '' then v.pages else v.pages || chr(10) || n.pages end,
+      session_ts = coalesce(v.session_ts, n.session_ts),
       ${SESSION_VALUES.map((c) => `${c} = case when v.session_ts is null then n.${c} else v.${c} end`).join(", ")}
     when not matched then insert *`);
 }

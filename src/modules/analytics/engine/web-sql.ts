@@ -15,7 +15,7 @@ import {
   urlParamSql,
 } from "./sql.js";
 import { bucketExpr } from "./trends-sql.js";
-import { visitFactsSql, visitInputSql } from "./visits.js";
+import { pagesListSql, visitFactsSql, visitInputSql } from "./visits.js";
 
 /**
  * The web view in the engine's SQL (reports/web.ts has the rules). Everything is a visit's: the
@@ -113,7 +113,7 @@ export async function visitsCte(
   const fact = (c: string, none = "null") =>
     `case when sel.in_span then sel.${c} else coalesce(a.${c}, ${none}) end as ${c}`;
   const vis = `vis as (select sel.session_id, sel.visitor_id, sel.ts, sel.channel, sel.source, sel.campaign,
-      sel.device, sel.browser, sel.os, sel.cur, ${fact("pageviews", "0")}, ${fact("pages", "[]")},
+      sel.device, sel.browser, sel.os, sel.cur, ${fact("pageviews", "0")}, ${fact("pages", "''")},
       case when sel.in_span then sel.dur else coalesce(a.last_ts - a.first_ts, 0) end as dur,
       ${fact("landing_url")}, ${fact("entry_page")}, ${fact("exit_page")}, ${fact("country")},
       coalesce(cs.n, 0) as conversions
@@ -160,7 +160,8 @@ export const visitListsSql = (q: EngineQuery, withs: string, keys: WebBreakdownK
 export const pagesSql = (q: EngineQuery, withs: string, limit: number) => `${withs}
   select page as value, count(distinct visitor_id) as visitors, count(*) as visits, sum(views) as pageviews,
     row_number() over (order by sum(views) desc, count(distinct visitor_id) desc, page) as n
-  from (select visitor_id, unnest(map_entries(list_aggregate(pages, 'histogram')), recursive := true) from vis)
+  from (select visitor_id, unnest(map_entries(list_aggregate(${pagesListSql("pages")}, 'histogram')), recursive := true)
+      from vis)
     t(visitor_id, page, views)
   group by page order by pageviews desc, visitors desc, page limit ${q.v(limit + 1)}`;
 
