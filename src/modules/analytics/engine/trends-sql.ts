@@ -80,13 +80,17 @@ function breakdownExpr(q: EngineQuery, b: TrendBreakdownSql): string {
   return `coalesce(${jsonText(q, "e.data", property)}, ${none})`;
 }
 
-/** `first_touch` (people.ts) for the people of the project's server events in the range. */
+/**
+ * `first_touch` (people.ts) for the people of the project's server events in the range. The test
+ * is written `is_server = true`: DuckDB then applies it to the scan and skips the row groups whose
+ * statistics hold no server event (a bare boolean column is an expression tested on every row).
+ */
 const serverFirstTouch = (q: EngineQuery, project: ProjectRef, range: TrendRange) =>
   firstTouchCte(
     q,
     project,
     `select ${PERSON} as person from events e left join links_p l on l.visitor_id = e.visitor_id
-      where e.project_id = ${q.v(project.id)} and e.is_server and e.visitor_id <> '' and not e.is_bot
+      where e.is_server = true and e.project_id = ${q.v(project.id)} and e.visitor_id <> '' and not e.is_bot
         and e.ts >= ${q.v(range.from)} and e.ts < ${q.v(range.to)}`,
   );
 
