@@ -9,6 +9,9 @@ import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
 /** Bumped when a table's shape changes: a copy of another version is rebuilt on start. */
 export const ENGINE_VERSION = "4";
 
+/** The values of its session a visit holds (`sessions`' columns of the same names; its start is `session_ts`). */
+export const VISIT_SESSION_VALUES = ["channel", ...SESSION_DIMENSIONS] as const;
+
 export const ENGINE_DDL = [
   `create table if not exists events (
     id varchar not null,
@@ -81,14 +84,7 @@ export const ENGINE_DDL = [
     session_id varchar not null,
     visitor_id varchar not null,
     session_ts bigint,
-    channel varchar,
-    source varchar,
-    campaign varchar,
-    landing_page varchar,
-    referrer_domain varchar,
-    device varchar,
-    browser varchar,
-    os varchar,
+    ${VISIT_SESSION_VALUES.map((c) => `${c} varchar,`).join("\n    ")}
     pageviews integer not null,
     pages varchar not null,
     first_ts bigint not null,

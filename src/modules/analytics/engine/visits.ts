@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { EventTable } from "../../events/service.js";
 import { type ColumnKind, appendRows } from "./append.js";
-import { EVENT_COLUMNS } from "./ddl.js";
+import { EVENT_COLUMNS, VISIT_SESSION_VALUES as SESSION_VALUES } from "./ddl.js";
 import { pageOfSql } from "./sql.js";
 
 /**
@@ -58,18 +58,6 @@ const pageLine = (page: string) => `replace(${page}, chr(10), '%0A')`;
 /** `visits.pages` (text, one page per line) as a list; none when empty. */
 export const pagesListSql = (pages: string) =>
   `(case when ${pages} = '' then []::varchar[] else string_split(${pages}, chr(10)) end)`;
-
-/** The columns a visit takes from its session's row (aliased to the row's names but the start). */
-const SESSION_VALUES = [
-  "channel",
-  "source",
-  "campaign",
-  "landing_page",
-  "referrer_domain",
-  "device",
-  "browser",
-  "os",
-] as const;
 
 /** Visit facts (visitFactsSql) with their session's values from `sessions` (a table of its shape), by name. */
 const withSessionValues = (facts: string, sessions: string | null) =>
