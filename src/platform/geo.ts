@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import ipaddr from "ipaddr.js";
 import { Reader } from "maxmind";
+import { isAddress, ipv4Of } from "./client-address.js";
 import { appSlot } from "./deps.js";
 
 /**
@@ -33,9 +33,9 @@ export function openGeo(setting: string): GeoLookup | null {
   const reader = new Reader<never>(readFileSync(setting === BUNDLED ? bundledPath() : setting));
   return {
     country(address) {
-      if (!ipaddr.isValid(address)) return null;
       // `::ffff:a.b.c.d` (a dual-stack socket's IPv4 client) is looked up as the IPv4 address.
-      const plain = ipaddr.process(address).toString();
+      const plain = ipv4Of(address) ?? (isAddress(address) ? address : null);
+      if (plain === null) return null;
       const r = reader.get(plain) as CountryRecord | null;
       const code = r?.country_code ?? r?.country?.iso_code;
       return typeof code === "string" && /^[A-Z]{2}$/.test(code) ? code : null;

@@ -32,6 +32,8 @@ interface IngestBudgets {
   keyEvents: Budget;
   addressEvents: Budget;
   addressLeads: Budget;
+  /** whether any of them is on: when none is, a request's admission makes nothing */
+  on: boolean;
 }
 
 const BUDGETS = appSlot("platform.ingest-budgets", (deps): IngestBudgets => {
@@ -49,8 +51,11 @@ const BUDGETS = appSlot("platform.ingest-budgets", (deps): IngestBudgets => {
       max: l.addressLeads ?? 0,
       describe: "new leads per minute for this key from one address",
     },
+    on: (l.keyEvents ?? 0) > 0 || (l.addressEvents ?? 0) > 0 || (l.addressLeads ?? 0) > 0,
   };
 });
+
+const ADMITTED = Promise.resolve();
 
 /** Whether the sender's new leads are counted (a public key, with the budget on). */
 export function countsNewLeads(deps: ServiceDeps, sender: IngestSender): boolean {
@@ -61,12 +66,13 @@ export function countsNewLeads(deps: ServiceDeps, sender: IngestSender): boolean
  * Takes a request's events and the new leads they would make from its sender's budgets, before
  * anything is written: all or nothing, else 429 RATE_LIMITED with Retry-After naming the budget.
  */
-export async function takeIngestBudget(
+export function takeIngestBudget(
   deps: ServiceDeps,
   sender: IngestSender,
   units: { events: number; newLeads?: number },
 ): Promise<void> {
   const b = stateOf(deps, BUDGETS);
+  if (!b.on) return ADMITTED;
   const { key } = sender;
   const draws: Draw[] = [];
   if (sender.keyKind === "public") {
@@ -76,5 +82,5 @@ export async function takeIngestBudget(
     draws.push({ budget: b.addressLeads, key: from, units: units.newLeads ?? 0 });
   }
   draws.push({ budget: b.keyEvents, key, units: units.events });
-  await b.limiter.take(draws);
+  return b.limiter.take(draws);
 }

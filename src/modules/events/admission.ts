@@ -18,20 +18,28 @@ export const KNOWN_LEADS = providedSlot<KnownLeads>("events.known-leads", "ident
  * (platform/ingest-limits.ts). Throws 429 when a budget refuses; the request then stores nothing.
  * Two requests naming the same new id at once both count it: the bound errs on the safe side.
  */
-export async function admitEvents(
+export function admitEvents(
   deps: ServiceDeps,
   project: ProjectRef,
   sender: IngestSender,
   events: number,
   leadIds: Iterable<string | null> = [],
 ): Promise<void> {
-  let newLeads = 0;
-  if (countsNewLeads(deps, sender)) {
-    const ids = new Set<string>();
-    for (const id of leadIds) if (id !== null) ids.add(id);
-    if (ids.size > 0) {
-      newLeads = ids.size - (await stateOf(deps, KNOWN_LEADS)(deps.db, project, [...ids])).size;
-    }
-  }
+  // Not async: most requests count no new leads, and their admission then makes no promise of its own.
+  if (!countsNewLeads(deps, sender)) return takeIngestBudget(deps, sender, { events });
+  return admitWithNewLeads(deps, project, sender, events, leadIds);
+}
+
+async function admitWithNewLeads(
+  deps: ServiceDeps,
+  project: ProjectRef,
+  sender: IngestSender,
+  events: number,
+  leadIds: Iterable<string | null>,
+): Promise<void> {
+  const ids = new Set<string>();
+  for (const id of leadIds) if (id !== null) ids.add(id);
+  const newLeads =
+    ids.size > 0 ? ids.size - (await stateOf(deps, KNOWN_LEADS)(deps.db, project, [...ids])).size : 0;
   await takeIngestBudget(deps, sender, { events, newLeads });
 }

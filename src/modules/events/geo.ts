@@ -24,20 +24,27 @@ export function addCountry(
   if (sender.keyKind !== "public" && !addresses?.some(Boolean)) return;
   const geo = stateOf(deps, GEO);
   if (!geo) return;
-  const known = new Map<string, string | null>();
-  const countryOf = (address: string) => {
-    const seen = known.get(address);
-    if (seen !== undefined) return seen;
-    const c = geo.country(address);
-    known.set(address, c);
-    return c;
-  };
-  const fromRequest = () => (sender.keyKind === "public" ? countryOf(sender.address) : null);
-  for (const [i, e] of events.entries()) {
+  // The request's country is looked up once, on first need; other addresses once each.
+  let fromRequest: string | null | undefined = sender.keyKind === "public" ? undefined : null;
+  let known: Map<string, string | null> | undefined;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
     if (COUNTRY_PROPERTY in e.data) continue;
     const own = addresses?.[i];
+    let country: string | null = null;
+    if (own) {
+      known ??= new Map();
+      if (known.has(own)) country = known.get(own)!;
+      else {
+        country = geo.country(own);
+        known.set(own, country);
+      }
+    }
     // An address that gives no country (private, not an address) says nothing: the request's rule.
-    const country = (own ? countryOf(own) : null) ?? fromRequest();
+    if (country === null) {
+      if (fromRequest === undefined) fromRequest = geo.country(sender.address);
+      country = fromRequest;
+    }
     if (!country) continue;
     e.data = { ...e.data, [COUNTRY_PROPERTY]: country };
     // Two capital letters need no escaping: spliced in rather than serializing the data again.
