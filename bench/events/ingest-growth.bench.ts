@@ -25,6 +25,8 @@ const PER_REQUEST = 500;
 const TENTHS = 10;
 // BENCH_FROM=<data dir>: start from a copy of a store this bench filled (BENCH_KEEP), going on
 // with its month (BENCH_PLAN events in all, the store holding the first BENCH_START of them).
+// BENCH_START without BENCH_FROM sends the same events into an empty store: the same traffic,
+// with nothing stored before it.
 const FROM = process.env.BENCH_FROM;
 const PLAN = Number(process.env.BENCH_PLAN ?? EVENTS);
 const START = Number(process.env.BENCH_START ?? 0);
@@ -131,7 +133,7 @@ async function worker(end: number): Promise<void> {
 async function caughtUp(stored: number): Promise<void> {
   const day = Math.floor(tsOf(stored - 1) / DAY);
   let expected = 0;
-  for (let i = stored - 1; i >= 0 && Math.floor(tsOf(i) / DAY) >= day - 1; i--)
+  for (let i = stored - 1; i >= (FROM ? 0 : START) && Math.floor(tsOf(i) / DAY) >= day - 1; i--)
     if (i % 5 === 4 && Math.floor(tsOf(i) / DAY) === day) expected++;
   const date = new Date(day * DAY).toISOString().slice(0, 10);
   const body = JSON.stringify({
@@ -153,7 +155,7 @@ async function caughtUp(stored: number): Promise<void> {
 
 // Each tenth is closed before the next starts: its events acknowledged, then the engine caught up
 // with them, so its CPU is all the work its events cause (not the copy of an earlier tenth's).
-if (START > 0) await caughtUp(START);
+if (START > 0 && FROM) await caughtUp(START);
 const rates: number[] = [];
 const cpuRates: number[] = [];
 let mark = { at: performance.now(), cpu: serverCpu() };
