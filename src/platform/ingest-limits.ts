@@ -32,9 +32,10 @@ interface IngestBudgets {
   keyEvents: Budget;
   addressEvents: Budget;
   addressLeads: Budget;
-  /** whether any of them is on: when none is, a request's admission makes nothing */
-  on: boolean;
 }
+
+/** Whether any budget is on: when none is, a request's admission makes nothing. */
+const anyOn = (b: IngestBudgets) => b.keyEvents.max > 0 || b.addressEvents.max > 0 || b.addressLeads.max > 0;
 
 const BUDGETS = appSlot("platform.ingest-budgets", (deps): IngestBudgets => {
   const l = deps.config.rateLimits;
@@ -51,7 +52,6 @@ const BUDGETS = appSlot("platform.ingest-budgets", (deps): IngestBudgets => {
       max: l.addressLeads ?? 0,
       describe: "new leads per minute for this key from one address",
     },
-    on: (l.keyEvents ?? 0) > 0 || (l.addressEvents ?? 0) > 0 || (l.addressLeads ?? 0) > 0,
   };
 });
 
@@ -72,7 +72,7 @@ export function takeIngestBudget(
   units: { events: number; newLeads?: number },
 ): Promise<void> {
   const b = stateOf(deps, BUDGETS);
-  if (!b.on) return ADMITTED;
+  if (!anyOn(b)) return ADMITTED;
   const { key } = sender;
   const draws: Draw[] = [];
   if (sender.keyKind === "public") {
