@@ -4,10 +4,19 @@ import { brotliCompress, constants, gzip } from "node:zlib";
 import { GrowthBookClient } from "@growthbook/growthbook";
 import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../platform/cache.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { appSlot, type ServiceDeps, stateOf } from "../../platform/deps.js";
+import { experimentsForFlags } from "../experiments/service.js";
 import type { CohortUse } from "./cohorts.js";
 import type { PostHogSlot } from "./hashing.js";
-import type { BuiltPayload, RuleMeta, SdkPayload } from "./payload.js";
-import type { Revision } from "./store.js";
+import {
+  type BuiltPayload,
+  buildPayload,
+  experimentIdsOf,
+  type RuleMeta,
+  type SdkPayload,
+} from "./payload.js";
+import { listFlagRows, type Revision, readRevision, toFlag } from "./store.js";
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -40,7 +49,8 @@ export type PayloadLoader = (projectId: string) => Promise<{ built: BuiltPayload
 
 /**
  * Entries live until a change invalidates them (this process's changes at once, other processes'
- * through the notifier) and at most `ttlMs`: the bound on staleness if a notification is lost.
+ * through the notifier: hub.ts) and at most `ttlMs`: the bound on staleness if a notification is
+ * lost.
  */
 export const PAYLOAD_TTL_MS = 30_000;
 
@@ -94,6 +104,50 @@ export class PayloadCache {
     this.entries.clear();
     this.building.clear();
   }
+}
+
+/**
+ * This process's payloads, one per project. Serving one needs nothing else: the change side
+ * (hub.ts, built at registration) drops entries when this process or another changes flags.
+ */
+const PAYLOAD_CACHE = appSlot(
+  "flags.payload-cache",
+  (deps) => new PayloadCache((id) => loadPayload(deps.db, id)),
+);
+
+export const payloadCache = (deps: ServiceDeps): PayloadCache => stateOf(deps, PAYLOAD_CACHE);
+
+/** The payload the project's SDKs get now (cached per process). */
+export const sdkPayload = (deps: ServiceDeps, projectId: string): Promise<PayloadEntry> =>
+  payloadCache(deps).get(projectId);
+
+/** The cached payload, if any, without waiting (the hot path's first look). */
+export const cachedSdkPayload = (deps: ServiceDeps, projectId: string): PayloadEntry | undefined =>
+  payloadCache(deps).peek(projectId);
+
+/** The payload, rebuilt first unless it holds `key` (created on a process that could not tell this one). */
+export async function payloadWith(deps: ServiceDeps, projectId: string, key: string): Promise<PayloadEntry> {
+  const entry = await sdkPayload(deps, projectId);
+  if (key in entry.payload.features) return entry;
+  payloadCache(deps).invalidate(projectId);
+  return sdkPayload(deps, projectId);
+}
+
+/**
+ * Reads what the project serves now: its revision, then its flags and the experiments they name.
+ * In that order: a change committing in between gives new flags under the old dateUpdated, and the
+ * rebuild its notification causes then moves dateUpdated (the other order could give new flags
+ * under an unchanged dateUpdated, which SDKs would ignore).
+ */
+async function loadPayload(db: DbOrTrx, projectId: string) {
+  const revision = await readRevision(db, projectId);
+  const rows = await listFlagRows(db, projectId);
+  const flags = rows.map(toFlag);
+  const experiments = await experimentsForFlags(db, projectId, experimentIdsOf(flags));
+  return {
+    revision,
+    built: buildPayload(flags, new Map(experiments.map((e) => [e.id, e])), revision.revisedAt),
+  };
 }
 
 function unionOf(perFlag: Map<string, CohortUse>): CohortUse {

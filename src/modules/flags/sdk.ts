@@ -6,35 +6,22 @@ import { checkAttributes } from "./conditions.js";
 import { evaluateEntry, remoteEvaluation } from "./evaluate.js";
 import { FLAGS_HUB } from "./hub.js";
 import type { RemoteEvalBodyT } from "./schema.js";
-import type { PayloadEntry } from "./sdk-cache.js";
+import { type PayloadEntry, sdkPayload } from "./sdk-cache.js";
 import { targetingSalt } from "./server-payload.js";
 import { bumpRevision, readRevision } from "./store.js";
 import { addressGroup } from "./stream-limits.js";
 import type { StreamSlot } from "./streams.js";
 
-/** The SDK side of the flags: the served payload, remote evaluation, streams, SDK settings. */
+/**
+ * The SDK side of the flags beyond the served payload (sdk-cache.ts): change notices, remote
+ * evaluation, streams, SDK settings.
+ */
 
 const hubOf = (deps: ServiceDeps) => stateOf(deps, FLAGS_HUB);
 
 /** Tells every process that the project's payload may have changed (after the change committed). */
 export function flagsChanged(deps: ServiceDeps, projectId: string): void {
   hubOf(deps).changed(projectId);
-}
-
-/** The payload the project's SDKs get now (cached per process). */
-export const sdkPayload = (deps: ServiceDeps, projectId: string): Promise<PayloadEntry> =>
-  hubOf(deps).cache.get(projectId);
-
-/** The cached payload, if any, without waiting (the hot path's first look). */
-export const cachedSdkPayload = (deps: ServiceDeps, projectId: string): PayloadEntry | undefined =>
-  hubOf(deps).cache.peek(projectId);
-
-/** The payload, rebuilt first unless it holds `key` (created on a process that could not tell this one). */
-export async function payloadWith(deps: ServiceDeps, projectId: string, key: string): Promise<PayloadEntry> {
-  const entry = await sdkPayload(deps, projectId);
-  if (key in entry.payload.features) return entry;
-  hubOf(deps).cache.invalidate(projectId);
-  return sdkPayload(deps, projectId);
 }
 
 /**

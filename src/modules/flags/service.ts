@@ -29,7 +29,8 @@ import {
   toRow,
   writeHistory,
 } from "./store.js";
-import { flagsChanged, payloadWith } from "./sdk.js";
+import { flagsChanged } from "./sdk.js";
+import { payloadWith } from "./sdk-cache.js";
 import "./tables.js";
 
 export type { ActorT, EvaluationT, FlagT } from "./schema.js";
@@ -38,7 +39,6 @@ export { EvaluateBody, Evaluation, Flag, FlagKeyParams, ListFlagsQuery, PatchFla
 
 export {
   admitStream,
-  cachedSdkPayload,
   closeFlags,
   flagEvaluator,
   flagStreams,
@@ -46,8 +46,8 @@ export {
   getFlagSettings,
   putFlagSettings,
   remoteEvaluate,
-  sdkPayload,
 } from "./sdk.js";
+export { cachedSdkPayload, sdkPayload } from "./sdk-cache.js";
 export { serverPayload } from "./server-payload.js";
 
 export async function listFlags(

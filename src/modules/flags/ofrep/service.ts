@@ -6,8 +6,7 @@ import { FormattedError, notFound } from "../../../platform/errors.js";
 import { savedGroupsFor } from "../cohorts.js";
 import { checkAttributes } from "../conditions.js";
 import { remoteEvaluation } from "../evaluate.js";
-import { sdkPayload } from "../sdk.js";
-import { etagOf, type PayloadEntry } from "../sdk-cache.js";
+import { etagOf, type PayloadEntry, sdkPayload } from "../sdk-cache.js";
 import type { OfrepContextT, OfrepEvaluationT, OfrepFlagFailureT } from "./schema.js";
 
 /**
