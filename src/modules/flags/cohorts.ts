@@ -4,7 +4,7 @@ import type { DbOrTrx } from "../../platform/db/index.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { validation } from "../../platform/errors.js";
 import { cohortsOfPerson, existingCohortIds } from "../analytics/service.js";
-import { COHORT_ATTRIBUTES, type CohortAttribute, type CohortRef } from "./conditions.js";
+import { COHORT_ATTRIBUTES, type CohortRef, type CohortUse } from "./conditions.js";
 
 /**
  * Cohorts as flag targeting: a condition `{"id" | "leadId": {"$inGroup": "coh_…"}}`
@@ -28,36 +28,6 @@ export async function checkCohorts(db: DbOrTrx, project: ProjectRef, refs: Cohor
   const known = await existingCohortIds(db, project, distinct);
   const missing = refs.find((r) => !known.has(r.cohortId));
   if (missing) throw validation(`${missing.at}: no cohort ${missing.cohortId} in this project`);
-}
-
-/** Cohort id → the attributes it is tested on. */
-export type CohortUse = Map<string, Set<CohortAttribute>>;
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-const isObject = (v: unknown): v is Record<string, Json> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The cohorts a stored (already checked) condition names, added to `into`. */
-export function collectCohorts(condition: unknown, into: CohortUse): void {
-  if (!isObject(condition)) return;
-  for (const [k, v] of Object.entries(condition)) {
-    if (k === "$and" || k === "$or" || k === "$nor") {
-      if (Array.isArray(v)) for (const sub of v) collectCohorts(sub, into);
-    } else if (k === "$not") collectCohorts(v, into);
-    else if ((COHORT_ATTRIBUTES as readonly string[]).includes(k))
-      valueCohorts(v, k as CohortAttribute, into);
-  }
-}
-
-function valueCohorts(v: Json, attribute: CohortAttribute, into: CohortUse): void {
-  if (!isObject(v)) return;
-  for (const [op, arg] of Object.entries(v)) {
-    if ((op === "$inGroup" || op === "$notInGroup") && typeof arg === "string") {
-      const uses = into.get(arg) ?? new Set();
-      uses.add(attribute);
-      into.set(arg, uses);
-    } else if (op === "$not") valueCohorts(arg, attribute, into);
-  }
 }
 
 /** Attribute values longer than this are nobody's id: not looked up. */

@@ -171,6 +171,36 @@ function operator(op: string, arg: Json, at: string, scope: Scope): void {
   }
 }
 
+// ---- the cohorts a stored condition names ----
+// The payload keeps them per flag, so that an evaluation looks up only those cohorts' members
+// (cohorts.ts) and the server payload hashes only those (server-payload.ts).
+
+/** Cohort id → the attributes it is tested on. */
+export type CohortUse = Map<string, Set<CohortAttribute>>;
+
+/** The cohorts a stored (already checked) condition names, added to `into`. */
+export function collectCohorts(condition: unknown, into: CohortUse): void {
+  if (!isObject(condition)) return;
+  for (const [k, v] of Object.entries(condition)) {
+    if (k === "$and" || k === "$or" || k === "$nor") {
+      if (Array.isArray(v)) for (const sub of v) collectCohorts(sub, into);
+    } else if (k === "$not") collectCohorts(v, into);
+    else if ((COHORT_ATTRIBUTES as readonly string[]).includes(k))
+      valueCohorts(v, k as CohortAttribute, into);
+  }
+}
+
+function valueCohorts(v: Json, attribute: CohortAttribute, into: CohortUse): void {
+  if (!isObject(v)) return;
+  for (const [op, arg] of Object.entries(v)) {
+    if (GROUP_OPS.has(op) && typeof arg === "string") {
+      const uses = into.get(arg) ?? new Set();
+      uses.add(attribute);
+      into.set(arg, uses);
+    } else if (op === "$not") valueCohorts(arg, attribute, into);
+  }
+}
+
 // ---- attributes a caller sends for an evaluation ----
 
 /** Attribute values are GrowthBook's evaluator's input; these bounds keep its work linear. */

@@ -1,6 +1,6 @@
 import type { FeatureDefinition, FeatureRule } from "@growthbook/growthbook";
 import type { ExperimentForFlags } from "../experiments/service.js";
-import { type CohortUse, collectCohorts } from "./cohorts.js";
+import { type CohortUse, collectCohorts } from "./conditions.js";
 import {
   type PostHogSlot,
   postHogExperiment,

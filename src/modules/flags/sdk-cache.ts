@@ -7,7 +7,7 @@ import { boundedCache } from "../../platform/cache.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { appSlot, type ServiceDeps, stateOf } from "../../platform/deps.js";
 import { experimentsForFlags } from "../experiments/service.js";
-import type { CohortUse } from "./cohorts.js";
+import type { CohortUse } from "./conditions.js";
 import type { PostHogSlot } from "./hashing.js";
 import {
   type BuiltPayload,

@@ -3,8 +3,7 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { boundedCache } from "../../platform/cache.js";
 import { type ServiceDeps, stateOf, stateSlot } from "../../platform/deps.js";
 import { cohortHashedMembers } from "../analytics/service.js";
-import type { CohortUse } from "./cohorts.js";
-import { COHORT_ATTRIBUTES, type CohortAttribute } from "./conditions.js";
+import { COHORT_ATTRIBUTES, type CohortAttribute, type CohortUse } from "./conditions.js";
 import { type PayloadEntry, encodedOnce, etagOf } from "./sdk-cache.js";
 
 /**
