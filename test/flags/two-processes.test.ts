@@ -119,6 +119,42 @@ describe("flags on two processes over PostgreSQL + Redis", () => {
     onB.destroy();
   });
 
+  it("a change on one process drops the other's cached payload: its next GET serves the change", async () => {
+    await call(A.base, "POST", "/api/flags", {
+      key: apiKey,
+      body: { key: "two-plain", valueType: "string", defaultValue: "p0" },
+    });
+    const features = () => call(B.base, "GET", `/api/features/${publicKey}`);
+    const first = (await until(async () => {
+      const res = await features();
+      return res.body?.features?.["two-plain"] ? res : null;
+    }, "the new flag on B"))!;
+    // While nothing changes, B answers the same payload (its ETag).
+    const etag = first.headers.get("etag")!;
+    const again = await call(B.base, "GET", `/api/features/${publicKey}`, {
+      headers: { "if-none-match": etag },
+    });
+    expect(again.status).toBe(304);
+    // Well within the cache's TTL: only the change's notice makes B rebuild.
+    const started = performance.now();
+    const res = await call(A.base, "PATCH", "/api/flags/two-plain", {
+      key: apiKey,
+      body: { defaultValue: "p1" },
+    });
+    expect(res.status).toBe(200);
+    const changed = (await until(
+      async () => {
+        const r = await features();
+        return r.body?.features?.["two-plain"]?.defaultValue === "p1" ? r : null;
+      },
+      "the change on B",
+      5000,
+      2,
+    ))!;
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+  });
+
   it("an experiment started on one process reaches the other's streaming SDK (its rule starts serving)", async () => {
     const e = await call(A.base, "POST", "/api/experiments", {
       key: apiKey,
