@@ -5,9 +5,9 @@
  * Run: npx tsx bench/email/render.bench.ts   (BENCH_MS=3000 per measurement by default)
  */
 import Handlebars from "handlebars";
-import { builtinCompiled } from "../../src/modules/email/template/catalog.js";
-import { renderTemplate } from "../../src/modules/email/template/compile.js";
-import { type Compiled, compile, render } from "../../src/modules/email/template/engine.js";
+import { builtinCompiled } from "../../src/modules/email/catalog.js";
+import { renderTemplate } from "../../src/platform/mail/template/compile.js";
+import { type Compiled, compile, render } from "../../src/platform/mail/template/engine.js";
 
 const MS = Number(process.env.BENCH_MS ?? 3000);
 

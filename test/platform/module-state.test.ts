@@ -18,7 +18,6 @@ const DECISIONS = path.join(ROOT, "docs/decisions/platform.md");
 const ALLOWED: Record<string, string> = {
   "src/modules/events/ids.ts": "the process's id generator (random pool, per-millisecond counter)",
   "src/modules/experiments/snippet-bundle.ts": "the snippet bundle, built once from the sources",
-  "src/modules/email/template/compile.ts": "the MJML library, imported on first use",
   "src/modules/events/store/visitor-index.ts": "the index tails of a SQLite connection",
 };
 

@@ -4,10 +4,14 @@ import { type DbHandle, isUniqueViolation, type DbOrTrx } from "../../platform/d
 import { AppError, notFound } from "../../platform/errors.js";
 import { findCommunicationOverride } from "./store.js";
 import type { CommunicationTable } from "./tables.js";
-import type { BlockT, CommTypeT, TemplateSource } from "./template/blocks.js";
-import { builtinCompiled, builtinSource, CATALOG_IDS } from "./template/catalog.js";
-import { type CompiledTemplate, compileTemplate, renderTemplate } from "./template/compile.js";
-import { referencedKeys, type Variables } from "./template/engine.js";
+import type { BlockT, CommTypeT, TemplateSource } from "../../platform/mail/template/blocks.js";
+import { builtinCompiled, builtinSource, CATALOG_IDS } from "./catalog.js";
+import {
+  type CompiledTemplate,
+  compileTemplate,
+  renderTemplate,
+} from "../../platform/mail/template/compile.js";
+import { referencedKeys, type Variables } from "../../platform/mail/template/engine.js";
 import "./tables.js";
 import { boundedCache } from "../../platform/cache.js";
 

@@ -1,6 +1,6 @@
 import { defineJob, PermanentJobError } from "../../platform/jobs/index.js";
 import type { SecretBox } from "../../platform/crypto.js";
-import { classify, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
+import { classify, type Mailer, type OutgoingMessage } from "../../platform/mail/smtp.js";
 import { deleteExpiredKeys } from "./idempotency.js";
 import { addEvent, getSendRow, recordOutcome, recordPermanentFailure, updateSend } from "./records.js";
 import { CLEANUP_JOB, DELIVER_JOB } from "./schema.js";

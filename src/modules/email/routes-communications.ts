@@ -10,7 +10,7 @@ import {
   Preview,
   PreviewBody,
 } from "./schema.js";
-import type { Variables } from "./template/engine.js";
+import type { Variables } from "../../platform/mail/template/engine.js";
 import { projectOf } from "../../platform/auth/plugin.js";
 
 const tags = ["communications"];

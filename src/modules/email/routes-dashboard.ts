@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { previewDraft } from "./communications.js";
 import { addManualSuppression } from "./records.js";
 import { AddSuppressionBody, DraftPreviewBody, Preview, Suppression } from "./schema.js";
-import type { Variables } from "./template/engine.js";
+import type { Variables } from "../../platform/mail/template/engine.js";
 
 const FRAME_CSP = [
   "default-src 'none'",

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { X_ERROR } from "../../platform/validation.js";
-import { Block, CommType, Slots } from "./template/blocks.js";
+import { Block, CommType, Slots } from "../../platform/mail/template/blocks.js";
 import { NoPayload, jobKind } from "../../platform/jobs/index.js";
 
 export const TxKey = Type.Object({

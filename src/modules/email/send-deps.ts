@@ -1,5 +1,5 @@
 import { appSlot } from "../../platform/deps.js";
-import { type Mailer, outboxMailer, smtpMailer } from "./delivery/transport.js";
+import { type Mailer, outboxMailer, smtpMailer } from "../../platform/mail/smtp.js";
 import { SendLogWriter } from "./records.js";
 import type { SendDeps } from "./send.js";
 import { Tracker } from "./tracking.js";

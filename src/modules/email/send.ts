@@ -5,7 +5,7 @@ import type { SecretBox } from "../../platform/crypto.js";
 import { HeldJob } from "../../platform/jobs/index.js";
 import { TxError } from "./errors.js";
 import { resolveForSend } from "./communications.js";
-import { deliverNow, type Mailer, type OutgoingMessage } from "./delivery/transport.js";
+import { deliverNow, type Mailer, type OutgoingMessage } from "../../platform/mail/smtp.js";
 import * as idem from "./idempotency.js";
 import type { TxPrincipal } from "./keys.js";
 import {
@@ -19,7 +19,7 @@ import {
   updateSend,
 } from "./records.js";
 import type { SendStatus, TxSendTable } from "./tables.js";
-import { renderTemplate } from "./template/compile.js";
+import { renderTemplate } from "../../platform/mail/template/compile.js";
 import type { Tracker } from "./tracking.js";
 import type { InlineSendBody, TemplateSendBody } from "./schema.js";
 import { SANDBOX_TAG, type SendRequest, toSendRequest } from "./validate.js";

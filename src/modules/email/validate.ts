@@ -8,7 +8,7 @@ import {
   TemplateSend,
   type TemplateSendBody,
 } from "./schema.js";
-import type { Variables } from "./template/engine.js";
+import type { Variables } from "../../platform/mail/template/engine.js";
 
 export { SANDBOX_TAG };
 

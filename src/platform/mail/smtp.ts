@@ -2,6 +2,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import nodemailer from "nodemailer";
 
+/**
+ * Handing a message to a mail server: SMTP through nodemailer (or the outbox file when no server is
+ * configured), what a failure means (retry, give up, hard bounce), and the attempts within a request.
+ */
+
 export interface OutgoingMessage {
   from: string;
   to: string;

@@ -1,5 +1,5 @@
-import type { BlockT, TemplateSource } from "./blocks.js";
-import { type CompiledTemplate, compileTemplate } from "./compile.js";
+import type { BlockT, TemplateSource } from "../../platform/mail/template/blocks.js";
+import { type CompiledTemplate, compileTemplate } from "../../platform/mail/template/compile.js";
 
 /**
  * The built-in catalog of the spec. Every workspace has these under their ids; a workspace row with

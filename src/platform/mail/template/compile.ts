@@ -1,4 +1,4 @@
-import { AppError } from "../../../platform/errors.js";
+import { AppError } from "../../errors.js";
 import type { TemplateSource } from "./blocks.js";
 import { type Compiled, compile, render, TemplateSyntaxError, type Variables } from "./engine.js";
 import { toMjml, toText } from "./layout.js";
