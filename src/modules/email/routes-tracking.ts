@@ -7,12 +7,15 @@ import type { DbOrTrx } from "../../platform/db/index.js";
 import { AppError } from "../../platform/errors.js";
 import { addEvent, getSendRow, suppress } from "./records.js";
 import { recordOutcome } from "./records.js";
-import { PIXEL, type Tracker } from "./tracking.js";
+import { PIXEL, type Tracker } from "../../platform/mail/tracking.js";
 import { isEmail } from "./validate.js";
 
 const hidden = { hide: true };
 
-/** Open pixel and click redirects (public, HMAC-signed), and the provider bounce/complaint webhook. */
+/**
+ * Open pixel and click redirects (public; the signed links send-deps.ts's tracker puts in a
+ * message, platform/mail/tracking.ts), and the provider bounce/complaint webhook.
+ */
 export const trackingRoutes: FastifyPluginAsyncTypebox<{
   tracker: Tracker;
   resolveKey: TransactionalKeyLookup;

@@ -2,7 +2,7 @@ import { appSlot } from "../../platform/deps.js";
 import { type Mailer, outboxMailer, smtpMailer } from "../../platform/mail/smtp.js";
 import { SendLogWriter } from "./records.js";
 import type { SendDeps } from "./send.js";
-import { Tracker } from "./tracking.js";
+import { Tracker } from "../../platform/mail/tracking.js";
 
 /**
  * The send path's dependencies, one per app: the send endpoint and Lift's own mail (invitations,
@@ -23,7 +23,8 @@ export const SEND_DEPS = appSlot("email.send", (deps): SendDeps & { closeMailer(
     sendLog: new SendLogWriter(deps.dbHandle),
     secrets: deps.secrets,
     mailer: getMailer,
-    tracker: new Tracker(deps.secrets.derive("email-tracking"), config.publicUrl),
+    // Its links are served by routes-tracking.ts.
+    tracker: new Tracker(deps.secrets.derive("email-tracking"), `${config.publicUrl}/api/transactional/t`),
     sandboxDomain: config.sandboxDomain,
     // The spec has no sender field; EMAIL_FROM sets the envelope sender for a deployment.
     from: config.emailFrom || `Lift <no-reply@${host.includes(".") ? host : `${host}.localdomain`}>`,

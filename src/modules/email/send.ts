@@ -20,7 +20,7 @@ import {
 } from "./records.js";
 import type { SendStatus, TxSendTable } from "./tables.js";
 import { renderTemplate } from "../../platform/mail/template/compile.js";
-import type { Tracker } from "./tracking.js";
+import type { Tracker } from "../../platform/mail/tracking.js";
 import type { InlineSendBody, TemplateSendBody } from "./schema.js";
 import { SANDBOX_TAG, type SendRequest, toSendRequest } from "./validate.js";
 import { DELIVER_JOB } from "./schema.js";

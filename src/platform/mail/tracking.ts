@@ -1,44 +1,46 @@
-import { hmacSha256, safeEqual } from "../../platform/crypto.js";
+import { hmacSha256, safeEqual } from "../crypto.js";
 
 /**
- * Open and click tracking through URLs served by this API, signed with HMAC so nobody can forge
- * opens or turn the click endpoint into an open redirect.
+ * Open and click tracking of HTML mail through URLs the caller serves under `base`: the pixel at
+ * `<base>/o/<id>/<sig>.gif`, the click redirect at `<base>/c/<id>?u=<url>&s=<sig>`, where `id`
+ * names the tracked message. Signed with HMAC so nobody can forge opens or turn the click URL into
+ * an open redirect.
  */
 export class Tracker {
   constructor(
     private key: Buffer,
-    private publicUrl: string,
+    private base: string,
   ) {}
 
   private sign(data: string): string {
     return hmacSha256(this.key, data).toString("base64url");
   }
 
-  openUrl(sendId: string): string {
-    return `${this.publicUrl}/api/transactional/t/o/${sendId}/${this.sign(`o:${sendId}`)}.gif`;
+  openUrl(id: string): string {
+    return `${this.base}/o/${id}/${this.sign(`o:${id}`)}.gif`;
   }
 
-  clickUrl(sendId: string, url: string): string {
-    const q = new URLSearchParams({ u: url, s: this.sign(`c:${sendId}\n${url}`) });
-    return `${this.publicUrl}/api/transactional/t/c/${sendId}?${q}`;
+  clickUrl(id: string, url: string): string {
+    const q = new URLSearchParams({ u: url, s: this.sign(`c:${id}\n${url}`) });
+    return `${this.base}/c/${id}?${q}`;
   }
 
-  verifyOpen(sendId: string, sig: string): boolean {
-    return safeEqual(sig, this.sign(`o:${sendId}`));
+  verifyOpen(id: string, sig: string): boolean {
+    return safeEqual(sig, this.sign(`o:${id}`));
   }
 
-  verifyClick(sendId: string, url: string, sig: string): boolean {
-    return safeEqual(sig, this.sign(`c:${sendId}\n${url}`));
+  verifyClick(id: string, url: string, sig: string): boolean {
+    return safeEqual(sig, this.sign(`c:${id}\n${url}`));
   }
 
   /** Rewrites http(s) links to signed click redirects and adds the open pixel; mailto: and others stay. */
-  instrument(html: string, sendId: string): string {
+  instrument(html: string, id: string): string {
     const linked = html.replace(HREF, (whole, start: string, quote: string, value: string) => {
       const url = decodeEntities(value.trim());
       if (!/^https?:\/\//i.test(url)) return whole;
-      return `${start}${quote}${escapeAttr(this.clickUrl(sendId, url))}${quote}`;
+      return `${start}${quote}${escapeAttr(this.clickUrl(id, url))}${quote}`;
     });
-    const pixel = `<img src="${escapeAttr(this.openUrl(sendId))}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />`;
+    const pixel = `<img src="${escapeAttr(this.openUrl(id))}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />`;
     const i = linked.toLowerCase().lastIndexOf("</body>");
     return i === -1 ? linked + pixel : linked.slice(0, i) + pixel + linked.slice(i);
   }
