@@ -1,10 +1,17 @@
-import type { BlockT, TemplateSource } from "../../platform/mail/template/blocks.js";
+import { boundedCache } from "../../platform/cache.js";
+import type { DbHandle, DbOrTrx } from "../../platform/db/index.js";
+import type { BlockT, CommTypeT, TemplateSource } from "../../platform/mail/template/blocks.js";
 import { type CompiledTemplate, compileTemplate } from "../../platform/mail/template/compile.js";
+import { findCommunicationOverride } from "./store.js";
+import "./tables.js";
 
 /**
- * The built-in catalog of the spec. Every workspace has these under their ids; a workspace row with
- * the same id overrides one. Each references exactly the variables the spec lists (a `?` variable
- * is optional: its block is shown only when it is given).
+ * The templates a workspace sends from: the spec's built-in catalog, under the same ids in every
+ * workspace, and the workspace's own rows, one of which overrides the built-in of its id
+ * (`resolveForSend`). Saving and listing them is communications.ts.
+ *
+ * Each built-in references exactly the variables the spec lists (a `?` variable is optional: its
+ * block is shown only when it is given).
  */
 interface Cta {
   subject: string;
@@ -221,4 +228,45 @@ export function builtinCompiled(id: string): Promise<CompiledTemplate> | undefin
     compiled.set(id, p);
   }
   return p;
+}
+
+/** What a send needs: the type and the precompiled template (the workspace's version first). */
+export async function resolveForSend(
+  handle: DbHandle,
+  workspaceId: string,
+  id: string,
+): Promise<{ commType: CommTypeT; compiled: CompiledTemplate } | null> {
+  // The small row first; the compiled JSON (tens of KB) is read only when this version is not cached.
+  const row = await findCommunicationOverride(handle, workspaceId, id);
+  if (row) {
+    return {
+      commType: row.comm_type,
+      compiled: await compiledVersion(handle.db, workspaceId, id, row.updated_at),
+    };
+  }
+  const builtin = builtinCompiled(id);
+  return builtin ? { commType: "transactional", compiled: await builtin } : null;
+}
+
+// Parsed templates by (workspace, id, updated_at): a save changes updated_at, so a stale entry is
+// never used.
+const parsed = boundedCache<string, CompiledTemplate>(1000);
+async function compiledVersion(
+  db: DbOrTrx,
+  workspaceId: string,
+  id: string,
+  version: string,
+): Promise<CompiledTemplate> {
+  const key = `${workspaceId}\n${id}\n${version}`;
+  const hit = parsed.get(key);
+  if (hit) return hit;
+  const row = await db
+    .selectFrom("communications")
+    .select(["compiled", "updated_at"])
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
+  const c = JSON.parse(row.compiled) as CompiledTemplate;
+  parsed.set(`${workspaceId}\n${id}\n${row.updated_at}`, c);
+  return c;
 }

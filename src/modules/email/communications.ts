@@ -2,10 +2,9 @@ import { creationTime } from "../../platform/creation-time.js";
 import { newId } from "../../platform/crypto.js";
 import { type DbHandle, isUniqueViolation, type DbOrTrx } from "../../platform/db/index.js";
 import { AppError, notFound } from "../../platform/errors.js";
-import { findCommunicationOverride } from "./store.js";
 import type { CommunicationTable } from "./tables.js";
 import type { BlockT, CommTypeT, TemplateSource } from "../../platform/mail/template/blocks.js";
-import { builtinCompiled, builtinSource, CATALOG_IDS } from "./catalog.js";
+import { builtinCompiled, builtinSource, CATALOG_IDS, resolveForSend } from "./catalog.js";
 import {
   type CompiledTemplate,
   compileTemplate,
@@ -13,7 +12,6 @@ import {
 } from "../../platform/mail/template/compile.js";
 import { referencedKeys, type Variables } from "../../platform/mail/template/engine.js";
 import "./tables.js";
-import { boundedCache } from "../../platform/cache.js";
 
 export interface Communication {
   id: string;
@@ -92,47 +90,6 @@ export async function getCommunication(db: DbOrTrx, workspaceId: string, id: str
   if (row) return fromRow(row);
   if (builtinSource(id)) return fromBuiltin(id);
   throw notFound("communication", id);
-}
-
-/** What a send needs: the type and the precompiled template (the workspace's version first). */
-export async function resolveForSend(
-  handle: DbHandle,
-  workspaceId: string,
-  id: string,
-): Promise<{ commType: CommTypeT; compiled: CompiledTemplate } | null> {
-  // The small row first; the compiled JSON (tens of KB) is read only when this version is not cached.
-  const row = await findCommunicationOverride(handle, workspaceId, id);
-  if (row) {
-    return {
-      commType: row.comm_type,
-      compiled: await compiledVersion(handle.db, workspaceId, id, row.updated_at),
-    };
-  }
-  const builtin = builtinCompiled(id);
-  return builtin ? { commType: "transactional", compiled: await builtin } : null;
-}
-
-// Parsed templates by (workspace, id, updated_at): a save changes updated_at, so a stale entry is
-// never used.
-const parsed = boundedCache<string, CompiledTemplate>(1000);
-async function compiledVersion(
-  db: DbOrTrx,
-  workspaceId: string,
-  id: string,
-  version: string,
-): Promise<CompiledTemplate> {
-  const key = `${workspaceId}\n${id}\n${version}`;
-  const hit = parsed.get(key);
-  if (hit) return hit;
-  const row = await db
-    .selectFrom("communications")
-    .select(["compiled", "updated_at"])
-    .where("workspace_id", "=", workspaceId)
-    .where("id", "=", id)
-    .executeTakeFirstOrThrow();
-  const c = JSON.parse(row.compiled) as CompiledTemplate;
-  parsed.set(`${workspaceId}\n${id}\n${row.updated_at}`, c);
-  return c;
 }
 
 export interface CommunicationInput {

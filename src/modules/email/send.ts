@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
 import { HeldJob } from "../../platform/jobs/index.js";
 import { TxError } from "./errors.js";
-import { resolveForSend } from "./communications.js";
+import { resolveForSend } from "./catalog.js";
 import { deliverNow, type Mailer, type OutgoingMessage } from "../../platform/mail/smtp.js";
 import * as idem from "./idempotency.js";
 import type { TxPrincipal } from "./keys.js";
