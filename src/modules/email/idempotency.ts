@@ -1,6 +1,6 @@
 import { sha256Hex } from "../../platform/crypto.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
-import { TxError } from "./errors.js";
+import { TxError } from "./schema.js";
 import "./tables.js";
 
 /**

@@ -3,7 +3,7 @@ import type { Static } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { callerOf } from "../../platform/auth/plugin.js";
 import type { TransactionalKeyLookup } from "../../platform/auth/principal.js";
-import { sendLimitExceeded, TRANSACTIONAL_ERRORS } from "./errors.js";
+import { sendLimitExceeded, TRANSACTIONAL_ERRORS } from "./schema.js";
 import { sendsPerMinute } from "../workspace/service.js";
 import { SendBody, SendResultDoc, TransactionalError } from "./schema.js";
 import { handleSend, type SendDeps } from "./send.js";

@@ -3,7 +3,7 @@ import { compile as compileHtmlToText } from "html-to-text";
 import { randomUUID } from "node:crypto";
 import type { SecretBox } from "../../platform/crypto.js";
 import { HeldJob } from "../../platform/jobs/index.js";
-import { TxError } from "./errors.js";
+import { TxError } from "./schema.js";
 import { resolveForSend } from "./catalog.js";
 import { deliverNow, type Mailer, type OutgoingMessage } from "../../platform/mail/smtp.js";
 import * as idem from "./idempotency.js";

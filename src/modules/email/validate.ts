@@ -1,4 +1,4 @@
-import { TxError } from "./errors.js";
+import { TxError } from "./schema.js";
 import { compileSchema, firstSchemaError } from "../../platform/validation.js";
 import {
   EMAIL_PATTERN,
