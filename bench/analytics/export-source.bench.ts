@@ -10,7 +10,7 @@ import { benchConfig } from "../lib/config.js";
  * Run: npx tsx bench/analytics/export-source.bench.ts        (BENCH_EVENTS=300000 by default)
  */
 import { buildApp } from "../../src/app.js";
-import { eventPages } from "../../src/modules/events/service.js";
+import { eventPages } from "../../src/modules/event-store/service.js";
 import { eventRowWhere, parseFilter } from "../../src/modules/analytics/filters/filter.js";
 import { provisionWorkspace } from "../../src/modules/workspace/bootstrap.js";
 

@@ -6,7 +6,7 @@
  * Run: npx tsx bench/events/index-merge.bench.ts
  */
 import { openMigratedSqlite } from "../../test/helpers/sqlite.js";
-import { VisitorIndex } from "../../src/modules/events/store/visitor-index.js";
+import { VisitorIndex } from "../../src/modules/event-store/store/visitor-index.js";
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 262_144);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 20_000);

@@ -8,7 +8,7 @@
  */
 import { buildApp } from "../../src/app.js";
 import { bootstrapIfEmpty } from "../../src/modules/workspace/bootstrap.js";
-import { writeEvents } from "../../src/modules/events/service.js";
+import { writeEvents } from "../../src/modules/event-store/service.js";
 import { readBatch } from "../../src/modules/events/validate.js";
 import { benchConfig } from "../lib/config.js";
 const app = await buildApp(benchConfig("writer-cpu"), { logger: false });

@@ -2,6 +2,7 @@ import type { LiftModule } from "../platform/module.js";
 import { workspaceModule } from "./workspace/module.js";
 import { goalsModule } from "./goals/module.js";
 import { beliefsModule } from "./beliefs/module.js";
+import { eventStoreModule } from "./event-store/module.js";
 import { eventsModule } from "./events/module.js";
 import { identityModule } from "./identity/module.js";
 import { analyticsModule } from "./analytics/module.js";
@@ -20,6 +21,7 @@ export const modules: LiftModule[] = [
   workspaceModule,
   goalsModule,
   beliefsModule,
+  eventStoreModule,
   eventsModule,
   identityModule,
   analyticsModule,

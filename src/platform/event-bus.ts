@@ -65,7 +65,7 @@ export interface FlushContext {
 }
 
 /**
- * Called by the events module inside the group-commit transaction, with every event of that
+ * Called by the event store's writer inside the group-commit transaction, with every event of that
  * transaction, so derived state (experiment counters, conversions, rollups) commits together with
  * the events or not at all. Processors must be batch-oriented and fast: they hold the writer.
  */

@@ -238,7 +238,7 @@ export async function apiAnswers(app: FastifyInstance, s: Seeded): Promise<Recor
   }
   // Recent events come newest first in storage order: `seq` on SQLite, the id on PostgreSQL. Ids
   // made in one millisecond may sort apart from arrival (their per-millisecond counter is shared
-  // with session ids, events/ids.ts), so ties are compared as a set, by id.
+  // with session ids, event-store/ids.ts), so ties are compared as a set, by id.
   const recent = out["/api/events/recent?limit=100"] as { body: { id: string }[] };
   recent.body.sort((x, y) => (x.id < y.id ? -1 : 1));
   const funnel = await app.inject({

@@ -38,7 +38,7 @@ describe("the compiled server", () => {
     expect(all).toContain("main.js");
     expect(all.filter((f) => f.endsWith(".ts"))).toEqual([]);
     expect(all.filter((f) => /\.test\.js$|\.testing\.js$|fixtures/.test(f))).toEqual([]);
-    expect(all).toContain(path.join("modules", "events", "channels.json"));
+    expect(all).toContain(path.join("modules", "event-store", "sessions", "channels.json"));
     expect(all.filter((f) => /^platform\/db\/migrations\/\d{4}_.*\.js$/.test(f)).length).toBe(
       readdirSync(path.join(REPO_DIR, "src/platform/db/migrations")).filter((f) => f.endsWith(".ts")).length,
     );

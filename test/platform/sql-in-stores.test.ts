@@ -71,10 +71,10 @@ describe("SQL in stores, not in services", () => {
     expect(
       [
         "email/store.ts",
-        "events/store/sqlite.ts",
-        "events/segment/claims-store.ts",
+        "event-store/store/sqlite.ts",
+        "event-store/claims/claims-store.ts",
         "analytics/engine/client.ts",
-        "events/sessions.ts",
+        "event-store/sessions/sessions.ts",
         "email/records.ts",
         "events/restore.ts",
       ].map(isStoreFile),

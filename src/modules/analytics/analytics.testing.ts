@@ -1,8 +1,8 @@
 import { withTransaction } from "../../platform/db/index.js";
 import type { CommittedEvent } from "../../platform/event-bus.js";
 import type { ServiceDeps } from "../../platform/deps.js";
-import { timeOrderedId } from "../events/service.js";
-import "../events/tables.js";
+import { timeOrderedId } from "../event-store/service.js";
+import "../event-store/tables.js";
 
 /** Test support: committed events as the events writer hands them to processors. */
 export interface Scope {

@@ -7,7 +7,7 @@ import type { DbOrTrx } from "../../platform/db/index.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import { notFound } from "../../platform/errors.js";
 import { eraseAnalyticsOf, rebuildVisitorSketches, takeBackLeadCreated } from "../analytics/service.js";
-import { withIngestPaused } from "../events/service.js";
+import { withIngestPaused } from "../event-store/service.js";
 import { eraseExposuresOf } from "../experiments/service.js";
 import { eraseDeliveriesOf } from "../webhooks/service.js";
 import { eraseServiceEventsAbout } from "../../platform/jobs/index.js";

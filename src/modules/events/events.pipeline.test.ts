@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type Tenant, type TestApp } from "../../../test/helpers/app.js";
 import { type CommittedEvent, EventBus } from "../../platform/event-bus.js";
-import { firstTouchForVisitors, ingestServerEvents, listEventsForVisitors, writerFor } from "./service.js";
+import { firstTouchForVisitors, listEventsForVisitors, writerFor } from "../event-store/service.js";
+import { openEventWriter } from "../event-store/writer-slot.js";
+import { ingestServerEvents } from "./service.js";
 import type { SnippetEventBody } from "./schema.js";
 import { snippetToIncoming } from "./validate.js";
 import { PIPELINE_STEPS } from "./pipeline.js";
-import { openEventWriter } from "./writer-slot.js";
 
 let t: TestApp;
 const seen: CommittedEvent[][] = [];

@@ -2,7 +2,7 @@ import type { ServiceDeps } from "../../platform/deps.js";
 import { stateOf } from "../../platform/deps.js";
 import { GEO } from "../../platform/geo.js";
 import type { IngestSender } from "../../platform/ingest-limits.js";
-import type { IncomingEvent } from "./validate.js";
+import type { IncomingEvent } from "../event-store/service.js";
 
 /** The data property reports read a country from (analytics' filter key `country`). */
 export const COUNTRY_PROPERTY = "$country";

@@ -4,15 +4,9 @@ import { AppError } from "../../platform/errors.js";
 import type { IngestSender } from "../../platform/ingest-limits.js";
 import { admitEvents } from "./admission.js";
 import type { BatchEnvelopeBody, SnippetEventBody } from "./schema.js";
-import {
-  type EventRefusal,
-  FieldError,
-  type IncomingEvent,
-  readBatch,
-  snippetToIncoming,
-} from "./validate.js";
+import { type IncomingEvent, writerFor } from "../event-store/service.js";
+import { type EventRefusal, FieldError, readBatch, snippetToIncoming } from "./validate.js";
 import { addCountry } from "./geo.js";
-import { writerFor } from "./writer-slot.js";
 
 export interface IngestCaller {
   project: ProjectRef;

@@ -2,11 +2,11 @@
  * The ingest pipeline, in order. A request's events go through:
  *
  * 1. `routes.ts` — the route schema's check (`validate.ts`), the project key, the rate limit.
- * 2. `writer.ts` — group commit, one transaction per flush: message keys claimed by the store
- *    (keyed requests, `segment/dedup.ts`), the session step (`session-step.ts`: sessions and
- *    channel, `sessions.ts`, `channel.ts`), the rows (`flush-rows.ts`) inserted by the event store
- *    (`store/`: SQLite's rows and per-visitor index, PostgreSQL's rows and partitions); then, in the
- *    same transaction, the steps below.
+ * 2. `event-store/writer.ts` — group commit, one transaction per flush: message keys claimed by
+ *    the store (keyed requests, `claims/dedup.ts`), the session step (`sessions/session-step.ts`:
+ *    sessions and channel, `sessions.ts`, `channel.ts`), the rows (`flush-rows.ts`) inserted by
+ *    the event store (`store/`: SQLite's rows and per-visitor index, PostgreSQL's rows and
+ *    partitions); then, in the same transaction, the steps below.
  * 3. The processors of other modules, in this order, each seeing every event of the transaction:
  *    - `identity`: links visitors to leads (a batch's `userId`, a server event's lead id), then
  *      applies `$set`/`$set_once` and group traits (`$group` events) to the leads;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "@sinclair/typebox";
 import { createLimit } from "../../platform/rate-limit.js";
 import { decompress } from "./gzip.js";
-import { DEFAULT_RECENT_EVENTS, projectHasEvents, recentEvents } from "./recent.js";
+import { DEFAULT_RECENT_EVENTS, projectHasEvents, recentEvents, writerFor } from "../event-store/service.js";
 import {
   type BatchEnvelopeBody,
   EventsStatus,
@@ -12,7 +12,7 @@ import {
   RecentQuery,
   type SnippetEventBody,
 } from "./schema.js";
-import { ingest, writerFor } from "./service.js";
+import { ingest } from "./service.js";
 import { validateIngestBody } from "./validate.js";
 import { bodyProjectKey, projectOf, senderOf } from "../../platform/auth/plugin.js";
 import { validatorFrom } from "../../platform/validation.js";

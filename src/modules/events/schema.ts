@@ -1,5 +1,4 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { NoPayload, jobKind } from "../../platform/jobs/index.js";
 import { NO_CONTROL_CHARS } from "../../platform/control-chars.js";
 import { X_ERROR } from "../../platform/validation.js";
 
@@ -158,6 +157,3 @@ export const RecentEvent = Type.Object({
 export const EventsStatus = Type.Object({
   hasEvents: Type.Boolean({ description: "any event stored for the project, bots included" }),
 });
-
-/** PostgreSQL: creates the coming months' partitions of `events` (daily; partitions.ts). */
-export const PARTITIONS_JOB = jobKind("events.partitions", NoPayload);

@@ -2,8 +2,8 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { ServiceDeps } from "../../platform/deps.js";
 import type { IngestSender } from "../../platform/ingest-limits.js";
 import { admitEvents } from "./admission.js";
-import { writeEvents } from "./service.js";
-import type { EventRefusal, IncomingEvent } from "./validate.js";
+import { type IncomingEvent, writeEvents } from "../event-store/service.js";
+import type { EventRefusal } from "./validate.js";
 import { addCountry } from "./geo.js";
 
 /**

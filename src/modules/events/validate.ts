@@ -1,6 +1,7 @@
 import { projectKeyKind } from "../../platform/auth/keys.js";
 import { AppError } from "../../platform/errors.js";
 import { compileSchema, firstSchemaError } from "../../platform/validation.js";
+import type { IncomingEvent } from "../event-store/service.js";
 import { isBotAgent } from "./bots.js";
 import {
   BatchEnvelope,
@@ -20,24 +21,6 @@ const EPOCH_2000 = 946_684_800_000;
 
 /** The visitor id of an anonymous server event (a batch event with neither visitorId nor userId). */
 export const ANONYMOUS_VISITOR = "";
-
-/** An event that passed validation, before the writer adds session and channel. */
-export interface IncomingEvent {
-  type: string;
-  /** `ANONYMOUS_VISITOR` for an anonymous server event */
-  visitorId: string;
-  leadId: string | null;
-  url: string;
-  referrer: string | null;
-  data: Record<string, unknown>;
-  /** `data` serialized once, for storage */
-  dataJson: string;
-  ts: number;
-  /** a crawler's event: the snippet's request User-Agent, a batch event's `context.userAgent` */
-  isBot: boolean;
-  /** the snippet request's User-Agent (web events only), for the session's device, browser and OS */
-  userAgent: string | null;
-}
 
 /**
  * What is wrong with one event of a batch: the per-event refusal of POST /api/events (its batch

@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../platform/db/index.js";
 import { notFound } from "../../platform/errors.js";
-import { firstTouchForVisitors, listEventsForVisitors } from "../events/service.js";
+import { firstTouchForVisitors, listEventsForVisitors } from "../event-store/service.js";
 import { type Attribution, findLead } from "./leads.js";
 import "./tables.js";
 
@@ -23,7 +23,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The visitor's journey; once linked, the lead's journey: the events of all its visitors in time
- * order, first/last seen over them (the events module's per-visitor state), and the lead's first
+ * order, first/last seen over them (the event store's per-visitor state), and the lead's first
  * touch. A visitor identity never heard of and with no events is 404.
  */
 export async function getJourney(db: DbOrTrx, project: ProjectRef, visitorId: string): Promise<Journey> {

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import { firstTouchForVisitors } from "../events/service.js";
+import { firstTouchForVisitors } from "../event-store/service.js";
 import type { Static } from "@sinclair/typebox";
 import type { LeadListItem as LeadListItemSchema, LeadListQuery as LeadListQuerySchema } from "./schema.js";
 import { decodeCursor, encodeCursor } from "../../platform/cursor.js";

@@ -4,7 +4,7 @@ import type { DbOrTrx, Trx } from "../../platform/db/index.js";
 import { notFound, validation } from "../../platform/errors.js";
 import { emitServiceEvent } from "../../platform/jobs/index.js";
 import { UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
-import { firstTouchForVisitors } from "../events/service.js";
+import { firstTouchForVisitors } from "../event-store/service.js";
 import { type IdentityChange, type IdentityDeps, withIdentityChanges } from "./changes.js";
 import { type Dating, backdateLead, isoAt } from "./dating.js";
 import { nextMarks } from "./property-marks.js";

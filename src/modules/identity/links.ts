@@ -13,7 +13,7 @@ import {
   setLeadEmail,
   upsertLead,
 } from "./leads.js";
-import { firstTouchForVisitors } from "../events/service.js";
+import { firstTouchForVisitors } from "../event-store/service.js";
 import { type IdentityChange, type IdentityDeps, withIdentityChanges } from "./changes.js";
 import { type Dating, backdateLead, backdateLink, isoAt, timestampOf } from "./dating.js";
 import { mergeVisitorProperties, updateLeadProperties } from "./profile.js";
@@ -29,7 +29,7 @@ export interface LinkResult {
   linked: boolean;
 }
 
-/** The visitor's first touch as the events module recorded it, or null before its first event. */
+/** The visitor's first touch as the event store recorded it, or null before its first event. */
 export async function visitorFirstTouch(
   trx: Trx,
   project: ProjectRef,

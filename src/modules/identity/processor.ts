@@ -13,7 +13,7 @@ import "./tables.js";
  * their events' times, then
  * `$set` / `$set_once` in events' data and group calls' traits (after the links, so a batch's own
  * userId counts). A visitor's first/last seen and
- * first touch are the events module's per-visitor state (`firstTouchForVisitors`), read when a
+ * first touch are the event store's per-visitor state (`firstTouchForVisitors`), read when a
  * link or a journey needs them, so identity adds nothing per event to the commit. The leads it
  * creates or moves and the visitors it links are recorded in `changes`.
  */

@@ -15,7 +15,7 @@ export async function findVisitor(trx: Trx, project: ProjectRef, visitorId: stri
 
 /**
  * Identity's visitor row holds the link (lead, source, time); it is created on the first link or
- * stitch. Its first/last seen and first touch columns are not maintained (the events module's
+ * stitch. Its first/last seen and first touch columns are not maintained (the event store's
  * per-visitor state is read instead) and only record when identity first heard of the visitor.
  */
 export async function ensureVisitor(

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Tenant, type TestApp, startTestApp } from "../../../../test/helpers/app.js";
-import { committedEventsAfter, lateEventIds } from "../../events/service.js";
+import { committedEventsAfter, lateEventIds } from "../../event-store/service.js";
 
 /**
  * The copy's feed across rows that commit after a sync read past their receipt time. On PostgreSQL

@@ -6,7 +6,7 @@ import {
   committedEventsAfter,
   eventsByIds,
   lateEventIds,
-} from "../../events/service.js";
+} from "../../event-store/service.js";
 import { type ColumnKind, appendRows, inTransaction, insertMissing } from "./append.js";
 import { type StoredChange, changesSince } from "./changes.js";
 import { ENGINE_CONVERSION_COLUMNS, HIT_COLUMNS, SESSION_COLUMNS } from "./ddl.js";
@@ -94,7 +94,7 @@ export class EngineCopy {
     return taken;
   }
 
-  /** PostgreSQL: rows that committed behind the cursor (events/store/feed.ts), those the copy lacks. */
+  /** PostgreSQL: rows that committed behind the cursor (event-store/store/feed.ts), those the copy lacks. */
   private async takeLate(): Promise<number> {
     const ids = await lateEventIds(this.store, this.cursors.events);
     if (ids.length === 0) return 0;

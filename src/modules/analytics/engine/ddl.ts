@@ -1,4 +1,4 @@
-import { EVENT_ROW_COLUMNS } from "../../events/service.js";
+import { EVENT_ROW_COLUMNS } from "../../event-store/service.js";
 import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
 /**
  * The analytics engine's tables (DuckDB, columnar): a copy of the committed events and of what

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Db } from "../../../platform/db/index.js";
 import { SESSION_DIMENSIONS } from "../ingest/dimensions.js";
 import "../tables.js";
-import { eventsByIds } from "../../events/service.js";
+import { eventsByIds } from "../../event-store/service.js";
 import { CONVERSION_COLUMNS, HIT_COLUMNS } from "./ddl.js";
 import { withWebSessions } from "./visits.js";
 

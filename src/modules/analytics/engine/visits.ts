@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
-import type { EventTable } from "../../events/service.js";
+import type { EventTable } from "../../event-store/service.js";
 import { type ColumnKind, appendRows } from "./append.js";
 import { EVENT_COLUMNS, VISIT_SESSION_VALUES as SESSION_VALUES } from "./ddl.js";
 import { pageOfSql } from "./sql.js";

@@ -1,7 +1,7 @@
 import { UAParser } from "ua-parser-js";
 import type { CommittedEvent } from "../../../platform/event-bus.js";
 import { memoize } from "../../../platform/cache.js";
-import { deriveAcquisition } from "../../events/service.js";
+import { deriveAcquisition } from "../../event-store/service.js";
 
 /** The dimensions a session decides once, at its first event; stored on its touchpoint row. */
 export const SESSION_DIMENSIONS = [

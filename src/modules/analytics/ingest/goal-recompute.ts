@@ -3,7 +3,7 @@ import type { ProjectRef } from "../../../platform/auth/principal.js";
 import { type Trx, enterExclusive, withTransaction } from "../../../platform/db/index.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
 import { enqueueJob } from "../../../platform/jobs/index.js";
-import { eventTypeScanPage } from "../../events/service.js";
+import { eventTypeScanPage } from "../../event-store/service.js";
 import {
   CONVERSION_RECOMPUTE_JOB,
   type ConversionRecomputeJob,

@@ -1,7 +1,7 @@
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { Trx } from "../../../platform/db/index.js";
 import type { ServiceDeps } from "../../../platform/deps.js";
-import { type ScannedEvent, lockStoredEvents } from "../../events/service.js";
+import { type ScannedEvent, lockStoredEvents } from "../../event-store/service.js";
 import { type ConversionGoalT, matchesConversionGoal, parsedGoal } from "../../goals/service.js";
 import { applyAnalyticsDeltas, rawConnection } from "./delta-store.js";
 import { BreakdownDeltas } from "./breakdown-store.js";

@@ -1,5 +1,5 @@
 import type { Trx } from "../../../platform/db/index.js";
-import { visitorEventPages } from "../../events/service.js";
+import { visitorEventPages } from "../../event-store/service.js";
 import { NONE_KEY, SESSION_DIMENSIONS } from "./dimensions.js";
 import { VisitorSketch, visitorHash } from "./hll.js";
 import { ALL_CHANNELS, DAY_MS, dayOf } from "./rollup-store.js";

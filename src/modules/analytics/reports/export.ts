@@ -1,7 +1,7 @@
 import type { Static } from "@sinclair/typebox";
 import type { ProjectRef } from "../../../platform/auth/principal.js";
 import { defineReadTask } from "../../../platform/read-pool/task.js";
-import { type ExportFormat, eventPages, exportChunks, exportRange } from "../../events/service.js";
+import { type ExportFormat, eventPages, exportChunks, exportRange } from "../../event-store/service.js";
 import { parseFilterParam } from "../filters/filter.js";
 import { eventFilter } from "./reports.js";
 import type { ExportQuery } from "../schema.js";
@@ -22,7 +22,7 @@ export function exportFile(project: ProjectRef, q: Static<typeof ExportQuery>) {
 
 /**
  * A project's stored events as text chunks, page by page in storage order: only those the report
- * filter keeps (each judged by its own session), CSV cells neutralised (events/export.ts). A read
+ * filter keeps (each judged by its own session), CSV cells neutralised (event-store/export.ts). A read
  * task, streamed from a reader thread one chunk at a time as the download is read.
  */
 export const exportTask = defineReadTask(

@@ -2,7 +2,7 @@ import type { ProjectRef } from "../../../platform/auth/principal.js";
 import type { DbOrTrx } from "../../../platform/db/index.js";
 import type { ReadDeps } from "../../../platform/deps.js";
 import { validation } from "../../../platform/errors.js";
-import { latestEvents } from "../../events/service.js";
+import { latestEvents } from "../../event-store/service.js";
 import { latestLeadProperties } from "../../identity/service.js";
 import { listCohorts } from "../cohorts/cohorts.js";
 import { LANDING_TAG_KEYS, SESSION_KEYS } from "../filters/filter.js";

@@ -4,7 +4,8 @@ import { isBotAgent } from "../bots.js";
 import { MAX_DATA_BYTES } from "../schema.js";
 import type { Mapped } from "../sdk-ingest.js";
 import { parseTime } from "../segment/map.js";
-import { ANONYMOUS_VISITOR, FieldError, type IncomingEvent } from "../validate.js";
+import type { IncomingEvent } from "../../event-store/service.js";
+import { ANONYMOUS_VISITOR, FieldError } from "../validate.js";
 import type { GroupSet } from "./groups-store.js";
 import { PostHogEvent, type PostHogEventT } from "./schema.js";
 

@@ -3,7 +3,8 @@ import { compileSchema, firstSchemaError } from "../../../platform/validation.js
 import { isBotAgent } from "../bots.js";
 import { MAX_DATA_BYTES } from "../schema.js";
 import type { Mapped } from "../sdk-ingest.js";
-import { FieldError, type IncomingEvent } from "../validate.js";
+import type { IncomingEvent } from "../../event-store/service.js";
+import { FieldError } from "../validate.js";
 import {
   type AliasMessageT,
   type CommonMessage,

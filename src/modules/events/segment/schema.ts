@@ -1,5 +1,4 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { NoPayload, jobKind } from "../../../platform/jobs/index.js";
 import { NO_CONTROL_CHARS } from "../../../platform/control-chars.js";
 import { X_ERROR } from "../../../platform/validation.js";
 import { SdkId, SdkTime } from "../sdk-schema.js";
@@ -220,6 +219,3 @@ export const Settings = Type.Object(
   { description: "analytics.js's source settings: Segment.io (this server) is the only destination" },
 );
 export type SettingsT = Static<typeof Settings>;
-
-/** Deletes stored messageIds past the 24-hour window (hourly; claims-store.ts). */
-export const MESSAGE_IDS_EXPIRY_JOB = jobKind("events.segment-message-ids", NoPayload);

@@ -1,6 +1,5 @@
 import type { Tenant, TestApp } from "../../../../test/helpers/app.js";
 import { type DbOrTrx, isPostgresDb } from "../../../platform/db/index.js";
-import "./tables.js";
 
 /** Test helpers for Segment's tracking API: calls with a write key, and what got stored. */
 

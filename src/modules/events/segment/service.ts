@@ -19,7 +19,7 @@ import { messageBytes, oversizedMessages } from "./sizes.js";
 /**
  * Segment's tracking API on the one ingest pipeline: each message becomes an event written by the
  * events writer (sessions, channels, identity, conversions, experiments, attribution all apply),
- * with its messageId claimed in the same transaction (dedup.ts).
+ * with its messageId claimed in the same transaction (event-store/claims/dedup.ts).
  */
 
 export interface SegmentCall {

@@ -3,7 +3,7 @@ import { sign as signGitHub } from "@octokit/webhooks-methods";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestApp, startTestApp } from "../../../../test/helpers/app.js";
-import { listEventsForVisitors } from "../../events/service.js";
+import { listEventsForVisitors } from "../../event-store/service.js";
 import { upsertLeadByEmail } from "../../identity/service.js";
 import { fixture } from "./fixtures.testing.js";
 

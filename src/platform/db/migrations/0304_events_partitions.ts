@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../index.js";
 import { ensureMonthlyPartitions, monthAfter } from "../partitions.js";
 
-/** Months created ahead of now (later ones: the events module's daily job, events/store/partitions.ts). */
+/** Months created ahead of now (later ones: the event store's daily job, event-store/store/partitions.ts). */
 const MONTHS_AHEAD = 2;
 
 /**

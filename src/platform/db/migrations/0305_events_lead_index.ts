@@ -3,7 +3,7 @@ import type { Dialect } from "../index.js";
 
 /**
  * Index review: erasing a lead deletes the events sent with its id by any visitor
- * (events/erasure.ts), and nothing led there but a scan of every event of every project. Partial:
+ * (event-store/erasure.ts), and nothing led there but a scan of every event of every project. Partial:
  * only events that carry a lead id (server events naming one) are in it, so page views, most of
  * ingest, cost it nothing. On PostgreSQL it is made on every monthly partition.
  */

@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../index.js";
 
 /**
- * Segment's `messageId`s of the last 24 hours per project (src/modules/events/segment/dedup.ts),
+ * Segment's `messageId`s of the last 24 hours per project (src/modules/event-store/claims/dedup.ts),
  * written in the events' own group-commit transaction, so a message is stored with its key or not
  * at all. Each database keeps them as it looks them up:
  * - PostgreSQL, `segment_message_ids`: a row per message; the primary key `(project_id, message_id)`

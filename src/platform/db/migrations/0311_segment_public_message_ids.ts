@@ -3,7 +3,7 @@ import type { Dialect } from "../index.js";
 
 /**
  * Segment's messageIds in two namespaces, by the kind of write key that sent them
- * (src/modules/events/segment/dedup.ts): the public key is in every page, so a messageId it claims
+ * (src/modules/event-store/claims/dedup.ts): the public key is in every page, so a messageId it claims
  * must never suppress a server's (secret key's) message with the same id, such as a predictable
  * order id.
  * - PostgreSQL: the public key's claims get a table of their own, `segment_public_message_ids`,

@@ -2,7 +2,7 @@ import type SQLite from "better-sqlite3";
 import type { FastifyBaseLogger } from "fastify";
 import { type DbHandle, type Trx, withTransaction } from "../../../platform/db/index.js";
 import type { FlushItem } from "../flush-rows.js";
-import { SqliteClaims } from "../segment/claims-store.js";
+import { SqliteClaims } from "../claims/claims-store.js";
 import { AT, COLUMNS, WIDTH } from "./rows.js";
 import type { EventStore, InsertedRows } from "./types.js";
 import { VisitorIndex } from "./visitor-index.js";
@@ -22,7 +22,7 @@ export interface SqliteStoreOptions {
  * multi-row inserts on the raw connection (the same connection, so the same transaction, as the
  * writer's Kysely transaction, without Kysely's per-statement compile cost); each row's entry goes
  * to the per-visitor index's in-memory tail, merged into the table in steps between flushes;
- * message keys are claimed in this process's memory with a log row per request (segment/claims-store.ts).
+ * message keys are claimed in this process's memory with a log row per request (claims/claims-store.ts).
  */
 export class SqliteEventStore implements EventStore {
   readonly db;

@@ -40,9 +40,9 @@ async function* keysetPages<R>(
 }
 
 /**
- * An event's time is at most a day after its arrival (validate.ts: "now + 1 day"), and storage
+ * An event's time is at most a day after its arrival (events/validate.ts: "now + 1 day"), and storage
  * order is arrival order: the writer gives each request a receipt time that never goes back
- * (writer.ts `receivedNow`), keys in commit order on SQLite, and time-ordered ids from that receipt
+ * (../writer.ts `receivedNow`), keys in commit order on SQLite, and time-ordered ids from that receipt
  * time on PostgreSQL. So no row stored before the first one received at `from - 1 day` has an
  * event time from `from` on. One more day of margin covers ids from other processes' clocks.
  */

@@ -44,7 +44,7 @@ export interface EventStore {
   readonly deferAnswers: boolean;
   /** the newest stored row's receipt time (SQLite, where one process owns the file), if any */
   newestReceipt(): number | undefined;
-  /** Keyed requests (Segment's messageIds): the store's `MessageClaims` (segment/dedup.ts). */
+  /** Keyed requests (Segment's messageIds): the store's `MessageClaims` (claims/dedup.ts). */
   claim(trx: Trx, items: readonly FlushItem[]): Promise<readonly FlushItem[]>;
   /**
    * Inserts the flush's rows: column values, `WIDTH` per event in `COLUMNS` order (rows.ts), of

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import type { DbHandle } from "../../platform/db/index.js";
 import { type ServiceDeps, appSlot, stateOf } from "../../platform/deps.js";
 import type { EventBus } from "../../platform/event-bus.js";
-import { SessionStep } from "./session-step.js";
+import { SessionStep } from "./sessions/session-step.js";
 import { openEventStore } from "./store/index.js";
 import type { SqliteStoreOptions } from "./store/sqlite.js";
 import { localVisitorStates } from "./store/visitor-states.js";
@@ -11,7 +11,7 @@ import { EventWriter, type WriterOptions } from "./writer.js";
 
 /**
  * A group-commit writer over the handle's event store and a session step. PostgreSQL with `redis`:
- * sessions are decided through Redis, alike in every process (shared-sessions.ts).
+ * sessions are decided through Redis, alike in every process (sessions/shared-sessions.ts).
  */
 export function openEventWriter(
   handle: DbHandle,

@@ -4,7 +4,7 @@ import { isMissingPartition } from "../../../platform/db/partitions.js";
 import { readConfigVersions } from "../../../platform/config-version.js";
 import type { FlushItem } from "../flush-rows.js";
 import { ensureEventPartitions } from "./partitions.js";
-import { PostgresClaims } from "../segment/claims-store.js";
+import { PostgresClaims } from "../claims/claims-store.js";
 import { COLUMNS, WIDTH } from "./rows.js";
 import type { EventStore, InsertedRows } from "./types.js";
 
@@ -31,7 +31,7 @@ const PG_TYPES = [
  * unnest(…)`, sent in the statement that reads (and share-locks) the projects' configuration
  * versions, one round trip for both; `events` is partitioned by month of receipt, and a month
  * whose partition is missing is created and the flush run again. Message keys are claimed on a
- * primary key (segment/claims-store.ts). Rows are keyed by their time-ordered `id`.
+ * primary key (claims/claims-store.ts). Rows are keyed by their time-ordered `id`.
  */
 export class PostgresEventStore implements EventStore {
   readonly db;

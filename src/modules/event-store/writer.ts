@@ -2,10 +2,9 @@ import type { FastifyBaseLogger } from "fastify";
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { isRetryableTransactionError, type Trx, withTransaction } from "../../platform/db/index.js";
 import type { CommittedEvent, EventBus, EventOrigin } from "../../platform/event-bus.js";
-import { type FlushItem, flushRows } from "./flush-rows.js";
-import type { SessionStep } from "./session-step.js";
+import { type FlushItem, type IncomingEvent, flushRows } from "./flush-rows.js";
+import type { SessionStep } from "./sessions/session-step.js";
 import type { CommittedListener, EventStore, InsertedRows } from "./store/types.js";
-import type { IncomingEvent } from "./validate.js";
 
 export interface WriterOptions {
   /** flush as soon as this many events wait */

@@ -1,14 +1,13 @@
 import { defineJob, exponentialBackoff } from "../../platform/jobs/index.js";
+import { expireMessageIds } from "./claims/claims-store.js";
+import { MESSAGE_IDS_EXPIRY_JOB, PARTITIONS_JOB } from "./schema.js";
 import { ensureEventPartitions } from "./store/partitions.js";
-import { PARTITIONS_JOB } from "./schema.js";
-import { expireMessageIds } from "./segment/claims-store.js";
-import { MESSAGE_IDS_EXPIRY_JOB } from "./segment/schema.js";
 
 /**
- * The events module's jobs: the daily look ahead that creates next months' partitions
+ * The event store's jobs: the daily look ahead that creates next months' partitions
  * (PostgreSQL), and the hourly expiry of Segment messageIds past their 24 hours.
  */
-export function eventJobs() {
+export function eventStoreJobs() {
   return [
     defineJob(MESSAGE_IDS_EXPIRY_JOB, {
       retry: exponentialBackoff(5, 60),

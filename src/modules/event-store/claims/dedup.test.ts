@@ -10,7 +10,12 @@ import { DEDUP_WINDOW_MS } from "./dedup.js";
 import { RecentKeys, keyClock } from "./recent-keys.js";
 import { sql } from "kysely";
 import { isPostgresDb } from "../../../platform/db/index.js";
-import { call, storeMessageIds, storedEvents, storedMessageIds } from "./segment.testing.js";
+import {
+  call,
+  storeMessageIds,
+  storedEvents,
+  storedMessageIds,
+} from "../../events/segment/segment.testing.js";
 
 const DAY_S = 86_400;
 

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
-import { withTransaction } from "../../platform/db/index.js";
+import { withTransaction } from "../../../platform/db/index.js";
 import { SharedSessions, visitorKey } from "./shared-sessions.js";
-import { commitEvents, committed } from "../analytics/analytics.testing.js";
+import { commitEvents, committed } from "../../analytics/analytics.testing.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../app.js";
-import { BROWSER_UA, startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { freePort } from "../../../test/helpers/net.js";
-import { startPgCluster } from "../../../test/helpers/pg-cluster.js";
-import { type RedisServer, startRedisServer } from "../../../test/helpers/redis-server.js";
+import { buildApp } from "../../../app.js";
+import { BROWSER_UA, startTestApp, type TestApp } from "../../../../test/helpers/app.js";
+import { freePort } from "../../../../test/helpers/net.js";
+import { startPgCluster } from "../../../../test/helpers/pg-cluster.js";
+import { type RedisServer, startRedisServer } from "../../../../test/helpers/redis-server.js";
 
 // Two apps (two event writers, as two API processes have) over one PostgreSQL and one Redis, both
 // started by this file, so it runs the same in the SQLite and the PostgreSQL CI stages.

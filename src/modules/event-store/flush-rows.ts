@@ -1,8 +1,25 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
 import { type CommittedEvent, type EventOrigin, UNATTRIBUTED_CHANNEL } from "../../platform/event-bus.js";
 import { timeOrderedId } from "./ids.js";
-import type { SessionAssigner, SessionInfo } from "./sessions.js";
-import type { IncomingEvent } from "./validate.js";
+import type { SessionAssigner, SessionInfo } from "./sessions/sessions.js";
+
+/** An event that passed validation, before the writer adds session and channel. */
+export interface IncomingEvent {
+  type: string;
+  /** empty for an anonymous server event (`ANONYMOUS_VISITOR`, events/validate.ts) */
+  visitorId: string;
+  leadId: string | null;
+  url: string;
+  referrer: string | null;
+  data: Record<string, unknown>;
+  /** `data` serialized once, for storage */
+  dataJson: string;
+  ts: number;
+  /** a crawler's event: the snippet's request User-Agent, a batch event's `context.userAgent` */
+  isBot: boolean;
+  /** the snippet request's User-Agent (web events only), for the session's device, browser and OS */
+  userAgent: string | null;
+}
 
 /** One request's events as a flush holds them. */
 export interface FlushItem {
@@ -14,7 +31,7 @@ export interface FlushItem {
   fromPublicKey?: boolean;
   /**
    * Per event, the key under which it is stored at most once per project (Segment's `messageId`;
-   * null: none); undefined for requests without keys (`MessageClaims`, segment/dedup.ts).
+   * null: none); undefined for requests without keys (`MessageClaims`, claims/dedup.ts).
    */
   messageIds: (string | null)[] | undefined;
 }
@@ -30,7 +47,7 @@ const SERVER_SESSION: SessionInfo = {
 /**
  * A flush's rows: the column values of all of them one after another (in `COLUMNS` order,
  * store/rows.ts; inserts bind slices of it directly), and the events as processors receive them.
- * Sessions are asked for in the order `pendingOf` (session-step.ts) lists the browser events.
+ * Sessions are asked for in the order `pendingOf` (sessions/session-step.ts) lists the browser events.
  */
 export function flushRows(
   items: readonly FlushItem[],

@@ -1,17 +1,17 @@
 import type { LRUCache } from "lru-cache";
-import { boundedCache } from "../../platform/cache.js";
-import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import { boundedCache } from "../../../platform/cache.js";
+import type { DbOrTrx, Trx } from "../../../platform/db/index.js";
 import { type Channel, deriveAcquisition } from "./channel.js";
-import { timeOrderedId } from "./ids.js";
+import { timeOrderedId } from "../ids.js";
 import {
   type LocalVisitorStates,
   type StoredVisitorState,
   type VisitorState,
   upsertVisitorStates,
   visitorsWithLastSeen,
-} from "./store/visitor-states.js";
+} from "../store/visitor-states.js";
 
-export type { VisitorState } from "./store/visitor-states.js";
+export type { VisitorState } from "../store/visitor-states.js";
 
 /** 30 minutes of inactivity end a session (GA4, Plausible). */
 export const SESSION_GAP_MS = 30 * 60_000;

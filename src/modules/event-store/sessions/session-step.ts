@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
-import type { Trx } from "../../platform/db/index.js";
-import type { FlushItem } from "./flush-rows.js";
+import type { Trx } from "../../../platform/db/index.js";
+import type { FlushItem } from "../flush-rows.js";
 import { type SessionAssigner, type SessionInfo, SessionTracker } from "./sessions.js";
 import { type PendingEvent, SharedSessions, visitorKey } from "./shared-sessions.js";
-import { type LocalVisitorStates, upsertVisitorStates } from "./store/visitor-states.js";
+import { type LocalVisitorStates, upsertVisitorStates } from "../store/visitor-states.js";
 
 /**
  * The writer's session step: the sessions of one flush, decided by this process

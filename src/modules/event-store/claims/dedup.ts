@@ -1,6 +1,5 @@
 import type { Trx } from "../../../platform/db/index.js";
-import type { FlushItem } from "../flush-rows.js";
-import type { IncomingEvent } from "../validate.js";
+import type { FlushItem, IncomingEvent } from "../flush-rows.js";
 
 /** Segment deduplicates a project's messageIds for 24 hours. */
 export const DEDUP_WINDOW_MS = 86_400_000;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { EventBus } from "../../platform/event-bus.js";
-import type { SnippetEventBody } from "./schema.js";
+import type { SnippetEventBody } from "../events/schema.js";
 import type { CommittedBatch, StoreKey } from "./store/types.js";
 import { committedEventsAfter } from "./store/feed.js";
-import { snippetToIncoming } from "./validate.js";
+import { snippetToIncoming } from "../events/validate.js";
 import { openEventWriter } from "./writer-slot.js";
 
 let t: TestApp;

@@ -1,4 +1,4 @@
-/** Row shapes of the events module's tables (migration 0300_events). */
+/** Row shapes of the event store's tables (migration 0300_events). */
 export interface EventTable {
   id: string;
   project_id: string;

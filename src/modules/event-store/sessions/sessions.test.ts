@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openMigratedSqlite } from "../../../test/helpers/sqlite.js";
+import { openMigratedSqlite } from "../../../../test/helpers/sqlite.js";
 import { SessionTracker } from "./sessions.js";
-import { VisitorIndex } from "./store/visitor-index.js";
-import { localVisitorStates } from "./store/visitor-states.js";
+import { VisitorIndex } from "../store/visitor-index.js";
+import { localVisitorStates } from "../store/visitor-states.js";
 
 // SQLite whatever DATABASE_URL says: the tracker's own lookups (PostgreSQL loads in batches instead).
 describe("session cache past its capacity", () => {

@@ -1,9 +1,9 @@
 import { randomInt } from "node:crypto";
 import type { Redis } from "ioredis";
-import { boundedCache } from "../../platform/cache.js";
-import type { DbOrTrx } from "../../platform/db/index.js";
+import { boundedCache } from "../../../platform/cache.js";
+import type { DbOrTrx } from "../../../platform/db/index.js";
 import { applyEvent, type SessionInfo, type VisitorState, withLastSeen } from "./sessions.js";
-import { visitorsWithLastSeen } from "./store/visitor-states.js";
+import { visitorsWithLastSeen } from "../store/visitor-states.js";
 
 /** A browser event waiting for its session, in flush order. */
 export interface PendingEvent {

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { boundedCache } from "../../platform/cache.js";
+import { boundedCache } from "../../../platform/cache.js";
 
 /** Marketing channels, evaluated in the order of GA4's default channel group (see channels.json). */
 export const CHANNELS = [

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type TestApp, startTestApp } from "../../../../test/helpers/app.js";
-import type { SnippetEventBody } from "../schema.js";
+import type { SnippetEventBody } from "../../events/schema.js";
 import { eventPages, writerFor } from "../service.js";
-import { snippetToIncoming } from "../validate.js";
+import { snippetToIncoming } from "../../events/validate.js";
 
 let t: TestApp;
 beforeAll(async () => {
