@@ -15,7 +15,7 @@ import { VisitorSketch, visitorHash } from "../../src/modules/analytics/ingest/h
 import type { Touch } from "../../src/modules/analytics/ingest/models.js";
 import { ALL_CHANNELS } from "../../src/modules/analytics/ingest/rollup-store.js";
 import { weekOf } from "../../src/modules/analytics/ingest/sketches.js";
-import { mulberry32 } from "../../src/modules/experiments/stats.js";
+import { mulberry32 } from "../../src/platform/stats/stats.js";
 
 const DAY = 86_400_000;
 const CHANNELS = [

@@ -19,7 +19,7 @@
  */
 import { committed, exposure, processEvents } from "../../src/modules/experiments/experiments.testing.js";
 import { startTestApp, type Tenant } from "../../test/helpers/app.js";
-import { mulberry32 } from "../../src/modules/experiments/stats.js";
+import { mulberry32 } from "../../src/platform/stats/stats.js";
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 20_000);

@@ -10,7 +10,7 @@ import {
   startDashboard,
   USER_AGENT,
 } from "./dashboard-harness.js";
-import { formatConfidence } from "../../src/modules/experiments/confidence-format.js";
+import { formatConfidence } from "../../src/platform/stats/confidence-format.js";
 import { until } from "./harness.js";
 
 let d: Dashboard;

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Dashboard, sendEvent, settled, signIn, startDashboard } from "./dashboard-harness.js";
-import { formatConfidence } from "../../src/modules/experiments/confidence-format.js";
+import { formatConfidence } from "../../src/platform/stats/confidence-format.js";
 import { until } from "./harness.js";
 import { checkThemes } from "./theme-check.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { mulberry32 } from "../../src/modules/experiments/stats.js";
+import { mulberry32 } from "../../src/platform/stats/stats.js";
 import { call } from "../hardening/lift-process.js";
 import { type Proc, problems } from "./two-processes.harness.js";
 

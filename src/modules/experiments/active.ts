@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { ProjectRef, PrincipalResolver } from "../../platform/auth/principal.js";
 import type { Db, DbOrTrx } from "../../platform/db/index.js";
 import type { ActiveExperimentT } from "./schema.js";
-import { NO_PAGE } from "./runner.js";
+import { NO_PAGE } from "./edit.js";
 import { parseVariants, parseWeights } from "./view.js";
 import type { LRUCache } from "lru-cache";
 import { boundedCache } from "../../platform/cache.js";

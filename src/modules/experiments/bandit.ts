@@ -1,14 +1,18 @@
 import { withTransaction, type Db } from "../../platform/db/index.js";
-import { BANDIT_FLOOR } from "./decision.js";
-import { thompsonWeights } from "./results.js";
-import { equalWeights } from "./service.js";
+import { equalWeights, thompsonWeights } from "../../platform/stats/allocation.js";
+import type { VariantCounts } from "../../platform/stats/results.js";
+import { fnv1a32 } from "./bucketing.js";
+import { recordWeights } from "./transition.js";
 import { loadCounts } from "./view.js";
-import { recordWeights } from "./weights-log.js";
 
 /** How often bandit weights are recomputed (the job is deduplicated across nodes). */
 export const BANDIT_INTERVAL_MS = 5 * 60_000;
 /** Exposures every arm needs before Thompson sampling takes over from equal weights. */
 export const BANDIT_BURN_IN = 100;
+
+/** Thompson sampling seeded by the counts, so the same counts give the same weights. */
+const seededThompson = (c: VariantCounts[]) =>
+  thompsonWeights(c, { seed: fnv1a32(c.map((v) => `${v.name}:${v.exposures}:${v.conversions}`).join("|")) });
 
 /**
  * Recomputes the weights of every running bandit experiment by Thompson sampling; arms stay
@@ -25,9 +29,7 @@ export async function recomputeBanditWeights(db: Db, burnIn = BANDIT_BURN_IN): P
   const changed: string[] = [];
   for (const row of rows) {
     const c = counts.get(row.id)!.variants;
-    const weights = c.every((v) => v.exposures >= burnIn)
-      ? thompsonWeights(c, { floor: BANDIT_FLOOR })
-      : equalWeights(c.length);
+    const weights = c.every((v) => v.exposures >= burnIn) ? seededThompson(c) : equalWeights(c.length);
     const json = JSON.stringify(weights);
     if (json === row.weights) continue;
     await withTransaction(db, async (trx) => {

@@ -47,7 +47,8 @@ describe("belief evidence from a completed experiment", () => {
     });
     expect(done.results.decision).toMatchObject({ method: "sequential", winner: "green" });
     // The strength is the decision's: z taken from the confidence sequence's width (≈ 2.28, where
-    // the fixed-horizon interval gives 4.3): delta = z / 5, by hand from stats.ts' formula.
+    // the fixed-horizon interval gives 4.3): delta = z / 5, by hand from the formula in
+    // platform/stats/stats.ts.
     const v = ((16 / 300) * (284 / 300)) / 300 + (0.16 * 0.84) / 300;
     const r = (600 * (2 * Math.log(20) + Math.log(2 * Math.log(20) + 1))) / 5000;
     const half = Math.sqrt(((v * (1 + r)) / r) * (2 * Math.log(20) + Math.log1p(r)));

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { K, MAX, MIN, updateConfidence } from "../beliefs/service.js";
 import { evidenceFromResults, standardisedEffect } from "./evidence.js";
-import { computeResults } from "./results.js";
+import { computeResults } from "../../platform/stats/results.js";
 
 const logit = (p: number) => Math.log(p / (1 - p));
 
@@ -29,7 +29,6 @@ function evidence(c: { nA: number; cA: number; nB: number; cB: number }) {
       { name: "b", exposures: c.nB, conversions: c.cB },
     ],
     [0.5, 0.5],
-    "ab",
   );
   const e = evidenceFromResults(results, null);
   if (!e) throw new Error("a control with conversions always gives evidence");

@@ -1,4 +1,8 @@
-import type { ExperimentResults } from "./results.js";
+import type { DbOrTrx } from "../../platform/db/index.js";
+import { PermanentJobError } from "../../platform/jobs/index.js";
+import type { ExperimentResults } from "../../platform/stats/results.js";
+import { appendEvidence, getBelief } from "../beliefs/service.js";
+import { loadCounts, toExperiment } from "./view.js";
 
 /**
  * The belief evidence a completed experiment appends (docs/decisions/experiments.md, "Belief
@@ -60,4 +64,31 @@ export function evidenceFromResults(
         sampleSize: results.totalExposures,
         method: EVIDENCE_METHOD,
       };
+}
+
+/**
+ * Appends a completed experiment's evidence to its belief (the job completing queues; once, even
+ * when the job reruns).
+ */
+export async function appendExperimentEvidence(db: DbOrTrx, experimentId: string): Promise<void> {
+  const row = await db
+    .selectFrom("experiments")
+    .selectAll()
+    .where("id", "=", experimentId)
+    .executeTakeFirst();
+  if (!row?.belief_id) return;
+  const project = { id: row.project_id, workspaceId: row.workspace_id };
+  const experiment = toExperiment(row, (await loadCounts(db, [row])).get(row.id)!);
+  const evidence = evidenceFromResults(experiment.results, experiment.winner);
+  if (!evidence) return;
+  let belief: Awaited<ReturnType<typeof getBelief>>;
+  try {
+    belief = await getBelief(db, project, row.belief_id);
+  } catch (err) {
+    throw new PermanentJobError(`belief ${row.belief_id} is gone: ${(err as Error).message}`);
+  }
+  // At-least-once job: a rerun after a crash must not count the same experiment twice.
+  if (belief.evidence.some((e) => e.experimentId === experimentId)) return;
+  const { method, ...entry } = evidence;
+  await appendEvidence(db, project, row.belief_id, { type: "experiment", experimentId, ...entry }, method);
 }

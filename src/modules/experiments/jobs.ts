@@ -1,6 +1,6 @@
 import { defineJob } from "../../platform/jobs/index.js";
 import { recomputeBanditWeights } from "./bandit.js";
-import { appendExperimentEvidence } from "./completion.js";
+import { appendExperimentEvidence } from "./evidence.js";
 import { BANDIT_JOB, EVIDENCE_JOB } from "./schema.js";
 
 /** The experiments module's jobs; `onChange` drops a project's cached active list. */

@@ -3,12 +3,11 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import type { Trx } from "../../platform/db/index.js";
 import type { CommittedEvent, FlushContext } from "../../platform/event-bus.js";
 import { conversionGoalsCache } from "../goals/service.js";
-import { completeExperiment } from "./completion.js";
-import { decideWinner } from "./decision.js";
 import { EXPOSURE_EVENT, recordConversions } from "./conversions.js";
+import { decideWinner } from "./outcome.js";
 import { bumpStats, type StatsDelta, statsDelta } from "./store.js";
-import { computeResults } from "./results.js";
-import { loadCounts, parseVariants, parseWeights } from "./view.js";
+import { completeExperiment } from "./transition.js";
+import { loadCounts, parseVariants, resultsOf } from "./view.js";
 import type { ExperimentExposureTable, ExperimentTable } from "./tables.js";
 
 export { EXPOSURE_EVENT } from "./conversions.js";
@@ -129,7 +128,7 @@ export async function autoComplete(trx: Trx, ids: string[]): Promise<boolean> {
     const c = counts.get(row.id)!;
     // Cheap gate first: the closed-form posterior is only computed once every arm has its sample.
     if (c.variants.some((v) => v.exposures < Number(row.min_sample_per_variant))) continue;
-    const { results } = computeResults(c.variants, parseWeights(row), row.mode, c.goals);
+    const { results } = resultsOf(row, c);
     const winner = decideWinner(results, Number(row.min_sample_per_variant));
     if (winner === null) continue;
     await completeExperiment(trx, row, "significance", { winner, method: "sequential" });

@@ -4,10 +4,10 @@ import type { ProjectRef } from "../../platform/auth/principal.js";
 import { bumpConfigVersion } from "../../platform/config-version.js";
 import { newId } from "../../platform/crypto.js";
 import { AppError, notFound, validation } from "../../platform/errors.js";
+import { equalWeights } from "../../platform/stats/allocation.js";
 import { getBelief } from "../beliefs/service.js";
-import { editExperiment } from "./edit.js";
+import { editExperiment, targetUrlOnCreate } from "./edit.js";
 import { extraGoalsOf, resolveMetrics } from "./metrics.js";
-import { targetUrlOnCreate } from "./runner.js";
 import { transitionExperiment } from "./transition.js";
 import { loadCounts, parseVariants, parseWeights, toExperiment } from "./view.js";
 import type { CreateExperiment, ExperimentT, PatchExperiment, VariantT } from "./schema.js";
@@ -18,7 +18,6 @@ import { appSlot, type ServiceDeps, stateOf } from "../../platform/deps.js";
 export const DEFAULT_MIN_SAMPLE = 100;
 
 const nowIso = () => new Date().toISOString();
-export const equalWeights = (n: number) => new Array(n).fill(1 / n) as number[];
 
 export async function findExperimentRow(
   db: DbOrTrx,

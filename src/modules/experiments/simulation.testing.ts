@@ -4,9 +4,9 @@
  * `computeResults`), the first decision ending the run. Pure and deterministic for a given seed;
  * used by bench/experiments/aa-simulation.bench.ts and simulation.test.ts.
  */
-import { decideWinner, decideWinnerFixedHorizon } from "./decision.js";
-import { computeResults, type VariantCounts } from "./results.js";
-import { mulberry32 } from "./stats.js";
+import { computeResults, type VariantCounts } from "../../platform/stats/results.js";
+import { mulberry32 } from "../../platform/stats/stats.js";
+import { decideWinner, decideWinnerFixedHorizon } from "./outcome.js";
 
 /** `sequential`: the automatic rule (mSPRT); `fixed-horizon`: the single-look rule checked at every look. */
 export type CompletionRule = "fixed-horizon" | "sequential";
@@ -85,7 +85,7 @@ export function simulateRun(
       arm.exposures += batch;
       arm.conversions += conversions(batch, rates[i]!, rand);
     });
-    const { results } = computeResults(counts, WEIGHTS, "ab");
+    const { results } = computeResults(counts, WEIGHTS);
     const winner = decide(results, minSample);
     if (winner !== null) return { winner, visitorsPerArm: counts[0]!.exposures };
   }

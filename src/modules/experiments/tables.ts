@@ -10,7 +10,7 @@ export interface ExperimentTable {
   name: string;
   status: ExperimentStatus;
   mode: ExperimentMode;
-  /** "" when a feature flag runs the experiment (runner.ts) */
+  /** "" when a feature flag runs the experiment (`NO_PAGE`, edit.ts) */
   target_url: string;
   traffic_split: number;
   /** JSON: Array<{name, css?, js?}> */

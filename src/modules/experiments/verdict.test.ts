@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
-import { computeResults, type VariantCounts } from "./results.js";
-import { SEQUENTIAL_ALPHA, sequentialTest } from "./stats.js";
+import { formatConfidence } from "../../platform/stats/confidence-format.js";
+import { computeResults, type VariantCounts } from "../../platform/stats/results.js";
+import { visitorsToDecide } from "../../platform/stats/stats.js";
 import { committed, exposure, processEvents } from "./experiments.testing.js";
-import { formatConfidence } from "./confidence-format.js";
-import { type VerdictInput, roughly, verdictOf, visitorsToDecide } from "./verdict.js";
+import { type VerdictInput, roughly, verdictOf } from "./outcome.js";
 
 const arms = (...c: [number, number][]): VariantCounts[] =>
   c.map(([exposures, conversions], i) => ({ name: i === 0 ? "control" : `v${i}`, exposures, conversions }));
@@ -14,7 +14,6 @@ const running = (counts: VariantCounts[], extra: Partial<VerdictInput> = {}) =>
     results: computeResults(
       counts,
       counts.map(() => 1 / counts.length),
-      "ab",
     ).results,
     status: "running",
     mode: "ab",
@@ -25,28 +24,7 @@ const running = (counts: VariantCounts[], extra: Partial<VerdictInput> = {}) =>
     ...extra,
   });
 
-/** The mSPRT's p-value after m more visitors per arm at the same rates (stats.ts, independently). */
-const pAfter = (nA: number, pA: number, nB: number, pB: number, m: number) =>
-  sequentialTest(pB - pA, (pA * (1 - pA)) / (nA + m) + (pB * (1 - pB)) / (nB + m), nA + nB + 2 * m).pValue;
-
-describe("visitorsToDecide", () => {
-  it("is the first sample at which the sequential test rejects at the current rates", () => {
-    // 10% vs 13% on 1000 per arm: not decided yet (p ≈ 0.379, sequential.test.ts).
-    const m = visitorsToDecide(1000, 100, 1000, 130)!;
-    expect(m).toBeGreaterThan(0);
-    expect(pAfter(1000, 0.1, 1000, 0.13, m)).toBeLessThan(SEQUENTIAL_ALPHA);
-    expect(pAfter(1000, 0.1, 1000, 0.13, m - 1)).toBeGreaterThanOrEqual(SEQUENTIAL_ALPHA);
-  });
-
-  it("is 0 once decided, infinite for equal rates, unknown without conversions", () => {
-    expect(visitorsToDecide(5000, 500, 5000, 700)).toBe(0);
-    expect(visitorsToDecide(1000, 100, 1000, 100)).toBe(Number.POSITIVE_INFINITY);
-    expect(visitorsToDecide(100, 0, 100, 0)).toBeNull();
-    expect(visitorsToDecide(0, 0, 10, 1)).toBeNull();
-    // 10.0% vs 10.1%: far beyond a million per arm
-    expect(visitorsToDecide(1000, 100, 1000, 101)).toBe(Number.POSITIVE_INFINITY);
-  });
-
+describe("the need in words", () => {
   it("rounds a need up to two significant figures", () => {
     expect([roughly(7), roughly(1234), roughly(1201), roughly(98_001)]).toEqual([
       "7",
@@ -116,16 +94,6 @@ describe("the verdict", () => {
 });
 
 describe("one confidence figure", () => {
-  it("has one decimal and reads 100% only when it is exactly 1", () => {
-    expect(formatConfidence(0.998)).toBe("99.8%");
-    expect(formatConfidence(0.9995)).toBe("99.9%");
-    expect(formatConfidence(1 - 1e-12)).toBe("99.9%");
-    expect(formatConfidence(1)).toBe("100.0%");
-    expect(formatConfidence(0.95)).toBe("95.0%");
-    expect(formatConfidence(0.12345)).toBe("12.3%");
-    expect(formatConfidence(0)).toBe("0.0%");
-  });
-
   it("the banner of a decided experiment says the figure its table shows (not 100%)", () => {
     const v = running(arms([5000, 500], [5000, 700]));
     expect(v.confidence).toBeGreaterThan(0.9995);

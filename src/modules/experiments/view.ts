@@ -1,11 +1,11 @@
 import type { DbOrTrx } from "../../platform/db/index.js";
-import { banditProbabilityBest, type DecisionMethod } from "./decision.js";
+import { banditProbabilityBest } from "../../platform/stats/allocation.js";
+import { computeResults, type GoalCounts, type VariantCounts } from "../../platform/stats/results.js";
+import { runnerOf, targetUrlOf } from "./edit.js";
 import { extraGoalsOf, parseMetrics } from "./metrics.js";
-import { computeResults, type GoalCounts, type VariantCounts } from "./results.js";
-import { runnerOf, targetUrlOf } from "./runner.js";
+import { type DecisionMethod, verdictOf } from "./outcome.js";
 import type { ExperimentT, VariantT } from "./schema.js";
 import type { ExperimentTable } from "./tables.js";
-import { verdictOf } from "./verdict.js";
 
 /** An experiment as the API shows it: the stored row, its counters, and the results from them. */
 
@@ -122,9 +122,17 @@ function decisionMethodOf(row: ExperimentTable): DecisionMethod {
   return row.winner === null ? "manual" : "fixed-horizon";
 }
 
+/**
+ * The statistics of an experiment's counters. A bandit's exposures follow weights that move, so
+ * there is no planned split to check them against (no sample-ratio check).
+ */
+export function resultsOf(row: ExperimentTable, counts: Pick<ExperimentCounts, "variants" | "goals">) {
+  return computeResults(counts.variants, row.mode === "bandit" ? null : parseWeights(row), counts.goals);
+}
+
 export function toExperiment(row: ExperimentTable, counts: ExperimentCounts): ExperimentT {
   const weights = parseWeights(row);
-  const { results, confidence } = computeResults(counts.variants, weights, row.mode, counts.goals);
+  const { results, confidence } = resultsOf(row, counts);
   const metrics = parseMetrics(row);
   const primary = row.conversion_goal_ids ? (JSON.parse(row.conversion_goal_ids) as string[]) : null;
   const completed = row.status === "completed";

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { api, call } from "../../api/client";
 // The verdict's own formatter (a file without imports): the banner's text and the page's figures
 // read the same number the same way.
-import { formatConfidence } from "../../../../src/modules/experiments/confidence-format.js";
+import { formatConfidence } from "../../../../src/platform/stats/confidence-format.js";
 
 export { formatConfidence };
 

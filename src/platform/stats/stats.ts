@@ -2,7 +2,9 @@
  * The statistics engine: pure functions over per-variant counts. Textbook methods, each named:
  * Bayesian Beta–Binomial with a Beta(1,1) prior (exact closed form, Evan Miller 2015), pooled
  * two-proportion z-test, Wald interval on the difference, Pearson chi-square for sample ratio
- * mismatch. Special functions follow Numerical Recipes (Lanczos log-gamma, incomplete gamma).
+ * mismatch, the mixture sequential test. Special functions follow Numerical Recipes (Lanczos
+ * log-gamma, incomplete gamma). Numbers in, numbers out: nothing here knows an experiment's row,
+ * status or mode (the experiments module decides with them; results.ts assembles them).
  */
 
 const LANCZOS = [
@@ -276,6 +278,53 @@ export function sequentialProportions(
     v = pooled * (1 - pooled) * (1 / nA + 1 / nB);
   }
   return sequentialTest(pB - pA, v, nA + nB, alpha);
+}
+
+/** More than this many visitors per arm is "not detectable in practice" (`visitorsToDecide`). */
+export const VISITORS_TO_DECIDE_LIMIT = 1_000_000;
+
+/**
+ * Visitors to add to each of two arms before the mSPRT (`sequentialTest`) rejects "no
+ * difference" at `alpha`, if the rates seen so far hold. 0 when it already does; Infinity when
+ * the rates are equal or it would take more than `VISITORS_TO_DECIDE_LIMIT` per arm; null without
+ * conversions (no variance to project from).
+ */
+export function visitorsToDecide(
+  nA: number,
+  cA: number,
+  nB: number,
+  cB: number,
+  alpha = SEQUENTIAL_ALPHA,
+): number | null {
+  if (nA === 0 || nB === 0) return null;
+  const pA = cA / nA;
+  const pB = cB / nB;
+  const vA = pA * (1 - pA);
+  const vB = pB * (1 - pB);
+  if (vA + vB === 0) return cA + cB === 0 ? null : Number.POSITIVE_INFINITY;
+  const d = pB - pA;
+  if (d === 0) return Number.POSITIVE_INFINITY;
+  const rho2 = sequentialRho2();
+  const threshold = Math.log(1 / alpha);
+  // log Λ with m more per arm: the same formula as sequentialTest, at the same rates.
+  const logLambda = (m: number) => {
+    const v = vA / (nA + m) + vB / (nB + m);
+    const r = (nA + nB + 2 * m) * rho2;
+    return -0.5 * Math.log1p(r) + ((d * d) / v) * (r / (2 * (1 + r)));
+  };
+  if (logLambda(0) >= threshold) return 0;
+  let hi = Math.max(1, nA + nB);
+  while (logLambda(hi) < threshold) {
+    if (hi > VISITORS_TO_DECIDE_LIMIT) return Number.POSITIVE_INFINITY;
+    hi *= 2;
+  }
+  let lo = Math.floor(hi / 2);
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (logLambda(mid) >= threshold) hi = mid;
+    else lo = mid;
+  }
+  return hi;
 }
 
 export interface MeanSummary {

@@ -1,14 +1,109 @@
-import { formatConfidence as pct } from "./confidence-format.js";
-import type { DecisionMethod } from "./decision.js";
-import type { ExperimentResults, VariantResult } from "./results.js";
-import { SEQUENTIAL_ALPHA, sequentialRho2 } from "./stats.js";
+import { banditProbabilityBest } from "../../platform/stats/allocation.js";
+import { formatConfidence as pct } from "../../platform/stats/confidence-format.js";
+import type { ExperimentResults, VariantResult } from "../../platform/stats/results.js";
+import { SEQUENTIAL_ALPHA, VISITORS_TO_DECIDE_LIMIT, visitorsToDecide } from "../../platform/stats/stats.js";
 
 /**
- * The experiment's outcome in plain words (a running experiment showed "Confidence 89%"
- * beside the sequential test's "not yet"). One confidence figure, the sequential test's — the
- * test that decides — and, while nothing is decided, how many more visitors per variant it would
- * take at the rates seen so far.
+ * An experiment's outcome from its results (platform/stats/results.ts): the rules that name a
+ * winner — automatically, or on a stop by hand — and the verdict, the same reading in plain words.
+ * Both read the sequential test through `sequentialFindings`, so the verdict's "wins" and the
+ * automatic rule never disagree on what the test found.
  */
+
+/**
+ * What named an experiment's outcome: `sequential` (the always-valid test, the automatic rule),
+ * `fixed-horizon` (a manual stop where only the single-look figures name a winner), `bandit` (a
+ * stopped bandit's probability of being best), `manual` (stopped by hand, nothing named a winner).
+ */
+export type DecisionMethod = "sequential" | "fixed-horizon" | "bandit" | "manual";
+
+/** A stopped bandit names the arm whose probability of being best is at least this. */
+export const BANDIT_WIN_PROBABILITY = 0.95;
+/** The single-look rule: the best variant's Bayesian chance to beat control names it, or the control. */
+const WIN_THRESHOLD = 0.95;
+const LOSE_THRESHOLD = 0.05;
+
+const ready = (results: ExperimentResults, minSample: number) =>
+  !results.srm.mismatch && results.variants.every((v) => v.exposures >= minSample);
+
+/** Variants a failing guardrail keeps from winning. */
+const blockedVariants = (results: ExperimentResults) =>
+  new Set(results.guardrails.filter((g) => g.status === "failing").map((g) => g.variant));
+
+/**
+ * What the sequential test (Holm-adjusted across challengers) found: the variants it found better
+ * than the control, highest conversion rate first, and whether it found every variant worse.
+ */
+function sequentialFindings(results: ExperimentResults): { better: VariantResult[]; allWorse: boolean } {
+  const challengers = results.variants.slice(1);
+  return {
+    better: challengers
+      .filter((v) => v.sequential?.decided && v.sequential.chanceToBeatControl > 0.5)
+      .sort((a, b) => b.conversionRate - a.conversionRate),
+    allWorse: challengers.every((v) => v.sequential?.decided && v.sequential.chanceToBeatControl < 0.5),
+  };
+}
+
+/**
+ * The automatic rule: every arm has `minSample` exposures, no sample ratio mismatch, and the
+ * sequential test finds a variant better than control — the best such variant wins unless a
+ * guardrail fails for it — or finds every variant worse (the control wins). Returns the winner's
+ * index, or null to keep running.
+ */
+export function decideWinner(results: ExperimentResults, minSample: number): number | null {
+  if (!ready(results, minSample)) return null;
+  const blocked = blockedVariants(results);
+  const { better, allWorse } = sequentialFindings(results);
+  const best = better.find((v) => !blocked.has(v.name));
+  if (best) return results.variants.indexOf(best);
+  return allWorse ? 0 : null;
+}
+
+/**
+ * The single-look rule (Lift's automatic rule before sequential testing): the best variant's
+ * Bayesian chance to beat control is ≥ 0.95 (it wins) or ≤ 0.05 (the control wins). Valid for one
+ * look at a planned sample; checked after every batch it names winners where nothing differs
+ * (bench/experiments/aa-simulation.bench.ts measures how often).
+ */
+export function decideWinnerFixedHorizon(results: ExperimentResults, minSample: number): number | null {
+  if (!ready(results, minSample)) return null;
+  const blocked = blockedVariants(results);
+  let best = 1;
+  for (let i = 2; i < results.variants.length; i++) {
+    if ((results.variants[i]!.chanceToBeatControl ?? 0) > (results.variants[best]!.chanceToBeatControl ?? 0))
+      best = i;
+  }
+  const chance = results.variants[best]!.chanceToBeatControl ?? 0;
+  if (chance >= WIN_THRESHOLD) return blocked.has(results.variants[best]!.name) ? null : best;
+  if (chance <= LOSE_THRESHOLD) return 0;
+  return null;
+}
+
+/** The outcome of a stop by hand: the strongest rule that names a winner, and which one it was. */
+export function decideOnStop(
+  results: ExperimentResults,
+  minSample: number,
+  mode: string,
+  weights: readonly number[],
+): { winner: number | null; method: DecisionMethod } {
+  if (mode === "bandit") {
+    const p = banditProbabilityBest(weights);
+    const i = p.findIndex((x) => x >= BANDIT_WIN_PROBABILITY);
+    return i >= 0 && !blockedVariants(results).has(results.variants[i]!.name)
+      ? { winner: i, method: "bandit" }
+      : { winner: null, method: "manual" };
+  }
+  const sequential = decideWinner(results, minSample);
+  if (sequential !== null) return { winner: sequential, method: "sequential" };
+  const fixed = decideWinnerFixedHorizon(results, minSample);
+  if (fixed !== null) return { winner: fixed, method: "fixed-horizon" };
+  return { winner: null, method: "manual" };
+}
+
+// ---- the verdict ----
+// The outcome in plain words (a running experiment showed "Confidence 89%" beside the sequential
+// test's "not yet"). One confidence figure, the sequential test's — the test that decides — and,
+// while nothing is decided, how many more visitors per variant it would take at the rates seen so far.
 
 export type VerdictState =
   | "no_data"
@@ -42,58 +137,11 @@ export interface VerdictInput {
   probabilityBest: number[] | null;
 }
 
-/** More than this many visitors per variant is "not detectable in practice". */
-const MAX_VISITORS = 1_000_000;
-
 /** "about 1,300": two significant figures, rounded up (a need is never understated). */
 export function roughly(n: number): string {
   if (n < 100) return String(Math.ceil(n));
   const step = 10 ** (Math.floor(Math.log10(n)) - 1);
   return (Math.ceil(n / step) * step).toLocaleString("en-US");
-}
-
-/**
- * Visitors to add to each of two arms before the mSPRT (stats.ts `sequentialTest`) rejects "no
- * difference" at `alpha`, if the rates seen so far hold. 0 when it already does; Infinity when
- * the rates are equal or it would take more than `MAX_VISITORS` per arm; null without
- * conversions (no variance to project from).
- */
-export function visitorsToDecide(
-  nA: number,
-  cA: number,
-  nB: number,
-  cB: number,
-  alpha = SEQUENTIAL_ALPHA,
-): number | null {
-  if (nA === 0 || nB === 0) return null;
-  const pA = cA / nA;
-  const pB = cB / nB;
-  const vA = pA * (1 - pA);
-  const vB = pB * (1 - pB);
-  if (vA + vB === 0) return cA + cB === 0 ? null : Number.POSITIVE_INFINITY;
-  const d = pB - pA;
-  if (d === 0) return Number.POSITIVE_INFINITY;
-  const rho2 = sequentialRho2();
-  const threshold = Math.log(1 / alpha);
-  // log Λ with m more per arm: the same formula as sequentialTest, at the same rates.
-  const logLambda = (m: number) => {
-    const v = vA / (nA + m) + vB / (nB + m);
-    const r = (nA + nB + 2 * m) * rho2;
-    return -0.5 * Math.log1p(r) + ((d * d) / v) * (r / (2 * (1 + r)));
-  };
-  if (logLambda(0) >= threshold) return 0;
-  let hi = Math.max(1, nA + nB);
-  while (logLambda(hi) < threshold) {
-    if (hi > MAX_VISITORS) return Number.POSITIVE_INFINITY;
-    hi *= 2;
-  }
-  let lo = Math.floor(hi / 2);
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (logLambda(mid) >= threshold) hi = mid;
-    else lo = mid;
-  }
-  return hi;
 }
 
 const minExposures = (r: ExperimentResults) => Math.min(...r.variants.map((v) => v.exposures));
@@ -108,7 +156,7 @@ function clearest(r: ExperimentResults): VariantResult | null {
 
 function more(n: number): string {
   if (n <= 0) return "the sequential test is close to deciding";
-  return n > MAX_VISITORS
+  return n > VISITORS_TO_DECIDE_LIMIT
     ? "it would take more than a million more visitors per variant at these rates: the difference may be too small to detect"
     : `about ${roughly(n)} more visitors per variant if the rates hold`;
 }
@@ -162,13 +210,8 @@ export function verdictOf(i: VerdictInput): Verdict {
       text: "No verdict: the variants' traffic is far from the planned split (sample ratio mismatch), so these results may be biased.",
     };
   const shortOfMinimum = Math.max(0, i.minSample - minExposures(r));
-  const better = r.variants
-    .slice(1)
-    .filter((v) => v.sequential?.decided && v.sequential.chanceToBeatControl > 0.5)
-    .sort((a, b) => b.conversionRate - a.conversionRate)[0];
-  const allWorse = r.variants
-    .slice(1)
-    .every((v) => v.sequential?.decided && v.sequential.chanceToBeatControl < 0.5);
+  const { better: found, allWorse } = sequentialFindings(r);
+  const better = found[0];
   if (better || allWorse) {
     const leader = better ? better.name : r.control;
     const what = better

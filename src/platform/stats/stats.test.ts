@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { decideWinnerFixedHorizon } from "./decision.js";
-import { computeResults, thompsonWeights } from "./results.js";
+import { thompsonWeights } from "./allocation.js";
+import { formatConfidence } from "./confidence-format.js";
+import { computeResults } from "./results.js";
 import {
   betaDraw,
   chanceToBeat,
@@ -8,10 +9,16 @@ import {
   differenceInterval,
   holmAdjust,
   logGamma,
+  meanDifferenceIntervals,
   mulberry32,
   normalCdf,
+  SEQUENTIAL_ALPHA,
+  sequentialProportions,
+  sequentialRho2,
+  sequentialTest,
   srmPValue,
   twoProportionPValue,
+  visitorsToDecide,
 } from "./stats.js";
 
 // Reference values below were computed by hand from the textbook formulas (and cross-checked with
@@ -86,14 +93,14 @@ describe("two-proportion tests", () => {
   });
 });
 
-describe("results and the decision rule", () => {
+describe("results", () => {
   const counts = [
     { name: "control", exposures: 1000, conversions: 100 },
     { name: "b", exposures: 1000, conversions: 130 },
   ];
 
   it("reports per-variant rate, relative uplift with interval, chance, p-value and confidence", () => {
-    const { results, confidence } = computeResults(counts, [0.5, 0.5], "ab");
+    const { results, confidence } = computeResults(counts, [0.5, 0.5]);
     const b = results.variants[1]!;
     expect(b.conversionRate).toBeCloseTo(0.13, 12);
     expect(b.uplift).toBeCloseTo(0.3, 12);
@@ -105,17 +112,14 @@ describe("results and the decision rule", () => {
     expect(results.srm).toEqual({ checked: true, pValue: 1, mismatch: false });
   });
 
-  it("declares a winner at ≥ 0.95, the control at ≤ 0.05, nothing below the minimum sample or with SRM", () => {
-    expect(decideWinnerFixedHorizon(computeResults(counts, [0.5, 0.5], "ab").results, 100)).toBe(1);
-    expect(decideWinnerFixedHorizon(computeResults(counts, [0.5, 0.5], "ab").results, 1001)).toBeNull();
-    const reversed = [counts[1]!, { ...counts[0]!, name: "b" }];
-    expect(decideWinnerFixedHorizon(computeResults(reversed, [0.5, 0.5], "ab").results, 100)).toBe(0);
-    const close = [counts[0]!, { name: "b", exposures: 1000, conversions: 105 }];
-    expect(decideWinnerFixedHorizon(computeResults(close, [0.5, 0.5], "ab").results, 100)).toBeNull();
-    const srm = [counts[0]!, { name: "b", exposures: 1300, conversions: 169 }];
-    const r = computeResults(srm, [0.5, 0.5], "ab").results;
-    expect(r.srm.mismatch).toBe(true);
-    expect(decideWinnerFixedHorizon(r, 100)).toBeNull();
+  it("checks the sample ratio only against a planned split", () => {
+    const skewed = [counts[0]!, { name: "b", exposures: 1300, conversions: 169 }];
+    expect(computeResults(skewed, [0.5, 0.5]).results.srm.mismatch).toBe(true);
+    expect(computeResults(skewed, null).results.srm).toEqual({
+      checked: false,
+      pValue: null,
+      mismatch: false,
+    });
   });
 });
 
@@ -136,7 +140,8 @@ describe("Thompson sampling (bandit simulation)", () => {
         if (rand() < truth[arm]!) counts[arm]!.conversions++;
       }
       // Burn-in of 100 exposures per arm, as the job does.
-      if (counts.every((c) => c.exposures >= 100)) weights = thompsonWeights(counts, { draws: 2000 });
+      if (counts.every((c) => c.exposures >= 100))
+        weights = thompsonWeights(counts, { draws: 2000, seed: round });
     }
     expect(weights[2]).toBeGreaterThan(0.9);
     expect(Math.min(...weights)).toBeGreaterThanOrEqual(0.01 - 1e-12);
@@ -165,7 +170,6 @@ describe("Holm–Bonferroni adjustment (more than two arms)", () => {
         { name: "b", exposures: 1000, conversions: 130 },
       ],
       [0.5, 0.5],
-      "ab",
     ).results.variants;
     expect(two[1]!.adjustedPValue).toBe(two[1]!.pValue);
     const four = computeResults(
@@ -176,7 +180,6 @@ describe("Holm–Bonferroni adjustment (more than two arms)", () => {
         { name: "d", exposures: 1000, conversions: 125 },
       ],
       [0.25, 0.25, 0.25, 0.25],
-      "multivariate",
     ).results.variants;
     expect(four[0]!.adjustedPValue).toBeNull();
     const raw = four.map((v) => v.pValue);
@@ -184,5 +187,106 @@ describe("Holm–Bonferroni adjustment (more than two arms)", () => {
     // b has the smallest p-value of three: ×3.
     expect(four[1]!.adjustedPValue).toBeCloseTo(Math.min(1, 3 * raw[1]!), 12);
     for (const v of four.slice(1)) expect(v.adjustedPValue!).toBeGreaterThanOrEqual(v.pValue!);
+  });
+});
+
+/** The mSPRT's p-value after m more visitors per arm at the same rates (sequentialTest, independently). */
+const pAfter = (nA: number, pA: number, nB: number, pB: number, m: number) =>
+  sequentialTest(pB - pA, (pA * (1 - pA)) / (nA + m) + (pB * (1 - pB)) / (nB + m), nA + nB + 2 * m).pValue;
+
+describe("visitorsToDecide", () => {
+  it("is the first sample at which the sequential test rejects at the current rates", () => {
+    // 10% vs 13% on 1000 per arm: not decided yet (p ≈ 0.379, the mSPRT's reference below).
+    const m = visitorsToDecide(1000, 100, 1000, 130)!;
+    expect(m).toBeGreaterThan(0);
+    expect(pAfter(1000, 0.1, 1000, 0.13, m)).toBeLessThan(SEQUENTIAL_ALPHA);
+    expect(pAfter(1000, 0.1, 1000, 0.13, m - 1)).toBeGreaterThanOrEqual(SEQUENTIAL_ALPHA);
+  });
+
+  it("is 0 once decided, infinite for equal rates, unknown without conversions", () => {
+    expect(visitorsToDecide(5000, 500, 5000, 700)).toBe(0);
+    expect(visitorsToDecide(1000, 100, 1000, 100)).toBe(Number.POSITIVE_INFINITY);
+    expect(visitorsToDecide(100, 0, 100, 0)).toBeNull();
+    expect(visitorsToDecide(0, 0, 10, 1)).toBeNull();
+    // 10.0% vs 10.1%: far beyond a million per arm
+    expect(visitorsToDecide(1000, 100, 1000, 101)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe("one confidence figure", () => {
+  it("has one decimal and reads 100% only when it is exactly 1", () => {
+    expect(formatConfidence(0.998)).toBe("99.8%");
+    expect(formatConfidence(0.9995)).toBe("99.9%");
+    expect(formatConfidence(1 - 1e-12)).toBe("99.9%");
+    expect(formatConfidence(1)).toBe("100.0%");
+    expect(formatConfidence(0.95)).toBe("95.0%");
+    expect(formatConfidence(0.12345)).toBe("12.3%");
+    expect(formatConfidence(0)).toBe("0.0%");
+  });
+});
+
+// Reference values: an independent Python computation of the same formulas (math module only):
+// ρ² = (−2 ln α + ln(−2 ln α + 1)) / 5000, r = nρ², p = min(1, 1/Λ),
+// Λ = (1 + r)^(−½) exp(z² r / (2(1 + r))), half = sqrt(V (1 + r)/r · (2 ln(1/α) + ln(1 + r))).
+describe("the sequential test (mSPRT)", () => {
+  it("matches the reference on two samples", () => {
+    expect(sequentialRho2()).toBeCloseTo(7.936151 / 5000, 8);
+    const small = sequentialProportions(1000, 100, 1000, 130)!;
+    expect(small.pValue).toBeCloseTo(0.3789315075857973, 10);
+    expect(small.interval[0]).toBeCloseTo(-0.01451796210226778, 10);
+    expect(small.interval[1]).toBeCloseTo(0.07451796210226777, 10);
+    const large = sequentialProportions(5000, 500, 5000, 600)!;
+    expect(large.pValue).toBeCloseTo(0.03348600165745386, 10);
+    expect(large.interval[0]).toBeCloseTo(0.0008516897655296875, 10);
+    expect(large.interval[1]).toBeCloseTo(0.039148310234470296, 10);
+  });
+});
+
+describe("revenue per visitor", () => {
+  // Per-visitor revenue; the reference is Python's statistics.variance (two-pass) and the same
+  // Welch and delta-method formulas: means 7.3182 / 9.1667.
+  const a = [0, 0, 10, 0, 25.5, 0, 0, 40, 0, 0, 5];
+  const b = [0, 12, 0, 0, 30, 0, 60, 0, 0, 0, 8, 0];
+  const sums = (xs: number[]) => ({
+    n: xs.length,
+    sum: xs.reduce((s, x) => s + x, 0),
+    sumSquares: xs.reduce((s, x) => s + x * x, 0),
+  });
+
+  it("gives Welch's interval of the difference and the delta-method relative interval", () => {
+    const { difference, relative } = meanDifferenceIntervals(sums(a), sums(b));
+    expect(difference![0]).toBeCloseTo(-11.191593319027783, 9);
+    expect(difference![1]).toBeCloseTo(14.888563015997478, 9);
+    expect(relative![0]).toBeCloseTo(-1.7064318186262035, 9);
+    expect(relative![1]).toBeCloseTo(2.2116078020630563, 9);
+  });
+
+  it("is reported per variant from the running sums", () => {
+    const { results } = computeResults(
+      [
+        {
+          name: "control",
+          exposures: a.length,
+          conversions: 4,
+          revenueSum: sums(a).sum,
+          revenueSumSquares: sums(a).sumSquares,
+        },
+        {
+          name: "b",
+          exposures: b.length,
+          conversions: 4,
+          revenueSum: sums(b).sum,
+          revenueSumSquares: sums(b).sumSquares,
+        },
+      ],
+      [0.5, 0.5],
+    );
+    expect(results.variants[0]!.revenuePerVisitor).toEqual({
+      mean: 80.5 / 11,
+      interval: null,
+      relativeInterval: null,
+    });
+    expect(results.variants[1]!.revenuePerVisitor.mean).toBeCloseTo(9.166666666666666, 12);
+    expect(results.variants[1]!.revenuePerVisitor.interval![1]).toBeCloseTo(14.888563015997478, 9);
   });
 });

@@ -1,12 +1,15 @@
-import { fnv1a32 } from "./bucketing.js";
+/**
+ * An experiment's results from its per-variant counters: each variant against the control
+ * (variant 0) by every test in stats.ts, the sample-ratio check, and secondary and guardrail
+ * goals. Which variant wins, and how the outcome reads, is the experiments module's rule
+ * (modules/experiments/outcome.ts); this file only measures.
+ */
 import {
-  betaDraw,
   chanceToBeat,
   differenceInterval,
   holmAdjust,
   meanAndVariance,
   meanDifferenceIntervals,
-  mulberry32,
   SEQUENTIAL_ALPHA,
   sequentialProportions,
   srmPValue,
@@ -71,7 +74,7 @@ export interface ExperimentResults {
   variants: VariantResult[];
   totalExposures: number;
   totalConversions: number;
-  /** Sample ratio mismatch: chi-square of exposures vs the configured weights (not for bandits). */
+  /** Sample ratio mismatch: chi-square of exposures vs the planned split (none for a bandit). */
   srm: { checked: boolean; pValue: number | null; mismatch: boolean };
   guardrails: { goal: string; variant: string; status: GuardrailStatus }[];
   secondary: {
@@ -87,16 +90,17 @@ export interface ExperimentResults {
 }
 
 export const SRM_THRESHOLD = 0.001;
-export const WIN_THRESHOLD = 0.95;
-export const LOSE_THRESHOLD = 0.05;
 
 const rateOf = (c: number, n: number) => (n > 0 ? c / n : 0);
 
-/** Results from the incremental counters; variant 0 is the control. */
+/**
+ * Results from the incremental counters; variant 0 is the control. `split` is the allocation the
+ * exposures should follow; null when there is none to check them against (a bandit's moves), which
+ * leaves the sample-ratio check out.
+ */
 export function computeResults(
   counts: VariantCounts[],
-  weights: readonly number[],
-  mode: string,
+  split: readonly number[] | null,
   goals: readonly GoalCounts[] = [],
 ): { results: ExperimentResults; confidence: number } {
   const control = counts[0]!;
@@ -163,11 +167,11 @@ export function computeResults(
   variants.forEach((v, i) => {
     v.adjustedPValue = adjusted[i]!;
   });
-  const checked = mode !== "bandit";
+  const checked = split !== null;
   const srmP = checked
     ? srmPValue(
         counts.map((c) => c.exposures),
-        weights,
+        split,
       )
     : null;
   const totalExposures = counts.reduce((s, c) => s + c.exposures, 0);
@@ -224,38 +228,4 @@ function guardrailStatuses(counts: VariantCounts[], g: GoalCounts) {
     }
     return { goal: g.goal, variant: v.name, status };
   });
-}
-
-export interface ThompsonOptions {
-  draws?: number;
-  floor?: number;
-  seed?: number;
-}
-
-/**
- * Thompson sampling allocation: each arm's weight is the share of joint posterior draws in which it
- * has the highest rate, then mixed with a floor so no arm starves: w = floor + (1 − k·floor)·share.
- */
-export function thompsonWeights(counts: VariantCounts[], opts: ThompsonOptions = {}): number[] {
-  const draws = opts.draws ?? 10_000;
-  const floor = opts.floor ?? 0.01;
-  const seed = opts.seed ?? fnv1a32(counts.map((c) => `${c.name}:${c.exposures}:${c.conversions}`).join("|"));
-  const rand = mulberry32(seed);
-  const wins = new Array(counts.length).fill(0);
-  for (let d = 0; d < draws; d++) {
-    let best = 0;
-    let bestValue = -1;
-    for (let i = 0; i < counts.length; i++) {
-      const c = counts[i]!;
-      const v = betaDraw(1 + c.conversions, 1 + c.exposures - c.conversions, rand);
-      if (v > bestValue) {
-        bestValue = v;
-        best = i;
-      }
-    }
-    wins[best]++;
-  }
-  const k = counts.length;
-  const f = Math.min(floor, 1 / k);
-  return wins.map((w) => f + (1 - k * f) * (w / draws));
 }
