@@ -1,7 +1,11 @@
 import { banditProbabilityBest } from "../../platform/stats/allocation.js";
 import { formatConfidence as pct } from "../../platform/stats/confidence-format.js";
 import type { ExperimentResults, VariantResult } from "../../platform/stats/results.js";
-import { SEQUENTIAL_ALPHA, VISITORS_TO_DECIDE_LIMIT, visitorsToDecide } from "../../platform/stats/stats.js";
+import {
+  SEQUENTIAL_ALPHA,
+  VISITORS_TO_DECIDE_LIMIT,
+  visitorsToDecide,
+} from "../../platform/stats/sequential.js";
 
 /**
  * An experiment's outcome from its results (platform/stats/results.ts): the rules that name a

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../../test/helpers/app.js";
 import { formatConfidence } from "../../platform/stats/confidence-format.js";
 import { computeResults, type VariantCounts } from "../../platform/stats/results.js";
-import { visitorsToDecide } from "../../platform/stats/stats.js";
+import { visitorsToDecide } from "../../platform/stats/sequential.js";
 import { committed, exposure, processEvents } from "./experiments.testing.js";
 import { type VerdictInput, roughly, verdictOf } from "./outcome.js";
 

@@ -1,6 +1,6 @@
 /**
  * An experiment's results from its per-variant counters: each variant against the control
- * (variant 0) by every test in stats.ts, the sample-ratio check, and secondary and guardrail
+ * (variant 0) by every test in stats.ts and sequential.ts, the sample-ratio check, and secondary and guardrail
  * goals. Which variant wins, and how the outcome reads, is the experiments module's rule
  * (modules/experiments/outcome.ts); this file only measures.
  */
@@ -10,11 +10,10 @@ import {
   holmAdjust,
   meanAndVariance,
   meanDifferenceIntervals,
-  SEQUENTIAL_ALPHA,
-  sequentialProportions,
   srmPValue,
   twoProportionPValue,
 } from "./stats.js";
+import { SEQUENTIAL_ALPHA, sequentialProportions } from "./sequential.js";
 
 export interface VariantCounts {
   name: string;

@@ -12,14 +12,16 @@ import {
   meanDifferenceIntervals,
   mulberry32,
   normalCdf,
+  srmPValue,
+  twoProportionPValue,
+} from "./stats.js";
+import {
   SEQUENTIAL_ALPHA,
   sequentialProportions,
   sequentialRho2,
   sequentialTest,
-  srmPValue,
-  twoProportionPValue,
   visitorsToDecide,
-} from "./stats.js";
+} from "./sequential.js";
 
 // Reference values below were computed by hand from the textbook formulas (and cross-checked with
 // scipy.stats: beta.pdf·beta.cdf integrated by quad, chi2.sf, norm.cdf).
