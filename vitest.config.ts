@@ -3,14 +3,26 @@ import { defineConfig } from "vitest/config";
 /**
  * `LIFT_TESTS=database` (CI's second pass, on PostgreSQL): only tests whose subject can differ by
  * database. The dashboard and snippet in a browser, and the dashboard's own units, run once (on
- * SQLite): what they call is tested on both databases through the API.
+ * SQLite): what they call is tested on both databases through the API. So do the tests that read
+ * the source tree and docs, not a running app.
  */
 const databaseOnly = process.env.LIFT_TESTS === "database";
+const sourceTreeTests = [
+  "architecture-doc",
+  "module-surfaces",
+  "module-state",
+  "sql-in-stores",
+  "structure",
+  "test-helpers",
+].map((name) => `test/platform/${name}.test.ts`);
 
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", ...(databaseOnly ? ["test/browser/**", "test/web/**"] : [])],
+    exclude: [
+      "**/node_modules/**",
+      ...(databaseOnly ? ["test/browser/**", "test/web/**", ...sourceTreeTests] : []),
+    ],
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     testTimeout: 30_000,
