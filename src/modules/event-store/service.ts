@@ -1,6 +1,7 @@
 import type { ProjectRef } from "../../platform/auth/principal.js";
-import type { EventOrigin } from "../../platform/event-bus.js";
 import type { DbOrTrx, Trx } from "../../platform/db/index.js";
+import type { ServiceDeps } from "../../platform/deps.js";
+import type { EventOrigin } from "../../platform/event-bus.js";
 import { type ErasedEvents, deleteEventsOf } from "./erasure.js";
 import "./tables.js";
 import type { IncomingEvent } from "./flush-rows.js";
@@ -8,12 +9,10 @@ import { holdEventWrites } from "./store/erasure.js";
 import { visitorEventRows } from "./store/reads.js";
 import { visitorsWithLastSeen } from "./store/visitor-states.js";
 import { type StoredEvent, toStoredEvent } from "./stored.js";
+import { writerFor } from "./writer-slot.js";
 
 /** Where a visit came from (channel, source, campaign, referrer host, landing page): analytics reads a session's. */
 export { type Acquisition, deriveAcquisition } from "./sessions/channel.js";
-import type { ServiceDeps } from "../../platform/deps.js";
-import { writerFor } from "./writer-slot.js";
-
 export { writerFor };
 /** What the writer stores: an event that passed validation, before the writer adds session and channel. */
 export type { IncomingEvent } from "./flush-rows.js";
