@@ -22,6 +22,17 @@ const importsOf = (file: string) =>
     path.resolve(path.dirname(file), m[1]!),
   );
 
+/** docs/architecture.md's import graph (§1's mermaid lines `a --> b & c`), as "a → b", "a → c". */
+function documentedEdges(): string[] {
+  const doc = readFileSync(path.join(SRC, "../docs/architecture.md"), "utf8");
+  const graph = /```mermaid\n([\s\S]*?)```/.exec(doc)?.[1] ?? "";
+  return graph
+    .split("\n")
+    .map((line) => /^\s*([\w-]+)\s*-->\s*(.+)$/.exec(line))
+    .flatMap((m) => (m ? m[2]!.split("&").map((to) => `${m[1]} → ${to.trim()}`) : []))
+    .sort();
+}
+
 const moduleOf = (abs: string) => {
   const rel = path.relative(path.join(SRC, "modules"), abs);
   return rel.startsWith("..") || !rel.includes(path.sep) ? null : rel.split(path.sep)[0]!;
@@ -77,6 +88,21 @@ describe("module surfaces", () => {
       return rules.filter(([, re]) => re.test(text)).map(([what]) => `${path.relative(SRC, file)} ${what}`);
     });
     expect(offending).toEqual([]);
+  });
+
+  it("the import graph drawn in docs/architecture.md §1 is the modules' imports, edge for edge", () => {
+    const edges = new Set<string>();
+    for (const file of sourceFiles(path.join(SRC, "modules"))) {
+      const own = moduleOf(file);
+      // test helpers (*.testing.ts) arrange other modules' state, as tests do
+      if (!own || file.endsWith(".testing.ts")) continue;
+      for (const target of importsOf(file)) {
+        const other = moduleOf(target);
+        if (other && other !== own) edges.add(`${own} → ${other}`);
+      }
+    }
+    expect(documentedEdges().length).toBeGreaterThan(0);
+    expect([...edges].sort()).toEqual(documentedEdges());
   });
 
   it("platform code imports no feature module", () => {
