@@ -24,6 +24,7 @@ export default defineConfig({
       ...(databaseOnly ? ["test/browser/**", "test/web/**", ...sourceTreeTests] : []),
     ],
     globalSetup: ["test/global-setup.ts"],
+    reporters: ["default", "./test/stuck-file-reporter.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,

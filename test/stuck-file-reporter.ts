@@ -1,0 +1,135 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import type { Reporter, TestModule } from "vitest/node";
+
+/**
+ * Names a test file that runs far longer than any file should, and shows what its process is
+ * doing. The longest file takes about a minute; a file still running after `STUCK_AFTER_MS` is
+ * stuck, in a way its own timeouts cannot end (a test's and a hook's timeouts are timers of the
+ * worker, which do not fire while its main thread is blocked in native code). Without this, such a
+ * run waits until CI's own limit and says nothing of which file it was.
+ *
+ * It prints the file, every process under vitest with its state, each thread's kernel wait
+ * channel and (where gdb is installed, as .ci/run does) the native stacks of the test workers;
+ * after `GIVE_UP_AFTER_MS` it ends the run with a failure.
+ */
+const STUCK_AFTER_MS = Number(process.env.LIFT_TEST_STUCK_MS ?? 5 * 60_000);
+const GIVE_UP_AFTER_MS = STUCK_AFTER_MS * 2;
+
+export default class StuckFileReporter implements Reporter {
+  private readonly running = new Map<string, { since: number; reported: boolean }>();
+  private timer: NodeJS.Timeout | undefined;
+
+  onInit() {
+    this.timer = setInterval(() => this.look(), Math.min(15_000, STUCK_AFTER_MS / 4));
+    this.timer.unref();
+  }
+
+  onTestModuleQueued(m: TestModule) {
+    this.running.set(m.moduleId, { since: Date.now(), reported: false });
+  }
+
+  onTestModuleEnd(m: TestModule) {
+    this.running.delete(m.moduleId);
+  }
+
+  onTestRunEnd() {
+    clearInterval(this.timer);
+  }
+
+  private look() {
+    const now = Date.now();
+    for (const [file, r] of this.running) {
+      const ran = now - r.since;
+      if (ran >= STUCK_AFTER_MS && !r.reported) {
+        r.reported = true;
+        process.stderr.write(`\n[stuck] ${file} has run for ${Math.round(ran / 1000)} s\n${processes()}\n`);
+        process.stderr.write(`${nativeStacks()}\n`);
+      }
+      if (ran >= GIVE_UP_AFTER_MS) {
+        process.stderr.write(`\n[stuck] ending the run: ${file} has run for ${Math.round(ran / 1000)} s\n`);
+        process.stderr.write(`${processes()}\n`);
+        process.exit(1);
+      }
+    }
+  }
+}
+
+/** The processes under this one (pid, state, age, command) and each thread's wait channel. */
+function processes(): string {
+  let rows: { pid: number; ppid: number; line: string }[];
+  try {
+    rows = execFileSync("ps", ["-eo", "pid=,ppid=,stat=,etime=,args="], { encoding: "utf8", timeout: 5_000 })
+      .split("\n")
+      .filter((line) => line.trim())
+      .map((line) => {
+        const [pid, ppid] = line.trim().split(/\s+/, 2).map(Number);
+        return { pid: pid!, ppid: ppid!, line: line.trim().slice(0, 300) };
+      });
+  } catch (err) {
+    return `(ps failed: ${(err as Error).message})`;
+  }
+  const lines: string[] = [];
+  const waits: string[] = [];
+  const walk = (pid: number, depth: number) => {
+    for (const r of rows.filter((row) => row.ppid === pid)) {
+      lines.push(`${"  ".repeat(depth)}${r.line}`);
+      waits.push(...threadWaits(r.pid));
+      walk(r.pid, depth + 1);
+    }
+  };
+  walk(process.pid, 0);
+  return `${lines.join("\n")}\nthreads (pid/tid name state wait):\n${waits.join("\n")}`;
+}
+
+function threadWaits(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      return `${pid}/${tid} ${name} ${state} ${readFileSync(`/proc/${pid}/task/${tid}/wchan`, "utf8")}`;
+    });
+  } catch {
+    return []; // the process ended meanwhile
+  }
+}
+
+/** Each test worker's native threads' stacks, by gdb: where a blocked main thread waits. */
+function nativeStacks(): string {
+  const out: string[] = [];
+  for (const pid of workerPids()) {
+    try {
+      out.push(
+        `gdb -p ${pid}:`,
+        execFileSync("gdb", ["-batch", "-p", String(pid), "-ex", "thread apply all bt 12"], {
+          encoding: "utf8",
+          timeout: 60_000,
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
+      );
+    } catch (err) {
+      out.push(`(gdb on ${pid} failed: ${(err as Error).message.split("\n")[0]})`);
+    }
+  }
+  return out.join("\n");
+}
+
+function workerPids(): number[] {
+  try {
+    return readdirSync("/proc")
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+          const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+          return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("vitest");
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
+}
