@@ -49,14 +49,22 @@ export default class StuckFileReporter implements Reporter {
       if (ran >= GIVE_UP_AFTER_MS) {
         process.stderr.write(`\n[stuck] ending the run: ${file} has run for ${Math.round(ran / 1000)} s\n`);
         process.stderr.write(`${processes()}\n`);
+        // Left behind, a worker whose runner is gone spins on its dead channel and grows.
+        for (const pid of descendants().map((r) => r.pid)) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // ended meanwhile
+          }
+        }
         process.exit(1);
       }
     }
   }
 }
 
-/** The processes under this one (pid, state, age, command) and each thread's wait channel. */
-function processes(): string {
+/** The processes under this one, parents before children, with their depth. */
+function descendants(): { pid: number; line: string; depth: number }[] {
   let rows: { pid: number; ppid: number; line: string }[];
   try {
     rows = execFileSync("ps", ["-eo", "pid=,ppid=,stat=,etime=,args="], { encoding: "utf8", timeout: 5_000 })
@@ -66,20 +74,26 @@ function processes(): string {
         const [pid, ppid] = line.trim().split(/\s+/, 2).map(Number);
         return { pid: pid!, ppid: ppid!, line: line.trim().slice(0, 300) };
       });
-  } catch (err) {
-    return `(ps failed: ${(err as Error).message})`;
+  } catch {
+    return [];
   }
-  const lines: string[] = [];
-  const waits: string[] = [];
+  const found: { pid: number; line: string; depth: number }[] = [];
   const walk = (pid: number, depth: number) => {
     for (const r of rows.filter((row) => row.ppid === pid)) {
-      lines.push(`${"  ".repeat(depth)}${r.line}`);
-      waits.push(...threadWaits(r.pid));
+      found.push({ pid: r.pid, line: r.line, depth });
       walk(r.pid, depth + 1);
     }
   };
   walk(process.pid, 0);
-  return `${lines.join("\n")}\nthreads (pid/tid name state wait):\n${waits.join("\n")}`;
+  return found;
+}
+
+/** The processes under this one (pid, state, age, command) and each thread's wait channel. */
+function processes(): string {
+  const rows = descendants();
+  const tree = rows.map((r) => `${"  ".repeat(r.depth)}${r.line}`).join("\n");
+  const waits = rows.flatMap((r) => threadWaits(r.pid));
+  return `${tree}\nthreads (pid/tid name state wait):\n${waits.join("\n")}`;
 }
 
 function threadWaits(pid: number): string[] {
