@@ -35,7 +35,14 @@ const instance = await openSlot();
  * `analytics-2.duckdb` … — and keep it across restarts, so a restart does not copy everything again.
  */
 async function openSlot(): Promise<DuckDBInstance> {
-  const options = { memory_limit: `${data.memoryMb}MB`, threads: String(data.threads) };
+  const options = {
+    memory_limit: `${data.memoryMb}MB`,
+    threads: String(data.threads),
+    // DuckDB checkpoints when its WAL passes this: 16 MB by default, a checkpoint every few pages
+    // of the copy. A checkpoint costs more as the file grows; fewer of them keep the copy's cost
+    // per event from growing as much with the store. A restart replays at most this much WAL.
+    checkpoint_threshold: "64MB",
+  };
   for (let slot = 1; ; slot++) {
     const file = slot === 1 ? data.path : data.path.replace(/\.duckdb$/, `-${slot}.duckdb`);
     try {
