@@ -13,6 +13,7 @@ const sourceTreeTests = [
   "module-state",
   "sql-in-stores",
   "structure",
+  "stuck-file-reporter",
   "test-helpers",
 ].map((name) => `test/platform/${name}.test.ts`);
 

@@ -112,7 +112,8 @@ function threadWaits(pid: number): string[] {
 /** Each test worker's native threads' stacks, by gdb: where a blocked main thread waits. */
 function nativeStacks(): string {
   const out: string[] = [];
-  for (const pid of workerPids()) {
+  const workers = descendants().filter((r) => r.depth === 0 && r.line.includes("vitest"));
+  for (const { pid } of workers) {
     try {
       out.push(
         `gdb -p ${pid}:`,
@@ -127,23 +128,4 @@ function nativeStacks(): string {
     }
   }
   return out.join("\n");
-}
-
-function workerPids(): number[] {
-  try {
-    return readdirSync("/proc")
-      .filter((d) => /^\d+$/.test(d))
-      .map(Number)
-      .filter((pid) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-          const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-          return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("vitest");
-        } catch {
-          return false;
-        }
-      });
-  } catch {
-    return [];
-  }
 }
