@@ -43,14 +43,18 @@ export default class StuckFileReporter implements Reporter {
       const ran = now - r.since;
       if (ran >= STUCK_AFTER_MS && !r.reported) {
         r.reported = true;
-        process.stderr.write(`\n[stuck] ${file} has run for ${Math.round(ran / 1000)} s\n${processes()}\n`);
-        process.stderr.write(`${nativeStacks()}\n`);
+        const rows = descendants();
+        process.stderr.write(
+          `\n[stuck] ${file} has run for ${Math.round(ran / 1000)} s\n${processes(rows)}\n`,
+        );
+        process.stderr.write(`${nativeStacks(rows)}\n`);
       }
       if (ran >= GIVE_UP_AFTER_MS) {
         process.stderr.write(`\n[stuck] ending the run: ${file} has run for ${Math.round(ran / 1000)} s\n`);
-        process.stderr.write(`${processes()}\n`);
+        const rows = descendants();
+        process.stderr.write(`${processes(rows)}\n`);
         // Left behind, a worker whose runner is gone spins on its dead channel and grows.
-        for (const pid of descendants().map((r) => r.pid)) {
+        for (const { pid } of rows) {
           try {
             process.kill(pid, "SIGKILL");
           } catch {
@@ -63,8 +67,10 @@ export default class StuckFileReporter implements Reporter {
   }
 }
 
+type ProcessRow = { pid: number; line: string; depth: number };
+
 /** The processes under this one, parents before children, with their depth. */
-function descendants(): { pid: number; line: string; depth: number }[] {
+function descendants(): ProcessRow[] {
   let rows: { pid: number; ppid: number; line: string }[];
   try {
     rows = execFileSync("ps", ["-eo", "pid=,ppid=,stat=,etime=,args="], { encoding: "utf8", timeout: 5_000 })
@@ -77,7 +83,7 @@ function descendants(): { pid: number; line: string; depth: number }[] {
   } catch {
     return [];
   }
-  const found: { pid: number; line: string; depth: number }[] = [];
+  const found: ProcessRow[] = [];
   const walk = (pid: number, depth: number) => {
     for (const r of rows.filter((row) => row.ppid === pid)) {
       found.push({ pid: r.pid, line: r.line, depth });
@@ -89,8 +95,7 @@ function descendants(): { pid: number; line: string; depth: number }[] {
 }
 
 /** The processes under this one (pid, state, age, command) and each thread's wait channel. */
-function processes(): string {
-  const rows = descendants();
+function processes(rows: ProcessRow[]): string {
   const tree = rows.map((r) => `${"  ".repeat(r.depth)}${r.line}`).join("\n");
   const waits = rows.flatMap((r) => threadWaits(r.pid));
   return `${tree}\nthreads (pid/tid name state wait):\n${waits.join("\n")}`;
@@ -99,9 +104,7 @@ function processes(): string {
 function threadWaits(pid: number): string[] {
   try {
     return readdirSync(`/proc/${pid}/task`).map((tid) => {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      const { name, state } = statOf(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
       return `${pid}/${tid} ${name} ${state} ${readFileSync(`/proc/${pid}/task/${tid}/wchan`, "utf8")}`;
     });
   } catch {
@@ -109,10 +112,16 @@ function threadWaits(pid: number): string[] {
   }
 }
 
+/** A `/proc/<pid>/stat` line's command name and state (R running, S sleeping, D disk wait, Z zombie …). */
+export function statOf(stat: string): { name: string; state: string } {
+  const close = stat.lastIndexOf(")");
+  return { name: stat.slice(stat.indexOf("(") + 1, close), state: stat.slice(close + 2).split(" ")[0]! };
+}
+
 /** Each test worker's native threads' stacks, by gdb: where a blocked main thread waits. */
-function nativeStacks(): string {
+function nativeStacks(rows: ProcessRow[]): string {
   const out: string[] = [];
-  const workers = descendants().filter((r) => r.depth === 0 && r.line.includes("vitest"));
+  const workers = rows.filter((r) => r.depth === 0 && r.line.includes("vitest"));
   for (const { pid } of workers) {
     try {
       out.push(

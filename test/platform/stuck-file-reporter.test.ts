@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { statOf } from "../stuck-file-reporter.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(path.join(tmpdir(), "lift-stuck-"));
@@ -11,8 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Whether `pid` still runs: a killed process its parent has not reaped yet is a zombie (state Z). */
 const running = (pid: number) => {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+    return statOf(readFileSync(`/proc/${pid}/stat`, "utf8")).state !== "Z";
   } catch {
     return false;
   }
