@@ -6,7 +6,6 @@ import type { EventBus } from "../../platform/event-bus.js";
 import { SessionStep } from "./sessions/session-step.js";
 import { openEventStore } from "./store/index.js";
 import type { SqliteStoreOptions } from "./store/sqlite.js";
-import { localVisitorStates } from "./store/visitor-states.js";
 import { EventWriter, type WriterOptions } from "./writer.js";
 
 /**
@@ -20,9 +19,8 @@ export function openEventWriter(
   opts: WriterOptions & Partial<SqliteStoreOptions> & { redis?: Redis },
 ): EventWriter {
   const { indexMergeRows = 262_144, indexMergeStep, redis, ...writer } = opts;
-  // The store first: on SQLite the session step's lookups read the per-visitor index it opens.
   const store = openEventStore(handle, { indexMergeRows, indexMergeStep }, log);
-  const sessions = new SessionStep(localVisitorStates(handle), redis, log);
+  const sessions = new SessionStep(store.visitorStates, redis, log);
   return new EventWriter(store, sessions, bus, log, writer);
 }
 

@@ -7,9 +7,10 @@ import { localVisitorStates } from "../store/visitor-states.js";
 // SQLite whatever DATABASE_URL says: the tracker's own lookups (PostgreSQL loads in batches instead).
 describe("session cache past its capacity", () => {
   let handle: Awaited<ReturnType<typeof openMigratedSqlite>>;
+  let index: VisitorIndex;
   beforeAll(async () => {
     handle = await openMigratedSqlite("sessions");
-    new VisitorIndex(handle.sqlite!, 1000); // the lookups read the index's tail
+    index = new VisitorIndex(handle.sqlite!, 1000); // the lookups read the index's tail
   });
   afterAll(async () => handle.remove());
 
@@ -17,7 +18,7 @@ describe("session cache past its capacity", () => {
   const URL = "https://shop.example.com/";
 
   it("an evicted visitor comes back into the same session (reloaded), a late one into a new one", async () => {
-    const tracker = new SessionTracker(localVisitorStates(handle), 2);
+    const tracker = new SessionTracker(localVisitorStates(handle.sqlite!, index), 2);
     const flush = async (visitor: string, ts: number) => {
       let sessionId = "";
       await handle.db.transaction().execute(async (trx) => {

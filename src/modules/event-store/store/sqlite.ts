@@ -6,6 +6,7 @@ import { SqliteClaims } from "../claims/claims-store.js";
 import { AT, COLUMNS, WIDTH } from "./rows.js";
 import type { EventStore, InsertedRows } from "./types.js";
 import { VisitorIndex } from "./visitor-index.js";
+import { type LocalVisitorStates, localVisitorStates } from "./visitor-states.js";
 
 // 15 columns × 200 rows = 3000 parameters, far under SQLite's 32766.
 const SQLITE_CHUNK = 200;
@@ -30,6 +31,7 @@ export class SqliteEventStore implements EventStore {
   /** returns the `seq` of the first inserted row (the others follow consecutively) */
   private insertMany: (values: unknown[]) => number;
   private index: VisitorIndex;
+  readonly visitorStates: LocalVisitorStates;
   private claims: SqliteClaims;
   private sqlite: SQLite.Database;
 
@@ -43,6 +45,7 @@ export class SqliteEventStore implements EventStore {
     this.insertMany = sqliteInserter(handle);
     this.index = new VisitorIndex(this.sqlite, opts.indexMergeRows, opts.indexMergeStep);
     this.claims = new SqliteClaims(this.sqlite);
+    this.visitorStates = localVisitorStates(this.sqlite, this.index);
   }
 
   newestReceipt(): number | undefined {

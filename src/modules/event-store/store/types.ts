@@ -1,6 +1,7 @@
 import type { CommittedEvent } from "../../../platform/event-bus.js";
 import type { Db, Trx } from "../../../platform/db/index.js";
 import type { FlushItem } from "../flush-rows.js";
+import type { LocalVisitorStates } from "./visitor-states.js";
 
 /** A stored event's key: SQLite's `seq`, PostgreSQL's `id`. */
 export type StoreKey = number | string;
@@ -42,6 +43,11 @@ export interface EventStore {
    * writing their responses overlaps that round trip instead of delaying it).
    */
   readonly deferAnswers: boolean;
+  /**
+   * SQLite, where one process owns the file: the session step's lookups of visitor states, on the
+   * writer's connection and the store's per-visitor index. Undefined on PostgreSQL.
+   */
+  readonly visitorStates?: LocalVisitorStates;
   /** the newest stored row's receipt time (SQLite, where one process owns the file), if any */
   newestReceipt(): number | undefined;
   /** Keyed requests (Segment's messageIds): the store's `MessageClaims` (claims/dedup.ts). */

@@ -10,6 +10,7 @@ import { AT, WIDTH } from "./rows.js";
 import { sqliteInserter } from "./sqlite.js";
 import { VisitorIndex } from "./visitor-index.js";
 import { sqliteVisitorLastSeen } from "./visitor-lookups.js";
+import { localVisitorStates } from "./visitor-states.js";
 
 // A merge every 5 events: requests cross merges, each merge writes a bucket of its own.
 const MERGE_ROWS = 5;
@@ -314,8 +315,26 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
     const truth = handle
       .sqlite!.prepare("select coalesce(max(ts), 0) from events where project_id = ? and visitor_id = ?")
       .pluck();
+    // The writer's own lookup (visitor-states.ts) reads the tail in memory instead: the same time.
+    const ofVisitor = {
+      first_seen: T0,
+      first_channel: "direct",
+      first_source: null,
+      first_landing_page: "/",
+      session_id: "s",
+      session_started: T0,
+      session_channel: "direct",
+      session_source: null,
+      session_landing_page: "/",
+      last_seen: T0,
+    };
+    let states = localVisitorStates(handle.sqlite!, { tailLastSeen: () => 0 });
+    for (const v of ["v0", "v1", "v2"]) states.put(P, v, ofVisitor);
     const check = (visitors: string[]) => {
-      for (const v of visitors) expect(lastSeen.get(P, v, P, v)).toBe(truth.get(P, v));
+      for (const v of visitors) {
+        expect(lastSeen.get(P, v, P, v)).toBe(truth.get(P, v));
+        expect(states.get(P, v)?.events_last_seen ?? 0).toBe(truth.get(P, v));
+      }
     };
     // However many buckets there are, the lookup reads no bucket of the index.
     const plan = handle
@@ -323,6 +342,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
       .all(P, "v0", P, "v0") as { detail: string }[];
     expect(plan.map((r) => r.detail).join("\n")).not.toMatch(/bucket|MATERIALIZE/);
     const index = new VisitorIndex(handle.sqlite!, 10, 4);
+    states = localVisitorStates(handle.sqlite!, index);
     store(index, 12, 300);
     check(["v0", "v1", "v2"]);
     step(index);
@@ -333,6 +353,7 @@ describe("the index's tail and its merges (a SQLite file of its own)", () => {
     store(index, 12, 200);
     step(index);
     const restarted = new VisitorIndex(handle.sqlite!, 10, 4);
+    states = localVisitorStates(handle.sqlite!, restarted);
     check(["v0", "v1", "v2"]);
     store(restarted, 3, 400);
     while (restarted.mergeDue) step(restarted);

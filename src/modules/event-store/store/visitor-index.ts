@@ -275,6 +275,18 @@ export class VisitorIndex {
     }
   }
 
+  /**
+   * The latest time among the visitor's committed tail entries, 0 when none: with its row in
+   * `event_visitor_last`, the visitor's latest event (the writer's own lookup, without SQL's
+   * `event_visitor_tail` round trip through JSON and a generator).
+   */
+  tailLastSeen(project: string, visitor: string): number {
+    let last = 0;
+    const list = this.byVisitor.get(project)?.get(visitor);
+    if (list) for (const p of list) if (p < this.committed && this.tss[p]! > last) last = this.tss[p]!;
+    return last;
+  }
+
   /** Committed tail entries of the given visitors, as [seq, ts]. */
   *entries(project: string, visitorIds: string[]): Generator<[bigint, number]> {
     const ofProject = this.byVisitor.get(project);

@@ -1,6 +1,8 @@
 import { sql } from "kysely";
-import { type DbHandle, type DbOrTrx, type Trx, isPostgresDb } from "../../../platform/db/index.js";
+import type SQLite from "better-sqlite3";
+import { type DbOrTrx, type Trx, isPostgresDb } from "../../../platform/db/index.js";
 import type { EventVisitorTable } from "../tables.js";
+import type { VisitorIndex } from "./visitor-index.js";
 import { sqliteVisitorLastSeen } from "./visitor-lookups.js";
 
 /** A visitor's session and first-touch state: its `event_visitors` row without the key. */
@@ -34,16 +36,21 @@ export interface LocalVisitorStates {
 }
 
 /**
- * SQLite, where one process owns the file: prepared statements on the raw connection, so the
- * session tracker looks each visitor up as it meets it. Undefined on PostgreSQL, where a flush's
- * visitors are loaded ahead (`visitorsWithLastSeen`) and several processes may share the states.
- * The connection's per-visitor index must be open first (the lookups read its tail).
+ * SQLite, where one process owns the file: a prepared statement on the raw connection, so the
+ * session tracker looks each visitor up as it meets it (on PostgreSQL a flush's visitors are loaded
+ * ahead, `visitorsWithLastSeen`, and several processes may share the states). The visitor's latest
+ * event is the later of its merged time (`event_visitor_last`, joined to its row) and the newest
+ * entry of the per-visitor index's tail, read from the writer's own index in memory.
  */
-export function localVisitorStates(handle: DbHandle): LocalVisitorStates | undefined {
-  const sqlite = handle.sqlite;
-  if (!sqlite) return undefined;
+export function localVisitorStates(
+  sqlite: SQLite.Database,
+  index: Pick<VisitorIndex, "tailLastSeen">,
+): LocalVisitorStates {
   const select = sqlite.prepare(
-    `select ${STATE_COLUMNS.join(",")}, ${sqliteVisitorLastSeen("v.project_id", "v.visitor_id")} as events_last_seen from event_visitors v where project_id = ? and visitor_id = ?`,
+    `select ${STATE_COLUMNS.map((c) => `v.${c}`).join(",")}, coalesce(x.ts, 0) as events_last_seen
+     from event_visitors v left join event_visitor_last x
+       on x.project_id = v.project_id and x.visitor_id = v.visitor_id
+     where v.project_id = ? and v.visitor_id = ?`,
   );
   const upsert = sqlite.prepare(
     `insert into event_visitors (project_id, visitor_id, ${STATE_COLUMNS.join(",")}) values (${Array(
@@ -55,7 +62,15 @@ export function localVisitorStates(handle: DbHandle): LocalVisitorStates | undef
       )}) on conflict (project_id, visitor_id) do update set ${SESSION_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")}`,
   );
   return {
-    get: (projectId, visitorId) => select.get(projectId, visitorId) as StoredVisitorState | undefined,
+    get: (projectId, visitorId) => {
+      const row = select.get(projectId, visitorId) as StoredVisitorState | undefined;
+      if (row)
+        row.events_last_seen = Math.max(
+          Number(row.events_last_seen),
+          index.tailLastSeen(projectId, visitorId),
+        );
+      return row;
+    },
     put: (projectId, visitorId, st) => {
       upsert.run(projectId, visitorId, ...STATE_COLUMNS.map((c) => st[c]));
     },
