@@ -13,6 +13,7 @@
  * so its CPU per event is all the work of its events. At the end: bytes per event of the SQLite
  * file and of the engine's file.
  */
+import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -73,11 +74,15 @@ let dataDir: string | undefined;
 if (FROM) {
   dataDir = mkdtempSync(path.join(tmpdir(), "lift-growth-from-"));
   cpSync(FROM, dataDir, { recursive: true });
+  // The copy on disk before the load: its writeback (gigabytes) would fall into the first tenths.
+  execFileSync("sync");
 }
+const MEMORY = path.join(mkdtempSync(path.join(tmpdir(), "lift-growth-mem-")), "memory.json");
 const lift = await startLift({
   processors: true,
   env: {
     LOG_LEVEL: "warn",
+    BENCH_MEMORY_FILE: MEMORY,
     ...(PROFILE ? { BENCH_PROFILE_DIR: PROFILE } : {}),
     ...(dataDir ? { DATA_DIR: dataDir } : {}),
   },
@@ -153,6 +158,16 @@ async function caughtUp(stored: number): Promise<void> {
   }
 }
 
+/** The server's memory as it last wrote it (lift-server.ts, BENCH_MEMORY_FILE). */
+function memory(): string {
+  try {
+    const m = JSON.parse(readFileSync(MEMORY, "utf8")) as { rss: number; heap: number; external: number };
+    return `RSS ${m.rss} MB (JS heap ${m.heap} MB, outside it ${m.external} MB)`;
+  } catch {
+    return "memory unknown";
+  }
+}
+
 // Each tenth is closed before the next starts: its events acknowledged, then the engine caught up
 // with them, so its CPU is all the work its events cause (not the copy of an earlier tenth's).
 if (START > 0 && FROM) await caughtUp(START);
@@ -173,7 +188,7 @@ for (let t = 1; t <= TENTHS; t++) {
   console.log(
     `  tenth ${t}: ${Math.round(eventsPerSecond).toLocaleString("en-US")} events/s acknowledged, ` +
       `${Math.round(perCpu).toLocaleString("en-US")} per server CPU second (the engine's copy included, ` +
-      `${((settled.at - acked) / 1000).toFixed(1)} s behind), load ${load()}`,
+      `${((settled.at - acked) / 1000).toFixed(1)} s behind), load ${load()}, ${memory()}`,
   );
   mark = settled;
 }
@@ -212,3 +227,4 @@ if (process.env.BENCH_KEEP === "1") {
   await lift.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
+rmSync(path.dirname(MEMORY), { recursive: true, force: true });

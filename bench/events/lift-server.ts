@@ -6,7 +6,7 @@
  * whose id is printed (`experiment: …`). POST /bench/shell answers like the events route with no
  * work behind it: Lift's HTTP shell (hooks, headers, body parser, logging, metrics) alone.
  */
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import inspector from "node:inspector";
 import path from "node:path";
 import { buildApp } from "../../src/app.js";
@@ -75,6 +75,20 @@ if (process.env.BENCH_PROFILE_DIR) {
         process.stdout.write(`profile written: ${file}\n`);
       });
   });
+}
+// BENCH_MEMORY_FILE: this process's memory, written every second (JSON, MB): the whole process
+// (RSS: DuckDB's and SQLite's memory too), V8's heap in use, and memory outside it (typed arrays).
+if (process.env.BENCH_MEMORY_FILE) {
+  const file = process.env.BENCH_MEMORY_FILE;
+  const mb = (n: number) => Math.round(n / 1048576);
+  setInterval(() => {
+    const m = process.memoryUsage();
+    writeFileSync(
+      `${file}.tmp`,
+      JSON.stringify({ rss: mb(m.rss), heap: mb(m.heapUsed), external: mb(m.external) }),
+    );
+    renameSync(`${file}.tmp`, file);
+  }, 1000).unref();
 }
 process.on("SIGTERM", () => {
   app.close().then(
