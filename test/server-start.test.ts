@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -22,6 +22,22 @@ function killGroup(): void {
       // already gone
     }
   }
+}
+/** The command line of the `node … dist/main.js` process in the process group `group`. */
+function serverCommandLine(group: number): string[] | undefined {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // fields after "(comm)": state, ppid, pgrp
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== group) continue;
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      // node itself, not the shell that runs "tsx … && node … dist/main.js"
+      if (path.basename(args[0]!) === "node" && args.includes("dist/main.js")) return args;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
 afterAll(async () => {
   killGroup();
@@ -86,6 +102,11 @@ describe("npm start from a clean checkout", () => {
       body: JSON.stringify({ email, password }),
     });
     expect(login.status).toBe(200);
+    // The server runs with the young generation `npm start` gives it (docs/deploy.md): a flag lost
+    // from the start script would go unseen (the server works without it, its collector costs more).
+    const server = serverCommandLine(child!.pid!);
+    expect(server, "no dist/main.js process in npm start's group").toBeDefined();
+    expect(server).toContain("--max-semi-space-size=64");
 
     // Stopping the tree stops the server itself (a leaked server kept running after every test run).
     killGroup();

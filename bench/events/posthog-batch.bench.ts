@@ -14,7 +14,7 @@
  */
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { median, startNode } from "../lib/servers.js";
+import { LIFT_NODE_ARGS, median, startNode } from "../lib/servers.js";
 import { runFormatRounds } from "./format-rounds.js";
 import { PER_REQUEST, VISITORS, eventOf, liftBodies, segmentBodies } from "./segment-bodies.js";
 
@@ -74,7 +74,7 @@ function storedMessageIds(dataDir: string): number {
   return n;
 }
 
-const lift = await startNode("bench/events/lift-server.ts");
+const lift = await startNode("bench/events/lift-server.ts", {}, "/healthz", LIFT_NODE_ARGS);
 try {
   const key = /public key:\s+(\S+)/.exec(lift.output())?.[1];
   if (!key) throw new Error(`no public key printed: ${lift.output()}`);

@@ -21,7 +21,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import { compareWithRecorded } from "../lib/recorded.js";
-import { median, startNode } from "../lib/servers.js";
+import { LIFT_NODE_ARGS, median, startNode } from "../lib/servers.js";
 import { runFormatRounds } from "./format-rounds.js";
 import { PER_REQUEST, VISITORS, liftBodies, segmentBodies } from "./segment-bodies.js";
 
@@ -58,7 +58,7 @@ if (admin && PG_URL) {
   url.pathname = `/${database}`;
   env.DATABASE_URL = url.toString();
 }
-const lift = await startNode("bench/events/lift-server.ts", env);
+const lift = await startNode("bench/events/lift-server.ts", env, "/healthz", LIFT_NODE_ARGS);
 try {
   const key = /public key:\s+(\S+)/.exec(lift.output())?.[1];
   if (!key) throw new Error(`no public key printed: ${lift.output()}`);

@@ -1,5 +1,5 @@
 /** Lift as the events benchmarks run it, and their load shape (a browser user agent, so nothing is flagged as a bot). */
-import { type LoadResult, type Running, load, startNode } from "../lib/servers.js";
+import { LIFT_NODE_ARGS, type LoadResult, type Running, load, startNode } from "../lib/servers.js";
 
 export { type LoadResult, startNode };
 
@@ -8,10 +8,12 @@ export async function startLift(opts: {
   processors: boolean;
   env?: NodeJS.ProcessEnv;
 }): Promise<Running & { publicKey: string; apiKey: string }> {
-  const s = await startNode("bench/events/lift-server.ts", {
-    BENCH_NO_PROCESSORS: opts.processors ? "0" : "1",
-    ...opts.env,
-  });
+  const s = await startNode(
+    "bench/events/lift-server.ts",
+    { BENCH_NO_PROCESSORS: opts.processors ? "0" : "1", ...opts.env },
+    "/healthz",
+    LIFT_NODE_ARGS,
+  );
   const publicKey = /public key:\s+(\S+)/.exec(s.output())?.[1];
   const apiKey = /api key:\s+(\S+)/.exec(s.output())?.[1];
   if (!publicKey || !apiKey) throw new Error(`no keys printed: ${s.output()}`);

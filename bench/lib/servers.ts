@@ -9,6 +9,15 @@ import { freePort } from "../../test/helpers/net.js";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/**
+ * The V8 flags `npm start` gives Lift (package.json's "start", e.g. its young generation's size):
+ * the benches start Lift as it is deployed.
+ */
+export const LIFT_NODE_ARGS: string[] =
+  (
+    JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }
+  ).scripts.start.match(/--max-[a-z-]+=\d+/g) ?? [];
+
 export interface Running {
   child: ChildProcess;
   base: string;
@@ -19,17 +28,19 @@ export interface Running {
 
 /**
  * Starts `node --import tsx <script>` on a free port with a fresh DATA_DIR and every rate limit
- * off, and waits until `probe` answers below 500. `stop` ends it and removes its data.
+ * off, and waits until `probe` answers below 500. `stop` ends it and removes its data. Lift's
+ * servers pass `LIFT_NODE_ARGS` as `flags`.
  */
 export async function startNode(
   script: string,
   env: NodeJS.ProcessEnv = {},
   probe = "/healthz",
+  flags: string[] = [],
 ): Promise<Running> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), "lift-bench-"));
   // BENCH_NODE_ARGS passes flags to the servers (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const nodeArgs = [...flags, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
     cwd: ROOT,
     env: {

@@ -108,7 +108,7 @@ async function logMemory(file: string): Promise<void> {
 async function main(): Promise<void> {
   const { randomBytes } = await import("node:crypto");
   const pg = (await import("pg")).default;
-  const { serverProblems, startNode, stopServers } = await import("../lib/servers.js");
+  const { LIFT_NODE_ARGS, serverProblems, startNode, stopServers } = await import("../lib/servers.js");
   type Running = Awaited<ReturnType<typeof startNode>>;
 
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 600);
@@ -343,14 +343,19 @@ async function main(): Promise<void> {
   }
 
   async function startServer(env: NodeJS.ProcessEnv): Promise<Running> {
-    return startNode(SCRIPT, {
-      MIXED_LOAD_SERVER: "1",
-      RATE_LIMIT_EVENTS: "0",
-      RATE_LIMIT_READS: READ_LIMIT,
-      RATE_LIMIT_WRITES: WRITE_LIMIT,
-      LOG_LEVEL: "warn",
-      ...env,
-    });
+    return startNode(
+      SCRIPT,
+      {
+        MIXED_LOAD_SERVER: "1",
+        RATE_LIMIT_EVENTS: "0",
+        RATE_LIMIT_READS: READ_LIMIT,
+        RATE_LIMIT_WRITES: WRITE_LIMIT,
+        LOG_LEVEL: "warn",
+        ...env,
+      },
+      "/healthz",
+      LIFT_NODE_ARGS,
+    );
   }
 
   const keysOf = (s: Running) => ({

@@ -48,7 +48,7 @@ import { loadConfig } from "../../src/config.js";
 import { openDatabase } from "../../src/platform/db/index.js";
 import { createProject } from "../../src/modules/workspace/service.js";
 import { type LoadResult, loadEvents } from "../events/servers.js";
-import { type Running, serverProblems, startNode, stopServers } from "../lib/servers.js";
+import { LIFT_NODE_ARGS, type Running, serverProblems, startNode, stopServers } from "../lib/servers.js";
 import { benchRedisUrl, deleteRateLimitKeys, redisUnreachable } from "../lib/redis.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -254,12 +254,12 @@ function databaseUrl(name: string): string {
 async function startServer(
   env: NodeJS.ProcessEnv,
 ): Promise<{ server: Running; key?: string; experimentId?: string }> {
-  const server = await startNode(SCRIPT, {
-    BENCH_NO_PROCESSORS: "0",
-    BENCH_MIX: MIX,
-    RATE_LIMIT_EVENTS: EVENT_LIMIT,
-    ...env,
-  });
+  const server = await startNode(
+    SCRIPT,
+    { BENCH_NO_PROCESSORS: "0", BENCH_MIX: MIX, RATE_LIMIT_EVENTS: EVENT_LIMIT, ...env },
+    "/healthz",
+    LIFT_NODE_ARGS,
+  );
   const key = /public key:\s+(svc_pk_\S+)/.exec(server.output())?.[1];
   const experimentId = /experiment:\s+(\S+)/.exec(server.output())?.[1];
   return { server, key, experimentId };
