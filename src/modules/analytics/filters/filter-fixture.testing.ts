@@ -24,13 +24,28 @@ interface Caller {
   post: (url: string, body: unknown, opts?: object) => Promise<{ status: number; body: unknown }>;
 }
 
+/** Minutes from the seed's first event to its last. */
+const SPAN_MIN = 30;
+const DAY_MS = 86_400_000;
+
+/**
+ * The seed's first event: about 5 hours before `now`, moved earlier when its events would straddle
+ * midnight UTC. The tests count the project's days and weeks (a picker counts rollup rows per
+ * week): events on two days made them flaky between 04:30 and 05:00 UTC.
+ */
+export function seedStart(now: number): number {
+  const t0 = now - 5 * 3_600_000;
+  const midnight = Math.floor((t0 + SPAN_MIN * 60_000) / DAY_MS) * DAY_MS;
+  return midnight > t0 ? midnight - (SPAN_MIN + 1) * 60_000 : t0;
+}
+
 export async function seedFilterProject(a: Caller, now = Date.now()): Promise<void> {
   const ok = (res: { status: number; body: unknown }, what: string) => {
     if (res.status !== 200 && res.status !== 201)
       throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
   };
   ok(await a.post("/api/conversion-goals", { name: "Purchase", eventType: "purchase" }), "goal");
-  const t0 = now - 5 * 3_600_000;
+  const t0 = seedStart(now);
   const at = (minutes: number) => new Date(t0 + minutes * 60_000).toISOString();
   const track = async (ua: string, body: Record<string, unknown>) =>
     ok(
@@ -90,7 +105,9 @@ export async function seedFilterProject(a: Caller, now = Date.now()): Promise<vo
       {
         projectKey: a.publicKey,
         userId: "L1",
-        events: [{ type: "$revenue", url: `${SHOP}/billing`, data: { revenue: 25 }, timestamp: at(30) }],
+        events: [
+          { type: "$revenue", url: `${SHOP}/billing`, data: { revenue: 25 }, timestamp: at(SPAN_MIN) },
+        ],
       },
       { as: "none", headers: { "user-agent": WINDOWS_CHROME } },
     ),
