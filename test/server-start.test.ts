@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { isPostgres } from "../src/config.js";
 import { freePort } from "./helpers/net.js";
+import { statOf } from "./stuck-file-reporter.js";
 
 let child: ChildProcess | undefined;
 const dataDir = mkdtempSync(path.join(tmpdir(), "lift-start-"));
@@ -27,9 +28,7 @@ function killGroup(): void {
 function serverCommandLine(group: number): string[] | undefined {
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      // fields after "(comm)": state, ppid, pgrp
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== group) continue;
+      if (statOf(readFileSync(`/proc/${pid}/stat`, "utf8")).group !== group) continue;
       const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
       // node itself, not the shell that runs "tsx … && node … dist/main.js"
       if (path.basename(args[0]!) === "node" && args.includes("dist/main.js")) return args;

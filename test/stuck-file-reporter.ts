@@ -112,10 +112,15 @@ function threadWaits(pid: number): string[] {
   }
 }
 
-/** A `/proc/<pid>/stat` line's command name and state (R running, S sleeping, D disk wait, Z zombie …). */
-export function statOf(stat: string): { name: string; state: string } {
+/**
+ * A `/proc/<pid>/stat` line's command name, state (R running, S sleeping, D disk wait, Z zombie …)
+ * and process group.
+ */
+export function statOf(stat: string): { name: string; state: string; group: number } {
   const close = stat.lastIndexOf(")");
-  return { name: stat.slice(stat.indexOf("(") + 1, close), state: stat.slice(close + 2).split(" ")[0]! };
+  // after "(comm)": state, ppid, pgrp, …
+  const fields = stat.slice(close + 2).split(" ");
+  return { name: stat.slice(stat.indexOf("(") + 1, close), state: fields[0]!, group: Number(fields[2]) };
 }
 
 /** Each test worker's native threads' stacks, by gdb: where a blocked main thread waits. */
